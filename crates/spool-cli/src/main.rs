@@ -1,0 +1,47 @@
+//! `spool`: the command-line face of the spool toolkit.
+//!
+//! Each subcommand lives in its own module; this file only parses the
+//! command line and maps results to exit codes.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod demo;
+mod partition;
+mod pwned;
+
+/// Move bytes without wasted copies: demos and tools built on spool.
+#[derive(Parser)]
+#[command(name = "spool", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run every system end to end on generated sample data and print its
+    /// figures next to its peers'.
+    Demo(demo::Args),
+    /// Write each group of records of many input files to its own file.
+    Partition(partition::Args),
+    /// Build and query an index of Have I Been Pwned password hashes.
+    Pwned(pwned::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Demo(args) => demo::run(args),
+        Command::Partition(args) => partition::run(args),
+        Command::Pwned(args) => pwned::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("spool: error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,2 @@
+//! The pwned-password index (placeholder, filled in by its own issue).
+#![deny(missing_docs)]
