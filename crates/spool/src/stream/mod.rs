@@ -1,1 +1,194 @@
-//! Placeholder, filled in by its own issue.
+//! A bounded byte pipe: one fixed ring buffer seen through a [`Writer`] half
+//! and a [`Reader`] half.
+//!
+//! [`ByteStream`] is the in-order byte stream of a TCP-like receiver: a
+//! producer pushes bytes in, a consumer peeks and pops them out, and the
+//! capacity bounds how much may sit in between. The memory is allocated once,
+//! when the stream is made, and never moves: pops advance a read position,
+//! pushes copy into the free space after the write position, and neither ever
+//! shifts the buffered bytes (no `memmove`).
+//!
+//! ```text
+//!            head                      head + buffered
+//!             v                              v
+//!  +----------+==============================+--------------+
+//!  |  free    |  buffered (peek / pop here)  |  spare (push |
+//!  |  (spare) |                              |  lands here) |
+//!  +----------+==============================+--------------+
+//!  0                                                      capacity
+//! ```
+//!
+//! The buffered bytes may wrap around the end of the buffer, so they are two
+//! slices at most ([`Reader::as_slices`]); likewise the spare capacity
+//! ([`Writer::spare_mut`]). The stream byte with absolute index `i` always
+//! lives at position `i % capacity`, which is what lets the
+//! [`Reassembler`](crate::reassembler::Reassembler) write out-of-order bytes
+//! straight into the spare capacity at their final place.
+//!
+//! # Halves
+//!
+//! [`Writer`] and [`Reader`] are views of the same stream (the same object
+//! with a different set of methods, as in the CS144 lab's C++ API):
+//! [`ByteStream::writer`] and [`ByteStream::reader`] hand them out. Both are
+//! `#[repr(transparent)]` wrappers, so switching views costs nothing.
+//!
+//! # Examples
+//!
+//! ```
+//! use spool::stream::ByteStream;
+//!
+//! let mut stream = ByteStream::new(8);
+//! assert_eq!(stream.writer().push(b"hello, world"), 8); // only 8 bytes fit
+//! assert_eq!(stream.reader().peek(), b"hello, w");
+//! stream.reader().pop(7);
+//! stream.writer().push(b"orld");
+//! stream.writer().close();
+//!
+//! let mut out = Vec::new();
+//! while !stream.reader().is_finished() {
+//!     let chunk = stream.reader().peek().to_vec();
+//!     stream.reader().pop(chunk.len());
+//!     out.extend(chunk);
+//! }
+//! assert_eq!(out, b"world");
+//! ```
+
+mod reader;
+mod writer;
+
+pub use reader::Reader;
+pub use writer::Writer;
+
+/// A bounded, in-order byte pipe over one ring buffer of fixed capacity.
+///
+/// See the [module documentation](self) for the layout. Cloning makes a deep
+/// copy of the buffer and the counters.
+#[derive(Clone, Debug)]
+pub struct ByteStream {
+    buf: Box<[u8]>,
+    /// Position of the first buffered byte; always `bytes_popped % capacity`.
+    head: usize,
+    /// Number of buffered bytes.
+    len: usize,
+    pushed: u64,
+    popped: u64,
+    closed: bool,
+    error: bool,
+}
+
+impl ByteStream {
+    /// Makes a stream that buffers at most `capacity` bytes. This is the only
+    /// allocation the stream ever makes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut stream = spool::stream::ByteStream::new(1500);
+    /// assert_eq!(stream.capacity(), 1500);
+    /// assert_eq!(stream.writer().available_capacity(), 1500);
+    /// ```
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            buf: vec![0; capacity].into_boxed_slice(),
+            head: 0,
+            len: 0,
+            pushed: 0,
+            popped: 0,
+            closed: false,
+            error: false,
+        }
+    }
+
+    /// The fixed capacity given at construction.
+    pub fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// The writing half.
+    pub fn writer(&mut self) -> &mut Writer {
+        Writer::from_stream_mut(self)
+    }
+
+    /// The writing half, for queries only.
+    pub fn writer_ref(&self) -> &Writer {
+        Writer::from_stream(self)
+    }
+
+    /// The reading half.
+    pub fn reader(&mut self) -> &mut Reader {
+        Reader::from_stream_mut(self)
+    }
+
+    /// The reading half, for queries only.
+    pub fn reader_ref(&self) -> &Reader {
+        Reader::from_stream(self)
+    }
+
+    /// Marks the stream as failed; both halves then report
+    /// [`has_error`](Reader::has_error).
+    pub fn set_error(&mut self) {
+        self.error = true;
+    }
+
+    /// Whether [`set_error`](Self::set_error) was called.
+    pub fn has_error(&self) -> bool {
+        self.error
+    }
+
+    /// Bytes that can be pushed before the stream is full.
+    fn available(&self) -> usize {
+        self.buf.len() - self.len
+    }
+
+    /// Position just past the last buffered byte (where the next push lands).
+    fn tail(&self) -> usize {
+        wrap(self.head + self.len, self.buf.len())
+    }
+
+    /// The whole ring, for writers that place bytes by absolute position
+    /// (the reassembler). Position of absolute index `i` is `i % capacity`.
+    pub(crate) fn ring_mut(&mut self) -> &mut [u8] {
+        &mut self.buf
+    }
+
+    /// Ring position of the absolute stream index `index`, which must lie in
+    /// `[bytes_pushed, bytes_popped + capacity)`. Avoids a 64-bit division.
+    pub(crate) fn position_of(&self, index: u64) -> usize {
+        debug_assert!(index >= self.pushed && index - self.popped < self.buf.len() as u64);
+        wrap(self.tail() + (index - self.pushed) as usize, self.buf.len())
+    }
+
+    /// Marks `n` bytes after the buffered ones as written.
+    ///
+    /// # Panics
+    ///
+    /// If `n` exceeds the available capacity.
+    pub(crate) fn commit(&mut self, n: usize) {
+        assert!(
+            n <= self.available(),
+            "commit of {n} bytes exceeds the available capacity of {}",
+            self.available()
+        );
+        self.len += n;
+        self.pushed += n as u64;
+    }
+
+    /// Drops `n` bytes (at most the buffered count) from the front.
+    fn consume(&mut self, n: usize) -> usize {
+        let n = n.min(self.len);
+        self.head = wrap(self.head + n, self.buf.len());
+        self.len -= n;
+        self.popped += n as u64;
+        n
+    }
+}
+
+/// `pos % cap` for `pos < 2 * cap`, without a division.
+#[inline]
+fn wrap(pos: usize, cap: usize) -> usize {
+    if pos >= cap {
+        pos - cap
+    } else {
+        pos
+    }
+}
