@@ -88,8 +88,34 @@ impl ByteStream {
     /// assert_eq!(stream.writer().available_capacity(), 1500);
     /// ```
     pub fn new(capacity: usize) -> Self {
+        Self::from_buffer(vec![0; capacity].into_boxed_slice())
+    }
+
+    /// Like [`new`](Self::new), but reports an allocation failure instead of
+    /// aborting: for capacities that come from outside (a C caller, a
+    /// configuration file).
+    ///
+    /// # Errors
+    ///
+    /// If the buffer cannot be allocated.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::stream::ByteStream;
+    /// assert!(ByteStream::try_new(usize::MAX).is_err());
+    /// assert_eq!(ByteStream::try_new(16).unwrap().capacity(), 16);
+    /// ```
+    pub fn try_new(capacity: usize) -> Result<Self, std::collections::TryReserveError> {
+        let mut buf = Vec::new();
+        buf.try_reserve_exact(capacity)?;
+        buf.resize(capacity, 0);
+        Ok(Self::from_buffer(buf.into_boxed_slice()))
+    }
+
+    fn from_buffer(buf: Box<[u8]>) -> Self {
         Self {
-            buf: vec![0; capacity].into_boxed_slice(),
+            buf,
             head: 0,
             len: 0,
             pushed: 0,

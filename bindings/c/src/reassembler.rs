@@ -1,0 +1,132 @@
+//! `spool_reassembler_*`: the Reassembler half of the C ABI.
+
+use spool::reassembler::Reassembler;
+
+use crate::ffi_guard::{bytes, guard, write_out};
+use crate::stream::{Handle, SpoolStream};
+use crate::{SPOOL_E_NULL, SPOOL_E_RANGE, SPOOL_OK};
+
+/// Opaque reassembler handle. The output view lives in the same allocation
+/// and points back at `inner`, so the handle must not move: it is only ever
+/// used through the pointer `Box::into_raw` returned.
+pub struct SpoolReassembler {
+    inner: Reassembler,
+    view: SpoolStream,
+}
+
+/// Makes a reassembler writing into `output`, which it takes over: `output`
+/// is freed by this call (also on failure) and must not be used again.
+/// Returns null if `output` is null or is itself a reassembler's view (which
+/// is then left alone).
+#[no_mangle]
+pub unsafe extern "C" fn spool_reassembler_new(output: *mut SpoolStream) -> *mut SpoolReassembler {
+    if output.is_null() {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: live, by the header's contract.
+    if let Handle::View(_) = unsafe { &(*output).0 } {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: an owned stream made by `Box::into_raw` in this library; the
+    // caller gives it up.
+    let Handle::Owned(stream) = (unsafe { Box::from_raw(output) }).0 else {
+        unreachable!("checked above")
+    };
+    let raw = Box::into_raw(Box::new(SpoolReassembler {
+        inner: Reassembler::new(stream),
+        view: SpoolStream(Handle::View(std::ptr::null_mut())),
+    }));
+    // SAFETY: `raw` was just made from a Box and is not aliased; the view
+    // gets a pointer derived from it, valid until `spool_reassembler_free`.
+    unsafe { (*raw).view = SpoolStream(Handle::View(&raw mut (*raw).inner)) };
+    raw
+}
+
+/// Deep copy (stream contents, pending bytes, end); null on null.
+#[no_mangle]
+pub unsafe extern "C" fn spool_reassembler_clone(
+    r: *const SpoolReassembler,
+) -> *mut SpoolReassembler {
+    // SAFETY: null or live, by the header's contract.
+    let Some(r) = (unsafe { r.as_ref() }) else {
+        return std::ptr::null_mut();
+    };
+    let copy = r.inner.clone();
+    let raw = Box::into_raw(Box::new(SpoolReassembler {
+        inner: copy,
+        view: SpoolStream(Handle::View(std::ptr::null_mut())),
+    }));
+    // SAFETY: as in `spool_reassembler_new`.
+    unsafe { (*raw).view = SpoolStream(Handle::View(&raw mut (*raw).inner)) };
+    raw
+}
+
+/// Frees the reassembler and its output stream. Null is a no-op.
+#[no_mangle]
+pub unsafe extern "C" fn spool_reassembler_free(r: *mut SpoolReassembler) -> i32 {
+    if !r.is_null() {
+        // SAFETY: made by `Box::into_raw` in this library, by contract.
+        drop(unsafe { Box::from_raw(r) });
+    }
+    SPOOL_OK
+}
+
+/// Inserts the substring `data[..len]` that starts at stream index
+/// `first_index`; `is_last` marks the end of the stream.
+#[no_mangle]
+pub unsafe extern "C" fn spool_reassembler_insert(
+    r: *mut SpoolReassembler,
+    first_index: u64,
+    data: *const u8,
+    len: usize,
+    is_last: bool,
+) -> i32 {
+    guard(|| {
+        // SAFETY: null or live, by the header's contract.
+        let Some(r) = (unsafe { r.as_mut() }) else {
+            return SPOOL_E_NULL;
+        };
+        // SAFETY: null or valid for `len` bytes, by the header's contract.
+        let Some(data) = (unsafe { bytes(data, len) }) else {
+            return SPOOL_E_NULL;
+        };
+        r.inner.insert(first_index, data, is_last);
+        SPOOL_OK
+    })
+}
+
+/// Bytes stored but not yet written to the output.
+#[no_mangle]
+pub unsafe extern "C" fn spool_reassembler_bytes_pending(
+    r: *const SpoolReassembler,
+    out: *mut u64,
+) -> i32 {
+    // SAFETY: null or live, by the header's contract.
+    let Some(r) = (unsafe { r.as_ref() }) else {
+        return SPOOL_E_NULL;
+    };
+    // SAFETY: null or writable, by the header's contract.
+    unsafe { write_out(out, r.inner.bytes_pending()) }
+}
+
+/// The reassembler's output stream, lent for as long as the reassembler
+/// lives (see the header for what the view allows). Null on null.
+#[no_mangle]
+pub unsafe extern "C" fn spool_reassembler_stream(r: *mut SpoolReassembler) -> *mut SpoolStream {
+    if r.is_null() {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: live, by the header's contract; a raw pointer to the field.
+    unsafe { &raw mut (*r).view }
+}
+
+/// Whether a capacity fits this platform's address space (for callers that
+/// want to check before `spool_stream_new`).
+#[no_mangle]
+pub extern "C" fn spool_capacity_ok(capacity: u64) -> i32 {
+    if usize::try_from(capacity).is_ok_and(|c| c <= isize::MAX as usize) {
+        SPOOL_OK
+    } else {
+        SPOOL_E_RANGE
+    }
+}
