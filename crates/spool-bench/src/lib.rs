@@ -1,3 +1,8 @@
 //! Shared helpers for spool's benchmarks: workload generators, the
 //! reference peers written for comparison, and an allocation counter.
 #![deny(missing_docs)]
+
+pub mod alloc_counter;
+pub mod reassembler_peers;
+pub mod schedules;
+pub mod stream_peers;

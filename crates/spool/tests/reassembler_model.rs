@@ -1,15 +1,12 @@
 //! The reassembler against a simple model: a map from stream index to byte
 //! plus an end index, checked after every operation of random sequences.
 
-use std::collections::BTreeMap;
-
 use proptest::prelude::*;
 use spool::{reassembler::Reassembler, stream::ByteStream};
 
-/// The byte at stream index `i`: every substring of the stream agrees on it.
-fn byte_at(i: u64) -> u8 {
-    (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8
-}
+#[path = "support/reassembler_model.rs"]
+mod model;
+use model::{byte_at, Model};
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -27,62 +24,9 @@ fn op(max_index: u64) -> impl Strategy<Value = Op> {
     ]
 }
 
-/// The obvious, slow reassembler the real one must agree with.
-struct Model {
-    capacity: u64,
-    pending: BTreeMap<u64, u8>,
-    buffered: Vec<u8>,
-    pushed: u64,
-    popped: u64,
-    end: Option<u64>,
-}
-
-impl Model {
-    fn insert(&mut self, first: u64, data: &[u8], last: bool) {
-        let window_end = self.popped + self.capacity;
-        let data_end = first.checked_add(data.len() as u64);
-        if let Some(data_end) = data_end {
-            let cut_short = data_end > window_end && !data.is_empty();
-            if last && !cut_short && self.end.is_none() && data_end >= self.pushed {
-                self.end = Some(data_end);
-                self.pending.retain(|&i, _| i < data_end);
-            }
-        }
-        for (k, &b) in data.iter().enumerate() {
-            let Some(i) = first.checked_add(k as u64) else {
-                break;
-            };
-            if i >= self.pushed && i < window_end && self.end.is_none_or(|e| i < e) {
-                self.pending.insert(i, b);
-            }
-        }
-        while let Some(b) = self.pending.remove(&self.pushed) {
-            self.buffered.push(b);
-            self.pushed += 1;
-        }
-    }
-
-    fn pop(&mut self, n: usize) -> Vec<u8> {
-        let n = n.min(self.buffered.len());
-        self.popped += n as u64;
-        self.buffered.drain(..n).collect()
-    }
-
-    fn closed(&self) -> bool {
-        self.end == Some(self.pushed)
-    }
-}
-
 fn check(ops: &[Op], capacity: usize) {
     let mut real = Reassembler::new(ByteStream::new(capacity));
-    let mut model = Model {
-        capacity: capacity as u64,
-        pending: BTreeMap::new(),
-        buffered: Vec::new(),
-        pushed: 0,
-        popped: 0,
-        end: None,
-    };
+    let mut model = Model::new(capacity as u64);
     for op in ops {
         match *op {
             Op::Insert { first, len, last } => {

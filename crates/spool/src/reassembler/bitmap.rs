@@ -23,62 +23,97 @@ impl Bitmap {
     /// Adds every position in `start..end` and calls `on_new(run_start,
     /// run_len)` once for each maximal run of positions that were missing, in
     /// increasing order. Returns the number of positions added.
+    ///
+    /// Words wholly missing or wholly present inside the range take a fast
+    /// path with no bit counting; only words that mix both are walked run by
+    /// run.
     pub(super) fn insert_range(
         &mut self,
         start: usize,
         end: usize,
         mut on_new: impl FnMut(usize, usize),
     ) -> usize {
+        const NONE: usize = usize::MAX;
+        if start >= end {
+            return 0;
+        }
+        let first = start / 64;
+        let last = (end - 1) / 64;
+        let words = &mut self.words[first..=last];
         let mut added = 0;
-        // The run being collected, carried across word boundaries.
-        let mut run: Option<(usize, usize)> = None;
-        for_each_word(start, end, |w, mask| {
-            let word = &mut self.words[w];
-            let mut missing = mask & !*word;
+        // Start of the missing run being collected, carried across words.
+        let mut run = NONE;
+        for (k, word) in words.iter_mut().enumerate() {
+            let base = (first + k) * 64;
+            let lo = if k == 0 { start - base } else { 0 };
+            let hi = (end - base).min(64);
+            let mask = range_mask(lo, hi);
+            let missing = mask & !*word;
             *word |= mask;
-            added += missing.count_ones() as usize;
-            while missing != 0 {
-                let lo = missing.trailing_zeros() as usize;
-                let ones = (missing >> lo).trailing_ones() as usize;
-                let pos = w * 64 + lo;
-                run = match run {
-                    Some((s, l)) if s + l == pos => Some((s, l + ones)),
-                    Some((s, l)) => {
-                        on_new(s, l);
-                        Some((pos, ones))
+            if missing == mask {
+                if run == NONE {
+                    run = base + lo;
+                }
+                added += hi - lo;
+            } else if missing == 0 {
+                if run != NONE {
+                    on_new(run, base + lo - run);
+                    run = NONE;
+                }
+            } else {
+                let mut bit = lo;
+                while bit < hi {
+                    let rest = missing >> bit;
+                    if rest & 1 == 1 {
+                        let ones = (rest.trailing_ones() as usize).min(hi - bit);
+                        if run == NONE {
+                            run = base + bit;
+                        }
+                        added += ones;
+                        bit += ones;
+                    } else {
+                        if run != NONE {
+                            on_new(run, base + bit - run);
+                            run = NONE;
+                        }
+                        bit += (rest.trailing_zeros() as usize).min(hi - bit);
                     }
-                    None => Some((pos, ones)),
-                };
-                missing = if lo + ones >= 64 {
-                    0
-                } else {
-                    missing & (!0u64 << (lo + ones))
-                };
+                }
             }
-        });
-        if let Some((s, l)) = run {
-            on_new(s, l);
+        }
+        if run != NONE {
+            on_new(run, end - run);
         }
         added
     }
 
-    /// Length of the run of present positions that starts at `start`,
-    /// looking no further than `end`.
-    pub(super) fn run_from(&self, start: usize, end: usize) -> usize {
-        let mut run = 0;
+    /// Removes the run of present positions that starts at `start`, looking
+    /// no further than `end`, and returns its length. Full words are taken
+    /// whole.
+    pub(super) fn take_run(&mut self, start: usize, end: usize) -> usize {
         let mut pos = start;
         while pos < end {
             let w = pos / 64;
             let bit = pos % 64;
-            let ones = (self.words[w] >> bit).trailing_ones() as usize;
-            let ones = ones.min(64 - bit).min(end - pos);
-            run += ones;
+            let word = self.words[w];
+            if bit == 0 && end - pos >= 64 && word == u64::MAX {
+                self.words[w] = 0;
+                pos += 64;
+                continue;
+            }
+            let ones = ((word >> bit).trailing_ones() as usize)
+                .min(64 - bit)
+                .min(end - pos);
+            if ones == 0 {
+                break;
+            }
+            self.words[w] = word & !range_mask(bit, bit + ones);
             pos += ones;
-            if ones < 64 - bit {
+            if bit + ones < 64 {
                 break;
             }
         }
-        run
+        pos - start
     }
 
     /// Removes every position in `start..end`; returns how many were present.
@@ -101,14 +136,15 @@ fn for_each_word(start: usize, end: usize, mut f: impl FnMut(usize, u64)) {
         let w = pos / 64;
         let lo = pos % 64;
         let hi = (end - w * 64).min(64);
-        let mask = if hi - lo == 64 {
-            !0
-        } else {
-            ((1u64 << (hi - lo)) - 1) << lo
-        };
-        f(w, mask);
+        f(w, range_mask(lo, hi));
         pos = w * 64 + hi;
     }
+}
+
+/// The bits `lo..hi` of a word, for `lo < hi <= 64`.
+#[inline]
+fn range_mask(lo: usize, hi: usize) -> u64 {
+    (u64::MAX >> (64 - (hi - lo))) << lo
 }
 
 #[cfg(test)]
@@ -122,9 +158,11 @@ mod tests {
         let mut runs = Vec::new();
         assert_eq!(set.insert_range(0, 150, |s, l| runs.push((s, l))), 140);
         assert_eq!(runs, vec![(0, 10), (20, 130)]);
-        assert_eq!(set.run_from(0, 200), 150);
-        assert_eq!(set.run_from(5, 100), 95);
-        assert_eq!(set.run_from(150, 200), 0);
+        assert_eq!(set.take_run(150, 200), 0);
+        assert_eq!(set.take_run(5, 100), 95);
+        assert_eq!(set.take_run(0, 200), 5);
+        assert_eq!(set.take_run(100, 200), 50);
+        assert_eq!(set.remove_range(0, 200), 0);
     }
 
     #[test]
@@ -132,22 +170,23 @@ mod tests {
         let mut set = Bitmap::new(130);
         set.insert_range(60, 70, |_, _| {});
         set.insert_range(127, 130, |_, _| {});
-        assert_eq!(set.run_from(60, 130), 10);
-        assert_eq!(set.run_from(127, 130), 3);
         assert_eq!(set.remove_range(0, 128), 11);
-        assert_eq!(set.run_from(127, 130), 0);
-        assert_eq!(set.run_from(128, 130), 2);
+        assert_eq!(set.take_run(127, 130), 0);
+        assert_eq!(set.take_run(128, 130), 2);
+        set.insert_range(60, 70, |_, _| {});
+        assert_eq!(set.take_run(60, 130), 10);
         let mut runs = Vec::new();
         set.insert_range(0, 130, |s, l| runs.push((s, l)));
-        assert_eq!(runs, vec![(0, 128)]);
+        assert_eq!(runs, vec![(0, 130)]);
     }
 
     #[test]
     fn whole_words() {
         let mut set = Bitmap::new(256);
         assert_eq!(set.insert_range(0, 256, |_, _| {}), 256);
-        assert_eq!(set.run_from(0, 256), 256);
         assert_eq!(set.remove_range(64, 192), 128);
-        assert_eq!(set.run_from(0, 256), 64);
+        assert_eq!(set.take_run(0, 256), 64);
+        assert_eq!(set.take_run(192, 256), 64);
+        assert_eq!(set.remove_range(0, 256), 0);
     }
 }

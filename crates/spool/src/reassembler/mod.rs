@@ -136,9 +136,11 @@ impl Reassembler {
         let stop = data_end.min(window_end).min(self.end.unwrap_or(u64::MAX));
         if start < stop {
             let skip = (start - first_index) as usize;
-            self.store(start, &data[skip..skip + (stop - start) as usize]);
+            let piece = &data[skip..skip + (stop - start) as usize];
             if start == pushed {
-                self.write_out_ready();
+                self.write_in_order(piece);
+            } else {
+                self.store(start, piece);
             }
         }
         if self.end == Some(self.output.writer_ref().bytes_pushed()) {
@@ -212,7 +214,26 @@ impl Reassembler {
         self.pending += added as u64;
     }
 
-    /// Writes out the run of present bytes at the front of the window.
+    /// Writes `piece`, which starts at the first unassembled index, straight
+    /// to the output (the in-order fast path: one copy, no bitmap work when
+    /// nothing is pending), then any pending run that now follows it.
+    fn write_in_order(&mut self, piece: &[u8]) {
+        let start = self.output.writer_ref().bytes_pushed();
+        if self.pending > 0 {
+            // Bytes of `piece` that were pending are written by the push below.
+            let overlap = self.for_ring_ranges(start, piece.len() as u64, |this, lo, hi, _| {
+                this.present.remove_range(lo, hi)
+            });
+            self.pending -= overlap as u64;
+        }
+        let pushed = self.output.writer().push(piece);
+        debug_assert_eq!(pushed, piece.len(), "the piece lies inside the window");
+        if self.pending > 0 {
+            self.write_out_ready();
+        }
+    }
+
+    /// Writes out the run of pending bytes at the front of the window.
     fn write_out_ready(&mut self) {
         let room = self.output.writer_ref().available_capacity() as usize;
         if room == 0 {
@@ -223,12 +244,9 @@ impl Reassembler {
             .output
             .position_of(self.output.writer_ref().bytes_pushed());
         let first_hi = (lo + room).min(cap);
-        let mut ready = self.present.run_from(lo, first_hi);
-        self.present.remove_range(lo, lo + ready);
+        let mut ready = self.present.take_run(lo, first_hi);
         if ready == first_hi - lo && lo + room > cap {
-            let more = self.present.run_from(0, lo + room - cap);
-            self.present.remove_range(0, more);
-            ready += more;
+            ready += self.present.take_run(0, lo + room - cap);
         }
         self.pending -= ready as u64;
         self.output.commit(ready);
