@@ -71,6 +71,16 @@ fn check(ops: &[Op], capacity: usize) {
     }
 }
 
+/// One- to three-byte pieces scattered over a wide window: more holes at
+/// once than the range mode tracks, so the bitmap mode is exercised too.
+fn sparse_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (0..600u64, 1..4usize, prop::bool::weighted(0.02))
+            .prop_map(|(first, len, last)| Op::Insert { first, len, last }),
+        1 => (0..200usize).prop_map(Op::Pop),
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -81,6 +91,11 @@ proptest! {
 
     #[test]
     fn agrees_with_model_large_capacity(ops in prop::collection::vec(op(400), 1..200), capacity in 60usize..300) {
+        check(&ops, capacity);
+    }
+
+    #[test]
+    fn agrees_with_model_many_holes(ops in prop::collection::vec(sparse_op(), 100..600), capacity in 200usize..600) {
         check(&ops, capacity);
     }
 }

@@ -12,19 +12,23 @@
 //! Most reassemblers keep early bytes in a side structure (a map of
 //! segments, a second ring) and copy them again when the hole before them
 //! fills. Here the bytes that arrive early are copied once, into the output
-//! stream's own spare capacity at their final position (stream index `i`
-//! lives at ring position `i % capacity`). A [`Bitmap`] with one bit per
-//! byte of capacity records which of those positions hold a byte. When the
-//! first missing byte arrives, writing the run that follows it out is a
-//! counter bump: [`Writer::commit`](crate::stream::Writer::commit).
+//! stream's own spare capacity at their final position, and a pending set
+//! records which of those positions hold a byte. When the first missing byte
+//! arrives, writing the run that follows it out is a counter bump:
+//! [`Writer::commit`](crate::stream::Writer::commit). A substring that
+//! arrives in order while nothing is pending is a plain push.
 //!
 //! ```text
 //!  stream index:  popped        pushed                      popped + capacity
 //!                   v             v                               v
 //!  ring:         [ buffered ...  | . . X X X . . X X . . . . . .  ]
 //!                  (reader side)   ^ pending bytes, at their final places
-//!  bitmap:                       | 0 0 1 1 1 0 0 1 1 0 0 0 0 0 0 |
+//!  pending set:                  | {[2,5), [7,9)}  or, with many holes,
+//!                                | 0 0 1 1 1 0 0 1 1 0 0 0 0 0 0  (bitmap)
 //! ```
+//!
+//! Only the bytes that were missing are copied: a segment that overlaps
+//! pending bytes costs a copy of its new bytes, not of all of them.
 //!
 //! # The window
 //!
@@ -35,14 +39,18 @@
 //!
 //! # Bounds
 //!
-//! Memory is the stream's buffer plus the bitmap (capacity / 8 bytes), both
-//! allocated when the reassembler is made; an insert never allocates. There is
-//! no limit on the number of holes: a hostile sender of one-byte segments
-//! with gaps between them costs one bit per byte like anyone else, so no
-//! segment is refused (smoltcp's assembler drops segments past a fixed hole
-//! count) and nothing needs defragmenting (quinn's assembler compacts past a
-//! threshold). An insert of `n` bytes costs `O(n / 64)` word operations plus
-//! one copy of the bytes that were missing; each byte is written out once.
+//! Memory is the stream's buffer, a bitmap of capacity / 8 bytes and an
+//! inline array of 64 ranges, all allocated when the reassembler is made; an
+//! insert never allocates. The pending set normally holds sorted ranges (an
+//! insert is a binary search and a merge, whatever its length). A segment
+//! that would need a 65th range switches the set to the bitmap, one bit per
+//! byte of capacity, until every pending byte has been written out. So there
+//! is no limit on holes: a hostile sender of one-byte segments with gaps
+//! between them costs one bit per byte like anyone else, no segment is ever
+//! refused (smoltcp's assembler refuses segments past a fixed hole count) and
+//! nothing needs defragmenting (quinn's assembler compacts buffered chunks
+//! past an over-allocation threshold). In bitmap mode an insert of `n` bytes
+//! costs `O(n / 64)` word operations plus the copy of the missing bytes.
 //!
 //! # End of stream
 //!
@@ -68,8 +76,10 @@
 //! ```
 
 mod bitmap;
+mod intervals;
+mod pending;
 
-use bitmap::Bitmap;
+use pending::{PendingSet, RingMap};
 
 use crate::stream::{ByteStream, Reader, Writer};
 
@@ -78,10 +88,8 @@ use crate::stream::{ByteStream, Reader, Writer};
 #[derive(Clone, Debug)]
 pub struct Reassembler {
     output: ByteStream,
-    /// Ring positions holding a pending byte.
-    present: Bitmap,
-    /// Number of bits set in `present`.
-    pending: u64,
+    /// Stream indices in the window that hold a pending byte.
+    pending: PendingSet,
     /// Index one past the stream's last byte, once known.
     end: Option<u64>,
 }
@@ -98,9 +106,8 @@ impl Reassembler {
     /// ```
     pub fn new(output: ByteStream) -> Self {
         Self {
-            present: Bitmap::new(output.capacity()),
+            pending: PendingSet::new(output.capacity()),
             output,
-            pending: 0,
             end: None,
         }
     }
@@ -137,10 +144,14 @@ impl Reassembler {
         if start < stop {
             let skip = (start - first_index) as usize;
             let piece = &data[skip..skip + (stop - start) as usize];
-            if start == pushed {
-                self.write_in_order(piece);
+            if start == pushed && self.pending.count() == 0 {
+                // In order with nothing pending: a plain push.
+                self.output.writer().push(piece);
             } else {
                 self.store(start, piece);
+                if start == pushed {
+                    self.write_out_ready();
+                }
             }
         }
         if self.end == Some(self.output.writer_ref().bytes_pushed()) {
@@ -150,7 +161,7 @@ impl Reassembler {
 
     /// Bytes received and stored but not yet written to the output. O(1).
     pub fn bytes_pending(&self) -> u64 {
-        self.pending
+        self.pending.count()
     }
 
     /// Index of the first byte not yet written to the output.
@@ -187,92 +198,47 @@ impl Reassembler {
     /// Records the stream's end, dropping pending bytes at or past it. An end
     /// before what was already written, or a second end, is ignored.
     fn fix_end(&mut self, end: u64) {
-        if self.end.is_some() || end < self.output.writer_ref().bytes_pushed() {
+        let map = self.ring_map();
+        if self.end.is_some() || end < map.pushed {
             return;
         }
         self.end = Some(end);
-        let window_end =
-            self.output.writer_ref().bytes_pushed() + self.output.writer_ref().available_capacity();
+        let window_end = map.pushed + self.output.writer_ref().available_capacity();
         if end < window_end {
-            let dropped = self.for_ring_ranges(end, window_end - end, |this, lo, hi, _| {
-                this.present.remove_range(lo, hi)
-            });
-            self.pending -= dropped as u64;
+            self.pending.truncate(&map, end, window_end);
         }
     }
 
-    /// Copies the bytes of `data` (stream indices `start..`, inside the
-    /// window) that are not already present into the ring.
-    fn store(&mut self, start: u64, data: &[u8]) {
-        let added = self.for_ring_ranges(start, data.len() as u64, |this, lo, hi, offset| {
-            let ring = this.output.ring_mut();
-            let piece = &data[offset..offset + (hi - lo)];
-            this.present.insert_range(lo, hi, |run, len| {
-                ring[run..run + len].copy_from_slice(&piece[run - lo..run - lo + len]);
-            })
-        });
-        self.pending += added as u64;
-    }
-
-    /// Writes `piece`, which starts at the first unassembled index, straight
-    /// to the output (the in-order fast path: one copy, no bitmap work when
-    /// nothing is pending), then any pending run that now follows it.
-    fn write_in_order(&mut self, piece: &[u8]) {
-        let start = self.output.writer_ref().bytes_pushed();
-        if self.pending > 0 {
-            // Bytes of `piece` that were pending are written by the push below.
-            let overlap = self.for_ring_ranges(start, piece.len() as u64, |this, lo, hi, _| {
-                this.present.remove_range(lo, hi)
+    /// Copies the bytes of `piece` (stream indices `start..`, inside the
+    /// window) that are not already pending into the ring.
+    fn store(&mut self, start: u64, piece: &[u8]) {
+        let map = self.ring_map();
+        let ring = self.output.ring_mut();
+        self.pending
+            .insert(&map, start, start + piece.len() as u64, |a, b| {
+                let bytes = &piece[(a - start) as usize..(b - start) as usize];
+                let pos = pending::wrap(map.tail + (a - map.pushed) as usize, map.capacity);
+                let first = bytes.len().min(map.capacity - pos);
+                ring[pos..pos + first].copy_from_slice(&bytes[..first]);
+                ring[..bytes.len() - first].copy_from_slice(&bytes[first..]);
             });
-            self.pending -= overlap as u64;
-        }
-        let pushed = self.output.writer().push(piece);
-        debug_assert_eq!(pushed, piece.len(), "the piece lies inside the window");
-        if self.pending > 0 {
-            self.write_out_ready();
-        }
     }
 
     /// Writes out the run of pending bytes at the front of the window.
     fn write_out_ready(&mut self) {
-        let room = self.output.writer_ref().available_capacity() as usize;
-        if room == 0 {
-            return;
-        }
-        let cap = self.output.capacity();
-        let lo = self
-            .output
-            .position_of(self.output.writer_ref().bytes_pushed());
-        let first_hi = (lo + room).min(cap);
-        let mut ready = self.present.take_run(lo, first_hi);
-        if ready == first_hi - lo && lo + room > cap {
-            ready += self.present.take_run(0, lo + room - cap);
-        }
-        self.pending -= ready as u64;
-        self.output.commit(ready);
+        let map = self.ring_map();
+        let room = self.output.writer_ref().available_capacity();
+        let ready = self.pending.take_front(&map, room);
+        self.output.commit(ready as usize);
     }
 
-    /// Splits the stream indices `start..start + len` (inside the window, so
-    /// `len <= capacity`) into at most two ring ranges and calls
-    /// `f(self, lo, hi, offset)` for each, where `offset` is the range's
-    /// distance from `start`. Returns the sum of what `f` returned.
-    fn for_ring_ranges(
-        &mut self,
-        start: u64,
-        len: u64,
-        mut f: impl FnMut(&mut Self, usize, usize, usize) -> usize,
-    ) -> usize {
-        if len == 0 {
-            return 0;
-        }
-        let cap = self.output.capacity();
-        let len = len as usize;
-        let lo = self.output.position_of(start);
-        if lo + len <= cap {
-            f(self, lo, lo + len, 0)
-        } else {
-            let first = cap - lo;
-            f(self, lo, cap, 0) + f(self, 0, len - first, first)
+    /// How stream indices map to ring positions right now.
+    fn ring_map(&self) -> RingMap {
+        let pushed = self.output.writer_ref().bytes_pushed();
+        RingMap {
+            pushed,
+            tail: self.output.tail(),
+            capacity: self.output.capacity(),
         }
     }
 }

@@ -166,8 +166,9 @@ impl ByteStream {
         self.buf.len() - self.len
     }
 
-    /// Position just past the last buffered byte (where the next push lands).
-    fn tail(&self) -> usize {
+    /// Position just past the last buffered byte (where the next push
+    /// lands): the ring position of stream index `bytes_pushed`.
+    pub(crate) fn tail(&self) -> usize {
         wrap(self.head + self.len, self.buf.len())
     }
 
@@ -175,13 +176,6 @@ impl ByteStream {
     /// (the reassembler). Position of absolute index `i` is `i % capacity`.
     pub(crate) fn ring_mut(&mut self) -> &mut [u8] {
         &mut self.buf
-    }
-
-    /// Ring position of the absolute stream index `index`, which must lie in
-    /// `[bytes_pushed, bytes_popped + capacity)`. Avoids a 64-bit division.
-    pub(crate) fn position_of(&self, index: u64) -> usize {
-        debug_assert!(index >= self.pushed && index - self.popped < self.buf.len() as u64);
-        wrap(self.tail() + (index - self.pushed) as usize, self.buf.len())
     }
 
     /// Marks `n` bytes after the buffered ones as written.
