@@ -87,6 +87,7 @@ impl ByteStream {
     /// assert_eq!(stream.capacity(), 1500);
     /// assert_eq!(stream.writer().available_capacity(), 1500);
     /// ```
+    #[inline]
     pub fn new(capacity: usize) -> Self {
         Self::from_buffer(vec![0; capacity].into_boxed_slice())
     }
@@ -106,6 +107,7 @@ impl ByteStream {
     /// assert!(ByteStream::try_new(usize::MAX).is_err());
     /// assert_eq!(ByteStream::try_new(16).unwrap().capacity(), 16);
     /// ```
+    #[inline]
     pub fn try_new(capacity: usize) -> Result<Self, std::collections::TryReserveError> {
         let mut buf = Vec::new();
         buf.try_reserve_exact(capacity)?;
@@ -113,6 +115,7 @@ impl ByteStream {
         Ok(Self::from_buffer(buf.into_boxed_slice()))
     }
 
+    #[inline]
     fn from_buffer(buf: Box<[u8]>) -> Self {
         Self {
             buf,
@@ -126,54 +129,64 @@ impl ByteStream {
     }
 
     /// The fixed capacity given at construction.
+    #[inline]
     pub fn capacity(&self) -> usize {
         self.buf.len()
     }
 
     /// The writing half.
+    #[inline]
     pub fn writer(&mut self) -> &mut Writer {
         Writer::from_stream_mut(self)
     }
 
     /// The writing half, for queries only.
+    #[inline]
     pub fn writer_ref(&self) -> &Writer {
         Writer::from_stream(self)
     }
 
     /// The reading half.
+    #[inline]
     pub fn reader(&mut self) -> &mut Reader {
         Reader::from_stream_mut(self)
     }
 
     /// The reading half, for queries only.
+    #[inline]
     pub fn reader_ref(&self) -> &Reader {
         Reader::from_stream(self)
     }
 
     /// Marks the stream as failed; both halves then report
     /// [`has_error`](Reader::has_error).
+    #[inline]
     pub fn set_error(&mut self) {
         self.error = true;
     }
 
     /// Whether [`set_error`](Self::set_error) was called.
+    #[inline]
     pub fn has_error(&self) -> bool {
         self.error
     }
 
     /// Bytes that can be pushed before the stream is full.
+    #[inline]
     fn available(&self) -> usize {
         self.buf.len() - self.len
     }
 
     /// Position just past the last buffered byte (where the next push
     /// lands): the ring position of stream index `bytes_pushed`.
+    #[inline]
     pub(crate) fn tail(&self) -> usize {
         wrap(self.head + self.len, self.buf.len())
     }
 
     /// The whole ring, for writers that place bytes by absolute position
     /// (the reassembler). Position of absolute index `i` is `i % capacity`.
+    #[inline]
     pub(crate) fn ring_mut(&mut self) -> &mut [u8] {
         &mut self.buf
     }
@@ -183,6 +196,7 @@ impl ByteStream {
     /// # Panics
     ///
     /// If `n` exceeds the available capacity.
+    #[inline]
     pub(crate) fn commit(&mut self, n: usize) {
         assert!(
             n <= self.available(),
@@ -194,6 +208,7 @@ impl ByteStream {
     }
 
     /// Drops `n` bytes (at most the buffered count) from the front.
+    #[inline]
     fn consume(&mut self, n: usize) -> usize {
         let n = n.min(self.len);
         self.head = wrap(self.head + n, self.buf.len());

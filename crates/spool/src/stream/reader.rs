@@ -14,6 +14,7 @@ use super::ByteStream;
 pub struct Reader(ByteStream);
 
 impl Reader {
+    #[inline]
     pub(super) fn from_stream(stream: &ByteStream) -> &Self {
         // SAFETY: `Reader` is `#[repr(transparent)]` over `ByteStream`, so both
         // types have the same layout and the pointer cast keeps the borrow's
@@ -21,6 +22,7 @@ impl Reader {
         unsafe { &*(stream as *const ByteStream as *const Self) }
     }
 
+    #[inline]
     pub(super) fn from_stream_mut(stream: &mut ByteStream) -> &mut Self {
         // SAFETY: as in `from_stream`; the unique borrow is passed through.
         unsafe { &mut *(stream as *mut ByteStream as *mut Self) }
@@ -41,12 +43,14 @@ impl Reader {
     /// assert_eq!(stream.reader().peek(), b"cd"); // wraps after "cd"
     /// assert_eq!(stream.reader().as_slices(), (&b"cd"[..], &b"ef"[..]));
     /// ```
+    #[inline]
     pub fn peek(&self) -> &[u8] {
         self.as_slices().0
     }
 
     /// All buffered bytes in order, as at most two slices (the second is
     /// non-empty only when they wrap). For vectored reads and writes.
+    #[inline]
     pub fn as_slices(&self) -> (&[u8], &[u8]) {
         let s = &self.0;
         let end = s.head + s.len;
@@ -68,36 +72,43 @@ impl Reader {
     /// assert_eq!(stream.reader().pop(10), 3);
     /// assert_eq!(stream.reader().bytes_popped(), 3);
     /// ```
+    #[inline]
     pub fn pop(&mut self, n: usize) -> usize {
         self.0.consume(n)
     }
 
     /// Whether the writer closed the stream and every byte has been popped.
+    #[inline]
     pub fn is_finished(&self) -> bool {
         self.0.closed && self.0.len == 0
     }
 
     /// Whether the writer closed the stream (bytes may still be buffered).
+    #[inline]
     pub fn is_closed(&self) -> bool {
         self.0.closed
     }
 
     /// Bytes pushed but not yet popped.
+    #[inline]
     pub fn bytes_buffered(&self) -> u64 {
         self.0.len as u64
     }
 
     /// Total bytes popped over the stream's life.
+    #[inline]
     pub fn bytes_popped(&self) -> u64 {
         self.0.popped
     }
 
     /// Marks the stream as failed.
+    #[inline]
     pub fn set_error(&mut self) {
         self.0.set_error();
     }
 
     /// Whether the stream was marked as failed.
+    #[inline]
     pub fn has_error(&self) -> bool {
         self.0.error
     }
@@ -107,6 +118,7 @@ impl Reader {
 /// closed answers `WouldBlock` (more bytes may come); a finished stream
 /// answers `Ok(0)`.
 impl io::Read for Reader {
+    #[inline]
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if self.0.len == 0 {
             if self.0.closed || buf.is_empty() {
@@ -127,14 +139,17 @@ impl io::Read for Reader {
 /// The buffered bytes as a [`bytes::Buf`]: `chunk` is [`Reader::peek`],
 /// `advance` is [`Reader::pop`], and `chunks_vectored` yields both slices.
 impl bytes::Buf for Reader {
+    #[inline]
     fn remaining(&self) -> usize {
         self.0.len
     }
 
+    #[inline]
     fn chunk(&self) -> &[u8] {
         self.peek()
     }
 
+    #[inline]
     fn chunks_vectored<'a>(&'a self, dst: &mut [io::IoSlice<'a>]) -> usize {
         let (first, second) = self.as_slices();
         let mut n = 0;
@@ -151,6 +166,7 @@ impl bytes::Buf for Reader {
     ///
     /// If `cnt` exceeds [`remaining`](bytes::Buf::remaining), as the `Buf`
     /// contract requires.
+    #[inline]
     fn advance(&mut self, cnt: usize) {
         assert!(
             cnt <= self.0.len,

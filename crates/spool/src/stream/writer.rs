@@ -13,6 +13,7 @@ use super::ByteStream;
 pub struct Writer(ByteStream);
 
 impl Writer {
+    #[inline]
     pub(super) fn from_stream(stream: &ByteStream) -> &Self {
         // SAFETY: `Writer` is `#[repr(transparent)]` over `ByteStream`, so both
         // types have the same layout and the pointer cast keeps the borrow's
@@ -20,6 +21,7 @@ impl Writer {
         unsafe { &*(stream as *const ByteStream as *const Self) }
     }
 
+    #[inline]
     pub(super) fn from_stream_mut(stream: &mut ByteStream) -> &mut Self {
         // SAFETY: as in `from_stream`; the unique borrow is passed through.
         unsafe { &mut *(stream as *mut ByteStream as *mut Self) }
@@ -39,6 +41,7 @@ impl Writer {
     /// assert_eq!(stream.writer().bytes_pushed(), 4);
     /// assert_eq!(stream.writer().available_capacity(), 0);
     /// ```
+    #[inline]
     pub fn push(&mut self, data: &[u8]) -> usize {
         if self.0.closed {
             return 0;
@@ -66,6 +69,7 @@ impl Writer {
     /// stream.writer().commit(3);
     /// assert_eq!(stream.reader().peek(), b"abc");
     /// ```
+    #[inline]
     pub fn spare_mut(&mut self) -> (&mut [u8], &mut [u8]) {
         let stream = &mut self.0;
         let cap = stream.buf.len();
@@ -85,37 +89,44 @@ impl Writer {
     ///
     /// If `n` exceeds [`available_capacity`](Self::available_capacity), or the
     /// stream is closed and `n > 0`.
+    #[inline]
     pub fn commit(&mut self, n: usize) {
         assert!(n == 0 || !self.0.closed, "commit on a closed stream");
         self.0.commit(n);
     }
 
     /// Signals that no more bytes will be pushed.
+    #[inline]
     pub fn close(&mut self) {
         self.0.closed = true;
     }
 
     /// Whether [`close`](Self::close) was called.
+    #[inline]
     pub fn is_closed(&self) -> bool {
         self.0.closed
     }
 
     /// How many more bytes the stream can take right now.
+    #[inline]
     pub fn available_capacity(&self) -> u64 {
         self.0.available() as u64
     }
 
     /// Total bytes pushed over the stream's life.
+    #[inline]
     pub fn bytes_pushed(&self) -> u64 {
         self.0.pushed
     }
 
     /// Marks the stream as failed.
+    #[inline]
     pub fn set_error(&mut self) {
         self.0.set_error();
     }
 
     /// Whether the stream was marked as failed.
+    #[inline]
     pub fn has_error(&self) -> bool {
         self.0.error
     }
@@ -124,6 +135,7 @@ impl Writer {
 /// `write` pushes what fits: `Ok(0)` for a non-empty buffer means the stream
 /// is full. Writing to a closed stream is a `BrokenPipe` error.
 impl io::Write for Writer {
+    #[inline]
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if self.0.closed {
             return Err(io::Error::new(
@@ -134,6 +146,7 @@ impl io::Write for Writer {
         Ok(self.push(buf))
     }
 
+    #[inline]
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
