@@ -1,4 +1,4 @@
-//! C ABI for spool's [`ByteStream`] and [`Reassembler`].
+//! C ABI for spool's [`ByteStream`](spool::stream::ByteStream) and [`Reassembler`](spool::reassembler::Reassembler).
 //!
 //! The header `include/spool.h` declares every function here; it is checked
 //! in and kept in sync by hand (a test in `tests/header.rs` compares the two
