@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
-cargo test --workspace --locked --release
+cargo test --workspace --all-features --locked --release
 
 if ls crates/spool/tests/loom*.rs >/dev/null 2>&1; then
     for t in crates/spool/tests/loom*.rs; do

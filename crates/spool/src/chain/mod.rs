@@ -1,1 +1,374 @@
-//! Placeholder, filled in by its own issue.
+//! A queue of byte chunks: O(1) append, zero-copy pops at the front.
+//!
+//! A protocol receiver that keeps "all unhandled input" in one flat buffer
+//! copies that buffer on every arriving chunk and again on every token it
+//! cuts off: decoding an S-byte message that arrives in C-byte chunks costs
+//! S²/C bytes of copying. [`Chain`] keeps the chunks as they arrived —
+//! reference-counted [`Bytes`], never copied on the way in — and cuts tokens
+//! off the front by adjusting the first chunk's start. A copy happens only
+//! where a caller asks for a contiguous view that spans chunks, and then it
+//! copies exactly the bytes asked for.
+//!
+//! ```text
+//!   front                                                    back
+//!   +---------+    +----------------+    +------+    +-----------+
+//!   |xxx|  a  | -> |       b        | -> |  c   | -> |     d     |
+//!   +---------+    +----------------+    +------+    +-----------+
+//!    ^ consumed bytes are gone: the first `Bytes` starts after them
+//!   len = |a| + |b| + |c| + |d|   (cached)
+//! ```
+//!
+//! Peeking never pops and pushes back: [`Chain::peek_into`] copies only the
+//! prefix it is asked for and [`Chain::position`] searches across chunk
+//! edges in place, so a parser that looks at a 65-byte header window costs
+//! 65 bytes, not the rest of the chunk.
+//!
+//! # Examples
+//!
+//! ```
+//! use bytes::Bytes;
+//! use spool::chain::Chain;
+//!
+//! let mut chain = Chain::new();
+//! chain.push_back(Bytes::from_static(b"hello "));
+//! chain.push_back(Bytes::from_static(b"world"));
+//! assert_eq!(chain.len(), 11);
+//! assert_eq!(chain.find_byte(b'w'), Some(6));
+//! assert_eq!(chain.take(5), "hello");    // inside one chunk: no copy
+//! assert_eq!(chain.take(4), " wor");     // spans two chunks: one 4-byte copy
+//! assert_eq!(chain.len(), 2);
+//! ```
+
+mod io_impls;
+
+use std::collections::VecDeque;
+use std::io::IoSlice;
+
+use bytes::{Bytes, BytesMut};
+
+/// A queue of [`Bytes`] chunks read from the front; see the [module
+/// documentation](self).
+///
+/// Invariant: no chunk is empty, and `len` is the sum of the chunk lengths.
+#[derive(Clone, Debug, Default)]
+pub struct Chain {
+    chunks: VecDeque<Bytes>,
+    len: usize,
+}
+
+impl Chain {
+    /// An empty chain. Allocates nothing until the first push.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of bytes in the chain. O(1).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the chain holds no bytes. O(1).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Number of chunks. O(1).
+    pub fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// Appends a chunk without copying its bytes. O(1) (amortized: the
+    /// queue of chunk handles grows by doubling). Empty chunks are ignored.
+    pub fn push_back(&mut self, chunk: impl Into<Bytes>) {
+        let chunk = chunk.into();
+        if !chunk.is_empty() {
+            self.len += chunk.len();
+            self.chunks.push_back(chunk);
+        }
+    }
+
+    /// Puts a chunk back in front without copying its bytes. O(1)
+    /// (amortized). Empty chunks are ignored.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut chain = spool::chain::Chain::from(&b"world"[..]);
+    /// chain.push_front(bytes::Bytes::from_static(b"hello "));
+    /// assert_eq!(chain.take(11), "hello world");
+    /// ```
+    pub fn push_front(&mut self, chunk: impl Into<Bytes>) {
+        let chunk = chunk.into();
+        if !chunk.is_empty() {
+            self.len += chunk.len();
+            self.chunks.push_front(chunk);
+        }
+    }
+
+    /// Removes the first chunk whole. O(1).
+    pub fn pop_front_chunk(&mut self) -> Option<Bytes> {
+        let chunk = self.chunks.pop_front()?;
+        self.len -= chunk.len();
+        Some(chunk)
+    }
+
+    /// The first chunk, if any (non-empty). O(1).
+    pub fn front_chunk(&self) -> Option<&Bytes> {
+        self.chunks.front()
+    }
+
+    /// Removes and returns the first `min(n, len)` bytes as one contiguous
+    /// [`Bytes`].
+    ///
+    /// Cost: zero-copy (a reference-count bump) when the bytes lie in the
+    /// first chunk; otherwise exactly one copy of the bytes taken, plus
+    /// O(chunks spanned).
+    ///
+    /// With [`bytes::Buf`] or [`std::io::Read`] in scope, whose `take`
+    /// adapters share the name, call it as `Chain::take(&mut chain, n)` or
+    /// use [`Buf::copy_to_bytes`](bytes::Buf::copy_to_bytes), which is the
+    /// same operation.
+    pub fn take(&mut self, n: usize) -> Bytes {
+        let n = n.min(self.len);
+        let Some(first) = self.chunks.front_mut() else {
+            return Bytes::new();
+        };
+        if n <= first.len() {
+            self.len -= n;
+            if n == first.len() {
+                return self.chunks.pop_front().expect("front exists");
+            }
+            return first.split_to(n);
+        }
+        let mut out = BytesMut::with_capacity(n);
+        let mut left = n;
+        while left > 0 {
+            let front = self.chunks.front_mut().expect("len covers n bytes");
+            if front.len() <= left {
+                left -= front.len();
+                out.extend_from_slice(front);
+                self.chunks.pop_front();
+            } else {
+                out.extend_from_slice(&front.split_to(left));
+                left = 0;
+            }
+        }
+        self.len -= n;
+        out.freeze()
+    }
+
+    /// Removes the first `min(n, len)` bytes and returns them as a chain
+    /// that shares the chunks. Copies no bytes; O(chunks moved).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut chain: spool::chain::Chain = [&b"ab"[..], b"cd", b"ef"].into_iter().collect();
+    /// let head = chain.split_to(3);
+    /// assert_eq!((head.len(), head.chunk_count()), (3, 2));
+    /// assert_eq!(chain.len(), 3);
+    /// ```
+    pub fn split_to(&mut self, n: usize) -> Chain {
+        let n = n.min(self.len);
+        let mut head = Chain::new();
+        let mut left = n;
+        while left > 0 {
+            let front = self.chunks.front_mut().expect("len covers n bytes");
+            if front.len() <= left {
+                left -= front.len();
+                head.push_back(self.chunks.pop_front().expect("front exists"));
+            } else {
+                head.push_back(front.split_to(left));
+                left = 0;
+            }
+        }
+        self.len -= n;
+        head
+    }
+
+    /// Removes the first `min(n, len)` bytes and drops them. O(chunks
+    /// dropped); copies nothing.
+    pub fn advance(&mut self, n: usize) {
+        let mut left = n.min(self.len);
+        self.len -= left;
+        while left > 0 {
+            let front = self.chunks.front_mut().expect("len covers n bytes");
+            if front.len() <= left {
+                left -= front.len();
+                self.chunks.pop_front();
+            } else {
+                bytes::Buf::advance(front, left);
+                left = 0;
+            }
+        }
+    }
+
+    /// Same as [`advance`](Self::advance) (the name stringchain uses).
+    pub fn trim(&mut self, n: usize) {
+        self.advance(n);
+    }
+
+    /// Removes everything. O(chunks).
+    pub fn clear(&mut self) {
+        self.chunks.clear();
+        self.len = 0;
+    }
+
+    /// Copies the first `min(dst.len(), len)` bytes into `dst` without
+    /// consuming them and returns how many were copied. Copies only that
+    /// prefix, never whole chunks; O(chunks spanned).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let chain: spool::chain::Chain = [&b"ab"[..], b"cdef"].into_iter().collect();
+    /// let mut header = [0u8; 3];
+    /// assert_eq!(chain.peek_into(&mut header), 3);
+    /// assert_eq!(&header, b"abc");
+    /// assert_eq!(chain.len(), 6);
+    /// ```
+    pub fn peek_into(&self, dst: &mut [u8]) -> usize {
+        let mut copied = 0;
+        for chunk in &self.chunks {
+            if copied == dst.len() {
+                break;
+            }
+            let n = chunk.len().min(dst.len() - copied);
+            dst[copied..copied + n].copy_from_slice(&chunk[..n]);
+            copied += n;
+        }
+        copied
+    }
+
+    /// Offset of the first byte equal to `byte`, searching across chunk
+    /// edges with `memchr`. O(offset) plus O(chunks searched).
+    pub fn find_byte(&self, byte: u8) -> Option<usize> {
+        let mut base = 0;
+        for chunk in &self.chunks {
+            if let Some(i) = memchr::memchr(byte, chunk) {
+                return Some(base + i);
+            }
+            base += chunk.len();
+        }
+        None
+    }
+
+    /// Offset of the first byte, among the first `limit`, for which `pred`
+    /// holds. Looks at no more than `limit` bytes. O(limit).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let chain: spool::chain::Chain = [&b"\x01\x02"[..], b"\x03\x82rest"].into_iter().collect();
+    /// assert_eq!(chain.position(|b| b & 0x80 != 0, 65), Some(3));
+    /// assert_eq!(chain.position(|b| b & 0x80 != 0, 3), None);
+    /// ```
+    pub fn position(&self, mut pred: impl FnMut(u8) -> bool, limit: usize) -> Option<usize> {
+        let mut base = 0;
+        for chunk in &self.chunks {
+            if base >= limit {
+                break;
+            }
+            let window = &chunk[..chunk.len().min(limit - base)];
+            if let Some(i) = window.iter().position(|&b| pred(b)) {
+                return Some(base + i);
+            }
+            base += window.len();
+        }
+        None
+    }
+
+    /// The chunks, front to back. Chunk boundaries are those of the pushes
+    /// (after front consumption), unless [`make_contiguous`](Self::make_contiguous)
+    /// merged them.
+    pub fn chunks(&self) -> impl ExactSizeIterator<Item = &Bytes> + DoubleEndedIterator {
+        self.chunks.iter()
+    }
+
+    /// Fills `dst` with the chunks as `IoSlice`s for `write_vectored`;
+    /// returns how many were filled.
+    pub fn as_io_slices<'a>(&'a self, dst: &mut [IoSlice<'a>]) -> usize {
+        let mut n = 0;
+        for (slot, chunk) in dst.iter_mut().zip(&self.chunks) {
+            *slot = IoSlice::new(chunk);
+            n += 1;
+        }
+        n
+    }
+
+    /// Merges the first `min(n, len)` bytes into one chunk and returns them
+    /// as a slice. Copies only when they span chunks (then exactly `n`
+    /// bytes once).
+    pub fn make_contiguous_prefix(&mut self, n: usize) -> &[u8] {
+        let n = n.min(self.len);
+        if self.chunks.front().is_some_and(|c| c.len() < n) {
+            let merged = self.take(n);
+            self.push_front(merged);
+        }
+        match self.chunks.front() {
+            Some(first) => &first[..n],
+            None => &[],
+        }
+    }
+
+    /// Merges every chunk into one (one copy of all bytes when there is more
+    /// than one chunk) and returns the whole contents as a slice.
+    pub fn make_contiguous(&mut self) -> &[u8] {
+        self.make_contiguous_prefix(self.len)
+    }
+}
+
+impl From<Bytes> for Chain {
+    fn from(chunk: Bytes) -> Self {
+        let mut chain = Chain::new();
+        chain.push_back(chunk);
+        chain
+    }
+}
+
+impl From<Vec<u8>> for Chain {
+    fn from(v: Vec<u8>) -> Self {
+        Chain::from(Bytes::from(v))
+    }
+}
+
+impl From<&'static [u8]> for Chain {
+    fn from(s: &'static [u8]) -> Self {
+        Chain::from(Bytes::from_static(s))
+    }
+}
+
+impl From<BytesMut> for Chain {
+    fn from(b: BytesMut) -> Self {
+        Chain::from(b.freeze())
+    }
+}
+
+impl<B: Into<Bytes>> Extend<B> for Chain {
+    fn extend<I: IntoIterator<Item = B>>(&mut self, iter: I) {
+        for chunk in iter {
+            self.push_back(chunk);
+        }
+    }
+}
+
+impl<B: Into<Bytes>> FromIterator<B> for Chain {
+    fn from_iter<I: IntoIterator<Item = B>>(iter: I) -> Self {
+        let mut chain = Chain::new();
+        chain.extend(iter);
+        chain
+    }
+}
+
+impl PartialEq<[u8]> for Chain {
+    fn eq(&self, other: &[u8]) -> bool {
+        self.len == other.len() && {
+            let mut rest = other;
+            self.chunks.iter().all(|c| {
+                let (head, tail) = rest.split_at(c.len());
+                rest = tail;
+                head == &c[..]
+            })
+        }
+    }
+}

@@ -1,1 +1,69 @@
-//! Placeholder, filled in by its own issue.
+//! Frame decoders on top of [`Chain`]: feed chunks in, get frames out.
+//!
+//! A [`Decoder`] looks at the front of a chain and either cuts one complete
+//! frame off it or answers `Ok(None)` (more input needed) without consuming
+//! anything it would have to put back. Frame bodies are cut with
+//! [`Chain::take`], so a body that lies inside one received chunk is
+//! returned without copying, and one that spans chunks is copied exactly
+//! once. Decoding an S-byte message that arrives in C-byte chunks is
+//! therefore O(S), not O(S²/C).
+//!
+//! - [`LengthDelimited`]: a fixed-width length header (1–8 bytes, either
+//!   endianness, with an adjustment and a size limit), then the body.
+//! - [`banana::BananaDecoder`]: foolscap's Banana token format.
+//! - With the `tokio` feature, [`FramedChain`] adapts any decoder to
+//!   `tokio_util::codec::Decoder` for use with `FramedRead`.
+//!
+//! # Examples
+//!
+//! ```
+//! use bytes::Bytes;
+//! use spool::chain::Chain;
+//! use spool::codec::{Decoder, LengthDelimited};
+//!
+//! let mut decoder = LengthDelimited::new(2); // 2-byte big-endian length
+//! let mut input = Chain::new();
+//! input.push_back(Bytes::from_static(b"\x00\x05hel"));
+//! assert_eq!(decoder.decode(&mut input).unwrap(), None); // body incomplete
+//! input.push_back(Bytes::from_static(b"lo\x00\x01!"));
+//! assert_eq!(decoder.decode(&mut input).unwrap().unwrap(), "hello");
+//! assert_eq!(decoder.decode(&mut input).unwrap().unwrap(), "!");
+//! assert_eq!(decoder.decode(&mut input).unwrap(), None);
+//! ```
+
+use crate::chain::Chain;
+
+pub mod banana;
+mod length_delimited;
+#[cfg(feature = "tokio")]
+mod tokio_adapter;
+
+pub use length_delimited::{FrameTooLarge, LengthDelimited};
+#[cfg(feature = "tokio")]
+pub use tokio_adapter::FramedChain;
+
+/// Cuts complete frames off the front of a [`Chain`].
+///
+/// Contract for implementers: `decode` returns `Ok(Some(frame))` after
+/// removing exactly that frame's bytes from `src`; `Ok(None)` when `src`
+/// does not yet hold a complete frame, in which case it may have consumed
+/// bytes only if it keeps what it learned from them in its own state (a
+/// parsed header, say) so nothing is read twice; `Err` when the input can
+/// never become valid. After an error the decoder's state is unspecified
+/// until [`reset`](Decoder::reset).
+pub trait Decoder {
+    /// A decoded frame.
+    type Item;
+    /// Why input was rejected.
+    type Error;
+
+    /// Cuts the next frame off `src`, if one is complete.
+    ///
+    /// # Errors
+    ///
+    /// When the input violates the format; the error says what and where.
+    fn decode(&mut self, src: &mut Chain) -> Result<Option<Self::Item>, Self::Error>;
+
+    /// Forgets any partial frame, ready for a new stream.
+    fn reset(&mut self);
+}

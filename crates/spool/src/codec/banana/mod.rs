@@ -1,0 +1,194 @@
+//! foolscap's Banana token format, decoded from a [`Chain`].
+//!
+//! Every token is a header of up to 64 base-128 digits (least significant
+//! first, 7 bits per byte, high bit clear), then a type byte with the high
+//! bit set, then — for STRING, ERROR, LONGINT and LONGNEG — a body whose
+//! length is the header, or for FLOAT an 8-byte body. See [`token`] for the
+//! type bytes.
+//!
+//! The decoder finds the type byte with [`Chain::position`] over at most 65
+//! bytes and reads the header with [`Chain::peek_into`]: it never pops a
+//! window and pushes the rest back, so a header costs its own length however
+//! large the chunk it sits in. A body is cut with [`Chain::take`]: no copy
+//! when it lies in one chunk. Until a token is complete nothing is consumed.
+//!
+//! # Examples
+//!
+//! ```
+//! use spool::chain::Chain;
+//! use spool::codec::banana::{encode, BananaDecoder, Token};
+//! use spool::codec::Decoder;
+//!
+//! let mut wire = Vec::new();
+//! encode(&Token::Open(1), &mut wire);
+//! encode(&Token::String("hello".into()), &mut wire);
+//! let mut input = Chain::from(wire);
+//! let mut decoder = BananaDecoder::new();
+//! assert_eq!(decoder.decode(&mut input).unwrap(), Some(Token::Open(1)));
+//! assert_eq!(decoder.decode(&mut input).unwrap(), Some(Token::String("hello".into())));
+//! assert_eq!(decoder.decode(&mut input).unwrap(), None);
+//! ```
+
+mod encode;
+pub mod token;
+
+pub use encode::{encode, write_header};
+pub use token::Token;
+
+use token::*;
+
+use super::Decoder;
+use crate::chain::Chain;
+
+/// The most header digits a token may have.
+pub const MAX_HEADER_DIGITS: usize = 64;
+
+/// Why a Banana stream was rejected. Every variant names the stream offset
+/// of the token's first byte.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BananaError {
+    /// More than 64 header digits without a type byte.
+    #[error("token header at stream offset {offset} is longer than {MAX_HEADER_DIGITS} bytes")]
+    HeaderTooLong {
+        /// Offset of the token.
+        offset: u64,
+    },
+    /// The header's value does not fit in 64 bits.
+    #[error("token header at stream offset {offset} overflows 64 bits")]
+    HeaderOverflow {
+        /// Offset of the token.
+        offset: u64,
+    },
+    /// A type byte that Banana does not define.
+    #[error("unknown token type byte {byte:#04x} at stream offset {offset}")]
+    UnknownType {
+        /// The byte found.
+        byte: u8,
+        /// Offset of the token.
+        offset: u64,
+    },
+    /// A body longer than the decoder accepts.
+    #[error(
+        "{kind} token at stream offset {offset} has a {size}-byte body, over the limit of {limit}"
+    )]
+    BodyTooLarge {
+        /// The token type's name.
+        kind: &'static str,
+        /// The announced body length.
+        size: u64,
+        /// The configured limit.
+        limit: u64,
+        /// Offset of the token.
+        offset: u64,
+    },
+}
+
+/// Decodes Banana tokens; see the [module documentation](self).
+#[derive(Clone, Debug)]
+pub struct BananaDecoder {
+    max_body: u64,
+    offset: u64,
+}
+
+impl Default for BananaDecoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl BananaDecoder {
+    /// A decoder accepting bodies up to 64 MiB.
+    pub fn new() -> Self {
+        Self::with_max_body(64 << 20)
+    }
+
+    /// A decoder accepting bodies up to `max_body` bytes.
+    pub fn with_max_body(max_body: u64) -> Self {
+        Self {
+            max_body,
+            offset: 0,
+        }
+    }
+
+    /// Stream offset of the next token (bytes consumed so far).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    fn header(&self, digits: &[u8]) -> Result<u64, BananaError> {
+        digits.iter().rev().try_fold(0u64, |acc, &d| {
+            acc.checked_mul(128)
+                .and_then(|v| v.checked_add(u64::from(d)))
+                .ok_or(BananaError::HeaderOverflow {
+                    offset: self.offset,
+                })
+        })
+    }
+}
+
+impl Decoder for BananaDecoder {
+    type Item = Token;
+    type Error = BananaError;
+
+    fn decode(&mut self, src: &mut Chain) -> Result<Option<Token>, BananaError> {
+        let offset = self.offset;
+        let Some(pos) = src.position(|b| b & 0x80 != 0, MAX_HEADER_DIGITS + 1) else {
+            return if src.len() > MAX_HEADER_DIGITS {
+                Err(BananaError::HeaderTooLong { offset })
+            } else {
+                Ok(None)
+            };
+        };
+        let mut head = [0u8; MAX_HEADER_DIGITS + 1];
+        src.peek_into(&mut head[..=pos]);
+        let header = self.header(&head[..pos])?;
+        let type_byte = head[pos];
+        let body_len = match type_byte {
+            STRING | ERROR | LONGINT | LONGNEG => {
+                if header > self.max_body {
+                    return Err(BananaError::BodyTooLarge {
+                        kind: Token::type_name(type_byte),
+                        size: header,
+                        limit: self.max_body,
+                        offset,
+                    });
+                }
+                header as usize
+            }
+            FLOAT => 8,
+            LIST | INT | NEG | VOCAB | OPEN | CLOSE | ABORT | PING | PONG => 0,
+            byte => return Err(BananaError::UnknownType { byte, offset }),
+        };
+        if src.len() - (pos + 1) < body_len {
+            return Ok(None);
+        }
+        src.advance(pos + 1);
+        self.offset += (pos + 1 + body_len) as u64;
+        let token = match type_byte {
+            STRING => Token::String(Chain::take(src, body_len)),
+            ERROR => Token::Error(Chain::take(src, body_len)),
+            LONGINT => Token::LongInt(Chain::take(src, body_len)),
+            LONGNEG => Token::LongNeg(Chain::take(src, body_len)),
+            FLOAT => {
+                let mut raw = [0u8; 8];
+                src.peek_into(&mut raw);
+                src.advance(8);
+                Token::Float(f64::from_be_bytes(raw))
+            }
+            LIST => Token::List(header),
+            INT => Token::Int(header),
+            NEG => Token::Neg(header),
+            VOCAB => Token::Vocab(header),
+            OPEN => Token::Open(header),
+            CLOSE => Token::Close(header),
+            ABORT => Token::Abort(header),
+            PING => Token::Ping(header),
+            _ => Token::Pong(header),
+        };
+        Ok(Some(token))
+    }
+
+    fn reset(&mut self) {
+        self.offset = 0;
+    }
+}

@@ -1,0 +1,82 @@
+//! spool's decoders as `tokio_util::codec::Decoder`s, for `FramedRead`.
+
+use std::io;
+
+use bytes::BytesMut;
+
+use super::Decoder;
+use crate::chain::Chain;
+
+/// Adapts a [`Decoder`] to `tokio_util::codec::Decoder`.
+///
+/// Each call moves the bytes `FramedRead` read into a [`Chain`] without
+/// copying (`BytesMut::split().freeze()`), then lets the inner decoder cut
+/// frames from the chain, so bodies that span many reads are assembled
+/// once, not re-copied on every read. Decoder errors become
+/// `io::ErrorKind::InvalidData` errors wrapping the original.
+///
+/// # Examples
+///
+/// ```
+/// use bytes::BytesMut;
+/// use spool::codec::{FramedChain, LengthDelimited};
+/// use tokio_util::codec::Decoder as _;
+///
+/// let mut codec = FramedChain::new(LengthDelimited::new(1));
+/// let mut buf = BytesMut::from(&b"\x03ab"[..]);
+/// assert!(codec.decode(&mut buf).unwrap().is_none());
+/// buf.extend_from_slice(b"c");
+/// assert_eq!(codec.decode(&mut buf).unwrap().unwrap(), "abc");
+/// ```
+#[derive(Debug)]
+pub struct FramedChain<D> {
+    decoder: D,
+    pending: Chain,
+}
+
+impl<D> FramedChain<D> {
+    /// Wraps `decoder`.
+    pub fn new(decoder: D) -> Self {
+        Self {
+            decoder,
+            pending: Chain::new(),
+        }
+    }
+
+    /// The wrapped decoder.
+    pub fn decoder(&self) -> &D {
+        &self.decoder
+    }
+}
+
+impl<D> tokio_util::codec::Decoder for FramedChain<D>
+where
+    D: Decoder,
+    D::Error: std::error::Error + Send + Sync + 'static,
+{
+    type Item = D::Item;
+    type Error = io::Error;
+
+    fn decode(&mut self, src: &mut BytesMut) -> io::Result<Option<D::Item>> {
+        if !src.is_empty() {
+            self.pending.push_back(src.split().freeze());
+        }
+        self.decoder
+            .decode(&mut self.pending)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    }
+
+    fn decode_eof(&mut self, src: &mut BytesMut) -> io::Result<Option<D::Item>> {
+        match self.decode(src)? {
+            Some(frame) => Ok(Some(frame)),
+            None if self.pending.is_empty() => Ok(None),
+            None => Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!(
+                    "stream ended inside a frame ({} bytes left)",
+                    self.pending.len()
+                ),
+            )),
+        }
+    }
+}
