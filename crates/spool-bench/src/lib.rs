@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 
 pub mod alloc_counter;
+pub mod chain_peers;
 pub mod reassembler_peers;
 pub mod schedules;
 pub mod stream_peers;

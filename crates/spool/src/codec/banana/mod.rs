@@ -6,10 +6,12 @@
 //! length is the header, or for FLOAT an 8-byte body. See [`token`] for the
 //! type bytes.
 //!
-//! The decoder finds the type byte with [`Chain::position`] over at most 65
-//! bytes and reads the header with [`Chain::peek_into`]: it never pops a
-//! window and pushes the rest back, so a header costs its own length however
-//! large the chunk it sits in. A body is cut with [`Chain::take`]: no copy
+//! The decoder parses the header in place when it lies in the first chunk
+//! (the usual case) and otherwise finds the type byte with
+//! [`Chain::position`] over at most 65 bytes and gathers the header with
+//! [`Chain::peek_into`] into a stack buffer. It never pops a window and
+//! pushes the rest back, so a header costs its own length however large the
+//! chunk it sits in. A body is cut with [`Chain::take`]: no copy
 //! when it lies in one chunk. Until a token is complete nothing is consumed.
 //!
 //! # Examples
@@ -132,17 +134,28 @@ impl Decoder for BananaDecoder {
 
     fn decode(&mut self, src: &mut Chain) -> Result<Option<Token>, BananaError> {
         let offset = self.offset;
-        let Some(pos) = src.position(|b| b & 0x80 != 0, MAX_HEADER_DIGITS + 1) else {
-            return if src.len() > MAX_HEADER_DIGITS {
-                Err(BananaError::HeaderTooLong { offset })
-            } else {
-                Ok(None)
-            };
-        };
+        // Fast path: the whole header lies in the first chunk (the usual
+        // case), so it is parsed in place; otherwise it is gathered from the
+        // chunks into a small stack buffer.
         let mut head = [0u8; MAX_HEADER_DIGITS + 1];
-        src.peek_into(&mut head[..=pos]);
-        let header = self.header(&head[..pos])?;
-        let type_byte = head[pos];
+        let (pos, header, type_byte) = match src.front_chunk().and_then(|first| {
+            let window = &first[..first.len().min(MAX_HEADER_DIGITS + 1)];
+            let pos = window.iter().position(|&b| b & 0x80 != 0)?;
+            Some((pos, self.header(&window[..pos]), window[pos]))
+        }) {
+            Some((pos, header, type_byte)) => (pos, header?, type_byte),
+            None => {
+                let Some(pos) = src.position(|b| b & 0x80 != 0, MAX_HEADER_DIGITS + 1) else {
+                    return if src.len() > MAX_HEADER_DIGITS {
+                        Err(BananaError::HeaderTooLong { offset })
+                    } else {
+                        Ok(None)
+                    };
+                };
+                src.peek_into(&mut head[..=pos]);
+                (pos, self.header(&head[..pos])?, head[pos])
+            }
+        };
         let body_len = match type_byte {
             STRING | ERROR | LONGINT | LONGNEG => {
                 if header > self.max_body {
