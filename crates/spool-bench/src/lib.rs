@@ -4,6 +4,7 @@
 
 pub mod alloc_counter;
 pub mod chain_peers;
+pub mod pool_peers;
 pub mod reassembler_peers;
 pub mod schedules;
 pub mod stream_peers;

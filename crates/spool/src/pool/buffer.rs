@@ -1,0 +1,107 @@
+//! The [`Buffer`] trait — the shape of `buffer_sv2::Buffer` — implemented by
+//! the pool and by a plain heap buffer, so a decoder written against it runs
+//! on either.
+//!
+//! # Porting from `buffer_sv2`
+//!
+//! | `buffer_sv2` | spool |
+//! |---|---|
+//! | `BufferPool::new(capacity)` | [`BufferPool::new`] (one allocation; 1024 slots instead of 8) |
+//! | `BufferFromSystemMemory::new(0)` | [`HeapBuffer::new`] |
+//! | `Buffer::get_writable(len)` | [`Buffer::get_writable`] |
+//! | `Buffer::get_data_owned()` → `Slice` | [`Buffer::get_data_owned`] → [`Slice`] |
+//! | `Buffer::get_data_by_ref(len)` | [`Buffer::get_data_by_ref`] |
+//! | `Buffer::len()` | [`Buffer::len`] / [`Buffer::is_empty`] |
+//! | `Slice` (`Clone` copies the handle) | [`Slice`] (no `Clone`; `Bytes::from(slice)` to share) |
+//! | `danger_set_start`, `is_droppable` | not needed: [`Buffer::discard`] drops a pending message; a pool may be dropped at any time |
+
+use super::{BufferPool, Slice};
+
+/// Where a decoder writes a message before freezing it.
+pub trait Buffer {
+    /// Appends `len` bytes to the pending message and returns them to be
+    /// written.
+    fn get_writable(&mut self, len: usize) -> &mut [u8];
+    /// Freezes the pending message into an owned [`Slice`].
+    fn get_data_owned(&mut self) -> Slice;
+    /// The first `min(len, pending)` bytes of the pending message.
+    fn get_data_by_ref(&mut self, len: usize) -> &mut [u8];
+    /// Length of the pending message.
+    fn len(&self) -> usize;
+    /// Whether the pending message is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Drops the pending message.
+    fn discard(&mut self);
+}
+
+impl Buffer for BufferPool {
+    fn get_writable(&mut self, len: usize) -> &mut [u8] {
+        BufferPool::get_writable(self, len)
+    }
+
+    fn get_data_owned(&mut self) -> Slice {
+        BufferPool::get_data_owned(self)
+    }
+
+    fn get_data_by_ref(&mut self, len: usize) -> &mut [u8] {
+        BufferPool::get_data_by_ref(self, len)
+    }
+
+    fn len(&self) -> usize {
+        BufferPool::len(self)
+    }
+
+    fn discard(&mut self) {
+        BufferPool::discard(self)
+    }
+}
+
+/// A [`Buffer`] on the heap: a `Vec<u8>` per message.
+///
+/// # Examples
+///
+/// ```
+/// use spool::pool::{Buffer, HeapBuffer};
+/// let mut b = HeapBuffer::new();
+/// b.get_writable(3).copy_from_slice(b"abc");
+/// assert_eq!(&b.get_data_owned()[..], b"abc");
+/// assert!(b.is_empty());
+/// ```
+#[derive(Debug, Default)]
+pub struct HeapBuffer {
+    pending: Vec<u8>,
+}
+
+impl HeapBuffer {
+    /// An empty buffer.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl Buffer for HeapBuffer {
+    fn get_writable(&mut self, len: usize) -> &mut [u8] {
+        let at = self.pending.len();
+        self.pending.resize(at + len, 0);
+        &mut self.pending[at..]
+    }
+
+    fn get_data_owned(&mut self) -> Slice {
+        Slice::from_heap(std::mem::take(&mut self.pending).into_boxed_slice())
+    }
+
+    fn get_data_by_ref(&mut self, len: usize) -> &mut [u8] {
+        let n = len.min(self.pending.len());
+        &mut self.pending[..n]
+    }
+
+    fn len(&self) -> usize {
+        self.pending.len()
+    }
+
+    fn discard(&mut self) {
+        self.pending.clear();
+    }
+}

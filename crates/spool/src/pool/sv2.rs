@@ -1,0 +1,224 @@
+//! A Stratum V2 frame decoder that writes frames straight into a
+//! [`Buffer`] (a [`BufferPool`](super::BufferPool) or a
+//! [`HeapBuffer`](super::HeapBuffer)).
+//!
+//! A frame is a 6-byte header — extension type (u16 LE), message type
+//! (u8), payload length (u24 LE) — then the payload. The decoder asks for
+//! exactly the bytes it is missing (header, then payload), so input can be
+//! read straight into the buffer ([`Sv2Decoder::writable`]), pushed in
+//! chunks of any size ([`Sv2Decoder::push`]), or pulled from any
+//! [`io::Read`] ([`Sv2Decoder::read_frame`]).
+//!
+//! # Examples
+//!
+//! ```
+//! use spool::pool::{sv2::Sv2Decoder, BufferPool};
+//!
+//! let mut decoder = Sv2Decoder::new(BufferPool::new(1 << 16));
+//! let wire = [0x00, 0x00, 0x15, 3, 0, 0, b'a', b'b', b'c'];
+//! let mut frames = Vec::new();
+//! let mut input = &wire[..];
+//! while !input.is_empty() {
+//!     let used = decoder.push(input, &mut frames).unwrap();
+//!     input = &input[used..];
+//! }
+//! assert_eq!(frames[0].msg_type(), 0x15);
+//! assert_eq!(frames[0].payload(), b"abc");
+//! ```
+
+use std::io;
+
+use super::{Buffer, Slice};
+
+/// Bytes in a Stratum V2 frame header.
+pub const HEADER_LEN: usize = 6;
+
+/// The largest payload a u24 length can announce.
+pub const MAX_PAYLOAD: usize = (1 << 24) - 1;
+
+/// A payload length above the decoder's limit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Stratum V2 frame announces a {size}-byte payload, over the limit of {limit} bytes")]
+pub struct FrameTooLarge {
+    /// The announced payload length.
+    pub size: usize,
+    /// The configured limit.
+    pub limit: usize,
+}
+
+impl From<FrameTooLarge> for io::Error {
+    fn from(e: FrameTooLarge) -> Self {
+        io::Error::new(io::ErrorKind::InvalidData, e)
+    }
+}
+
+/// One decoded frame; owns its header and payload bytes in one [`Slice`].
+#[derive(Debug)]
+pub struct Frame {
+    bytes: Slice,
+}
+
+impl Frame {
+    /// The extension type.
+    pub fn extension_type(&self) -> u16 {
+        u16::from_le_bytes([self.bytes[0], self.bytes[1]])
+    }
+
+    /// The message type.
+    pub fn msg_type(&self) -> u8 {
+        self.bytes[2]
+    }
+
+    /// The payload.
+    pub fn payload(&self) -> &[u8] {
+        &self.bytes[HEADER_LEN..]
+    }
+
+    /// Header and payload, as they arrived.
+    pub fn into_slice(self) -> Slice {
+        self.bytes
+    }
+}
+
+/// Decodes Stratum V2 frames into a [`Buffer`].
+#[derive(Debug)]
+pub struct Sv2Decoder<B: Buffer> {
+    buffer: B,
+    max_payload: usize,
+    /// Payload length once the header is complete.
+    payload_len: Option<usize>,
+}
+
+impl<B: Buffer> Sv2Decoder<B> {
+    /// A decoder accepting payloads up to the u24 maximum.
+    pub fn new(buffer: B) -> Self {
+        Self::with_max_payload(buffer, MAX_PAYLOAD)
+    }
+
+    /// A decoder rejecting payloads over `max_payload` bytes.
+    pub fn with_max_payload(buffer: B, max_payload: usize) -> Self {
+        Self {
+            buffer,
+            max_payload,
+            payload_len: None,
+        }
+    }
+
+    /// How many more bytes the current frame needs.
+    pub fn missing(&self) -> usize {
+        match self.payload_len {
+            None => HEADER_LEN - self.buffer.len(),
+            Some(n) => HEADER_LEN + n - self.buffer.len(),
+        }
+    }
+
+    /// Space for exactly the missing bytes, to be filled completely (by a
+    /// `read_exact`, say) before calling [`next_frame`](Self::next_frame).
+    pub fn writable(&mut self) -> &mut [u8] {
+        let missing = self.missing();
+        self.buffer.get_writable(missing)
+    }
+
+    /// After [`writable`](Self::writable) was filled: the finished frame, or
+    /// `Ok(None)` if the header is now complete and the payload is missing.
+    ///
+    /// # Errors
+    ///
+    /// [`FrameTooLarge`] when the header announces too large a payload; the
+    /// pending frame is dropped and the decoder is ready for new input.
+    pub fn next_frame(&mut self) -> Result<Option<Frame>, FrameTooLarge> {
+        if self.payload_len.is_none() {
+            if self.buffer.len() < HEADER_LEN {
+                return Ok(None);
+            }
+            let h = self.buffer.get_data_by_ref(HEADER_LEN);
+            let size = usize::from(h[3]) | usize::from(h[4]) << 8 | usize::from(h[5]) << 16;
+            if size > self.max_payload {
+                self.reset();
+                return Err(FrameTooLarge {
+                    size,
+                    limit: self.max_payload,
+                });
+            }
+            self.payload_len = Some(size);
+        }
+        if self.missing() > 0 {
+            return Ok(None);
+        }
+        self.payload_len = None;
+        Ok(Some(Frame {
+            bytes: self.buffer.get_data_owned(),
+        }))
+    }
+
+    /// Feeds `input`; pushes every completed frame onto `frames` and returns
+    /// how many bytes it used (all of them unless an error stopped it).
+    ///
+    /// # Errors
+    ///
+    /// As for [`next_frame`](Self::next_frame).
+    pub fn push(
+        &mut self,
+        mut input: &[u8],
+        frames: &mut Vec<Frame>,
+    ) -> Result<usize, FrameTooLarge> {
+        let total = input.len();
+        while !input.is_empty() {
+            let n = self.missing().min(input.len());
+            self.buffer.get_writable(n).copy_from_slice(&input[..n]);
+            input = &input[n..];
+            if let Some(frame) = self.next_frame()? {
+                frames.push(frame);
+            }
+        }
+        Ok(total)
+    }
+
+    /// Reads one whole frame from `reader`, straight into the buffer.
+    /// `Ok(None)` at a clean end of input (between frames).
+    ///
+    /// # Errors
+    ///
+    /// I/O errors (an end of input inside a frame is `UnexpectedEof`), and
+    /// [`FrameTooLarge`] as `InvalidData`.
+    pub fn read_frame(&mut self, reader: &mut impl io::Read) -> io::Result<Option<Frame>> {
+        loop {
+            let missing = self.missing();
+            let at_start = self.buffer.is_empty();
+            let dst = self.buffer.get_writable(missing);
+            let mut filled = 0;
+            while filled < missing {
+                match reader.read(&mut dst[filled..]) {
+                    Ok(0) if at_start && filled == 0 => {
+                        self.reset();
+                        return Ok(None);
+                    }
+                    Ok(0) => {
+                        self.reset();
+                        return Err(io::ErrorKind::UnexpectedEof.into());
+                    }
+                    Ok(n) => filled += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        self.reset();
+                        return Err(e);
+                    }
+                }
+            }
+            if let Some(frame) = self.next_frame()? {
+                return Ok(Some(frame));
+            }
+        }
+    }
+
+    /// Drops any partial frame (for a new connection).
+    pub fn reset(&mut self) {
+        self.buffer.discard();
+        self.payload_len = None;
+    }
+
+    /// The buffer, e.g. to read a pool's stats.
+    pub fn buffer(&self) -> &B {
+        &self.buffer
+    }
+}

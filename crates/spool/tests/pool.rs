@@ -1,0 +1,221 @@
+//! BufferPool behaviour: fallback only when full and back to the arena as
+//! soon as space frees, stats, frames held live in FIFO order with no
+//! fallback, a long-lived frame skipped over, cross-thread drops, the pool
+//! dropped before its slices, `Bytes` conversion, and the Stratum V2
+//! decoder over the pool and the heap buffer.
+
+use std::io::Cursor;
+
+use spool::pool::sv2::{FrameTooLarge, Sv2Decoder, HEADER_LEN};
+use spool::pool::{Buffer, BufferPool, HeapBuffer, PoolStats, Slice};
+
+fn frame(pool: &mut BufferPool, len: usize, byte: u8) -> Slice {
+    pool.get_writable(len).fill(byte);
+    pool.get_data_owned()
+}
+
+#[test]
+fn falls_back_only_when_full_and_recovers() {
+    let mut pool = BufferPool::new(100);
+    let a = frame(&mut pool, 60, 1);
+    let b = frame(&mut pool, 60, 2); // does not fit next to `a`
+    assert!(a.is_pooled());
+    assert!(!b.is_pooled());
+    assert_eq!(pool.stats().fallbacks, 1);
+    drop(a);
+    let c = frame(&mut pool, 60, 3); // space is back
+    assert!(c.is_pooled());
+    assert_eq!(pool.stats().fallbacks, 1);
+    assert_eq!(&b[..], &[2; 60][..]);
+    assert_eq!(
+        pool.stats(),
+        PoolStats {
+            capacity: 100,
+            in_use: 60,
+            high_water: 60,
+            fallbacks: 1,
+            live: 1
+        }
+    );
+}
+
+#[test]
+fn k_frames_held_live_never_fall_back() {
+    for k in [0usize, 1, 4, 8, 9, 64] {
+        let mut pool = BufferPool::new(327_680);
+        let mut held = std::collections::VecDeque::new();
+        for i in 0..5000usize {
+            let f = frame(&mut pool, 1024, i as u8);
+            held.push_back(f);
+            if held.len() > k {
+                held.pop_front();
+            }
+        }
+        assert_eq!(pool.stats().fallbacks, 0, "k = {k}");
+        assert!(held.iter().all(|f| f.is_pooled()));
+    }
+}
+
+#[test]
+fn a_long_lived_frame_is_skipped_over() {
+    let mut pool = BufferPool::new(10_000);
+    let keeper = frame(&mut pool, 100, 9);
+    for i in 0..10_000usize {
+        let f = frame(&mut pool, 900, i as u8);
+        assert!(f.is_pooled(), "message {i} fell back");
+    }
+    assert_eq!(&keeper[..], &[9; 100][..]);
+    assert_eq!(pool.stats().fallbacks, 0);
+}
+
+#[test]
+fn slot_exhaustion_falls_back_then_recovers() {
+    let mut pool = BufferPool::with_slots(1000, 2);
+    let a = frame(&mut pool, 10, 1);
+    let b = frame(&mut pool, 10, 2);
+    let c = frame(&mut pool, 10, 3);
+    assert!(a.is_pooled() && b.is_pooled() && !c.is_pooled());
+    drop(a);
+    assert!(frame(&mut pool, 10, 4).is_pooled());
+    assert_eq!(pool.stats().fallbacks, 1);
+}
+
+#[test]
+fn drops_on_other_threads_return_space() {
+    let mut pool = BufferPool::new(4096);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Slice>(4);
+    let consumer = std::thread::spawn(move || {
+        let mut n = 0u64;
+        for f in rx {
+            assert!(f.iter().all(|&b| b == f[0]));
+            n += f.len() as u64;
+        }
+        n
+    });
+    for i in 0..20_000usize {
+        tx.send(frame(&mut pool, 100, i as u8)).unwrap();
+    }
+    drop(tx);
+    assert_eq!(consumer.join().unwrap(), 2_000_000);
+    assert_eq!(pool.stats().in_use, 0);
+}
+
+#[test]
+fn pool_can_be_dropped_before_its_slices() {
+    let mut pool = BufferPool::new(1024);
+    let a = frame(&mut pool, 100, 7);
+    let b = frame(&mut pool, 100, 8);
+    drop(b);
+    drop(pool);
+    let t = std::thread::spawn(move || a.iter().map(|&x| u64::from(x)).sum::<u64>());
+    assert_eq!(t.join().unwrap(), 700);
+}
+
+#[test]
+fn slice_into_bytes_without_copy() {
+    let mut pool = BufferPool::new(1024);
+    let s = frame(&mut pool, 64, 5);
+    let ptr = s.as_ptr();
+    let bytes = bytes::Bytes::from(s);
+    assert_eq!(bytes.as_ptr(), ptr);
+    let clone = bytes.clone();
+    drop(bytes);
+    assert_eq!(pool.stats().live, 1, "a Bytes clone still holds the span");
+    drop(clone);
+    assert_eq!(pool.stats().live, 0);
+}
+
+#[test]
+fn zero_capacity_pool_uses_the_heap() {
+    let mut pool = BufferPool::new(0);
+    let s = frame(&mut pool, 10, 1);
+    assert!(!s.is_pooled());
+    assert_eq!(&s[..], &[1; 10][..]);
+    assert!(pool.get_data_owned().is_empty());
+}
+
+#[test]
+fn huge_writes_spill_instead_of_overflowing() {
+    let mut pool = BufferPool::new(16);
+    pool.get_writable(8).fill(1);
+    pool.get_writable(100).fill(2);
+    let s = pool.get_data_owned();
+    assert_eq!(s.len(), 108);
+    assert!(!s.is_pooled());
+}
+
+fn wire(frames: &[(u16, u8, Vec<u8>)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (ext, msg, payload) in frames {
+        out.extend(ext.to_le_bytes());
+        out.push(*msg);
+        out.extend(&(payload.len() as u32).to_le_bytes()[..3]);
+        out.extend(payload);
+    }
+    out
+}
+
+fn decode_pushed<B: Buffer>(
+    decoder: &mut Sv2Decoder<B>,
+    wire: &[u8],
+    step: usize,
+) -> Vec<(u16, u8, Vec<u8>)> {
+    let mut frames = Vec::new();
+    for piece in wire.chunks(step) {
+        assert_eq!(decoder.push(piece, &mut frames).unwrap(), piece.len());
+    }
+    frames
+        .iter()
+        .map(|f| (f.extension_type(), f.msg_type(), f.payload().to_vec()))
+        .collect()
+}
+
+#[test]
+fn sv2_decoder_over_pool_and_heap_in_any_split() {
+    let sent = vec![
+        (0u16, 0x15u8, b"hello".to_vec()),
+        (0x8000, 0x01, vec![]),
+        (7, 0xff, vec![3; 70_000]),
+    ];
+    let w = wire(&sent);
+    for step in [1, 5, 6, 7, 4096, w.len()] {
+        let mut on_pool = Sv2Decoder::new(BufferPool::new(1 << 20));
+        assert_eq!(decode_pushed(&mut on_pool, &w, step), sent);
+        assert_eq!(on_pool.buffer().stats().fallbacks, 0);
+        let mut on_heap = Sv2Decoder::new(HeapBuffer::new());
+        assert_eq!(decode_pushed(&mut on_heap, &w, step), sent);
+    }
+    let mut reader = Cursor::new(w.clone());
+    let mut d = Sv2Decoder::new(BufferPool::new(1 << 20));
+    let mut got = Vec::new();
+    while let Some(f) = d.read_frame(&mut reader).unwrap() {
+        got.push((f.extension_type(), f.msg_type(), f.payload().to_vec()));
+    }
+    assert_eq!(got, sent);
+    let mut truncated = Cursor::new(w[..w.len() - 1].to_vec());
+    let err = std::iter::from_fn(|| Some(d.read_frame(&mut truncated)))
+        .find_map(|r| r.err())
+        .unwrap();
+    assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
+}
+
+#[test]
+fn sv2_oversize_is_an_error_and_the_decoder_stays_usable() {
+    let mut d = Sv2Decoder::with_max_payload(BufferPool::new(4096), 100);
+    let mut frames = Vec::new();
+    let big = wire(&[(1, 2, vec![0; 101])]);
+    let err = d.push(&big[..HEADER_LEN], &mut frames).unwrap_err();
+    assert_eq!(
+        err,
+        FrameTooLarge {
+            size: 101,
+            limit: 100
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "Stratum V2 frame announces a 101-byte payload, over the limit of 100 bytes"
+    );
+    let ok = wire(&[(1, 2, vec![4; 100])]);
+    assert_eq!(decode_pushed(&mut d, &ok, 13), vec![(1, 2, vec![4; 100])]);
+}
