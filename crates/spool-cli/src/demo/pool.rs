@@ -1,8 +1,163 @@
-//! The demo's rows for this system (placeholder until its issue lands).
+//! The demo's BufferPool rows: buffer_sv2's own message loop, frames held
+//! live, and a consumer thread behind a channel — spool's pool next to
+//! buffer_sv2's pool, a `Vec` per message and `BytesMut`.
 
+use std::collections::VecDeque;
+use std::sync::mpsc::sync_channel;
+use std::time::Duration;
+
+use spool::pool::BufferPool;
+use spool_bench::pool_peers::{
+    write_in_tens, BytesMutSplit, MessageBuffer, Sv2Pool, VecPerMessage,
+};
+use spool_bench::schedules::{random_bytes, Rng};
+
+use super::timing::best_of;
 use super::{table::Row, Context};
 
+const SYSTEM: &str = "BufferPool";
+const CAPACITY: usize = 327_680;
+
 /// Measures this system and its peers on generated data.
-pub fn rows(_ctx: &Context) -> anyhow::Result<Vec<Row>> {
-    Ok(Vec::new())
+pub fn rows(ctx: &Context) -> anyhow::Result<Vec<Row>> {
+    let runs = if ctx.quick { 3 } else { 10 };
+    let data = random_bytes(1 << 16, 3);
+    let mut rng = Rng(7);
+    let lens: Vec<usize> = (0..2000)
+        .map(|_| (1 << 14) - rng.below(12_000) as usize)
+        .collect();
+    let want: usize = lens.iter().map(|l| l / 10 * 10).sum();
+
+    let sv2_loop = |buf: &mut dyn FnMut(usize, usize) -> usize| -> usize {
+        lens.iter().enumerate().map(|(i, &len)| buf(i, len)).sum()
+    };
+    let mut rows = Vec::new();
+    rows.push(row(
+        "buffer_sv2's loop: 2000 msgs, 10 B writes",
+        "ns/msg",
+        lens.len(),
+        runs,
+        &mut |b: &mut dyn Peer| {
+            let total = sv2_loop(&mut |i, len| b.message_in_tens(len, &data[i / 2..]));
+            anyhow::ensure!(total == want, "{}: wrong byte count", b.name());
+            Ok(())
+        },
+    )?);
+    rows.push(row(
+        "64 frames of 1 KiB held live",
+        "ns/msg",
+        20_000,
+        runs,
+        &mut |b| b.hold(64, 1024, 20_000),
+    )?);
+    rows.push(row(
+        "consumer thread, channel depth 64",
+        "ns/msg",
+        20_000,
+        runs,
+        &mut |b| b.pipeline(64, 1024, 20_000),
+    )?);
+    Ok(rows)
+}
+
+/// One buffer under test, type-erased so each row can loop over them.
+trait Peer {
+    fn name(&self) -> &'static str;
+    fn message_in_tens(&mut self, len: usize, input: &[u8]) -> usize;
+    fn hold(&mut self, k: usize, size: usize, n: usize) -> anyhow::Result<()>;
+    fn pipeline(&mut self, depth: usize, size: usize, n: usize) -> anyhow::Result<()>;
+}
+
+struct Named<B>(&'static str, B);
+
+impl<B: MessageBuffer> Peer for Named<B> {
+    fn name(&self) -> &'static str {
+        self.0
+    }
+
+    fn message_in_tens(&mut self, len: usize, input: &[u8]) -> usize {
+        write_in_tens(&mut self.1, len, input);
+        self.1.freeze().as_ref().len()
+    }
+
+    fn hold(&mut self, k: usize, size: usize, n: usize) -> anyhow::Result<()> {
+        let mut held = VecDeque::with_capacity(k + 1);
+        for i in 0..n {
+            self.1.writable(size).fill(i as u8);
+            held.push_back((i as u8, self.1.freeze()));
+            if held.len() > k {
+                let (tag, frame) = held.pop_front().expect("non-empty");
+                anyhow::ensure!(
+                    frame.as_ref().iter().all(|&b| b == tag),
+                    "{}: a held frame changed",
+                    self.0
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn pipeline(&mut self, depth: usize, size: usize, n: usize) -> anyhow::Result<()> {
+        let (tx, rx) = sync_channel::<B::Frame>(depth);
+        let consumer =
+            std::thread::spawn(move || rx.iter().map(|f| f.as_ref().len()).sum::<usize>());
+        for i in 0..n {
+            self.1.writable(size).fill(i as u8);
+            tx.send(self.1.freeze())
+                .map_err(|_| anyhow::anyhow!("{}: consumer hung up", self.0))?;
+        }
+        drop(tx);
+        let got = consumer
+            .join()
+            .map_err(|_| anyhow::anyhow!("consumer panicked"))?;
+        anyhow::ensure!(got == n * size, "{}: consumer saw {got} bytes", self.0);
+        Ok(())
+    }
+}
+
+fn row(
+    case: &str,
+    unit: &'static str,
+    messages: usize,
+    runs: usize,
+    work: &mut dyn FnMut(&mut dyn Peer) -> anyhow::Result<()>,
+) -> anyhow::Result<Row> {
+    let mut measure = |make: &dyn Fn() -> Box<dyn Peer>| -> anyhow::Result<f64> {
+        let mut result = Ok(());
+        let (time, _) = best_of(runs, || {
+            let mut peer = make();
+            if result.is_ok() {
+                result = work(peer.as_mut());
+            }
+        });
+        result?;
+        Ok(ns_per(time, messages))
+    };
+    let spool = measure(&|| Box::new(Named("spool", BufferPool::new(CAPACITY))))?;
+    let peers = vec![
+        (
+            "buffer_sv2".into(),
+            measure(&|| Box::new(Named("buffer_sv2", Sv2Pool::new(CAPACITY))))?,
+        ),
+        (
+            "Vec".into(),
+            measure(&|| Box::new(Named("Vec", VecPerMessage::default())))?,
+        ),
+        (
+            "BytesMut".into(),
+            measure(&|| Box::new(Named("BytesMut", BytesMutSplit::default())))?,
+        ),
+    ];
+    Ok(Row {
+        system: SYSTEM,
+        case: case.into(),
+        unit,
+        higher_is_better: false,
+        spool,
+        peers,
+    })
+}
+
+fn ns_per(time: Duration, n: usize) -> f64 {
+    time.as_nanos() as f64 / n as f64
 }
