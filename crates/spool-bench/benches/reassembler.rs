@@ -69,6 +69,13 @@ fn bench(c: &mut Criterion) {
             check_and_count("smoltcp", || SmoltcpPeer::new(cap), &s),
             check_and_count("btreemap", || BTreeMapPeer::new(cap), &s),
         );
+        let mut smoltcp = SmoltcpPeer::new(cap);
+        let mut out = Vec::with_capacity(s.data.len());
+        run(&mut smoltcp, &s, &mut out);
+        println!(
+            "{name}: smoltcp refused {} segments for too many holes (resent by the harness)",
+            smoltcp.refusals
+        );
         let mut group = c.benchmark_group(format!("reassembler/{name}"));
         group.throughput(Throughput::Bytes(s.data.len() as u64));
         group.sample_size(20);

@@ -219,3 +219,25 @@ fn sv2_oversize_is_an_error_and_the_decoder_stays_usable() {
     let ok = wire(&[(1, 2, vec![4; 100])]);
     assert_eq!(decode_pushed(&mut d, &ok, 13), vec![(1, 2, vec![4; 100])]);
 }
+
+#[test]
+fn consumer_thread_behind_a_channel_sees_intact_frames() {
+    for depth in [4usize, 64] {
+        let mut pool = BufferPool::new(327_680);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(u8, Slice)>(depth);
+        let consumer = std::thread::spawn(move || {
+            for (tag, f) in rx {
+                assert!(
+                    f.iter().all(|&b| b == tag),
+                    "frame {tag} changed while live"
+                );
+            }
+        });
+        for i in 0..50_000usize {
+            let size = [1024, 64, 3000, 17][i % 4];
+            tx.send((i as u8, frame(&mut pool, size, i as u8))).unwrap();
+        }
+        drop(tx);
+        consumer.join().unwrap();
+    }
+}

@@ -17,6 +17,7 @@ enum Op {
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         5 => (0..200usize).prop_map(Op::Write),
+        1 => (0..6000usize).prop_map(Op::Write),
         3 => Just(Op::Freeze),
         2 => any::<usize>().prop_map(Op::Drop),
         1 => any::<usize>().prop_map(Op::DropElsewhere),
@@ -100,7 +101,7 @@ proptest! {
     #[test]
     fn slices_never_overlap_and_keep_their_bytes(
         ops in prop::collection::vec(op(), 1..150),
-        capacity in prop_oneof![Just(0usize), 1..64usize, 64..4096usize],
+        capacity in prop_oneof![Just(0usize), 1..64usize, 64..4096usize, 40_000..120_000usize],
         slots in 1usize..40,
     ) {
         run(&ops, capacity, slots);

@@ -66,6 +66,10 @@ pub use slice::Slice;
 use loom::Ordering;
 use shared::{Shared, LIVE, RELEASED};
 
+/// How far the write position gets before the pool returns to the arena's
+/// start when the space there is free (see `wrap_early`): about an L1 cache.
+const EARLY_WRAP: usize = 32 << 10;
+
 /// Default number of slots: frames that can be live at once.
 pub const DEFAULT_SLOTS: usize = 1024;
 
@@ -213,6 +217,7 @@ impl BufferPool {
                     self.move_pending(pos);
                 }
                 self.limit = bound;
+                self.debug_check();
                 return true;
             }
             if bound == self.capacity {
@@ -273,6 +278,53 @@ impl BufferPool {
         self.fallbacks += 1;
     }
 
+    /// Between messages: once the write position is past [`EARLY_WRAP`] and
+    /// every live frame lies behind it with at least that much free space
+    /// before the oldest, start the next message at the arena's start. A
+    /// pool whose frames are released soon after they are made then keeps
+    /// reusing the same, cache-warm bytes instead of sweeping the arena.
+    fn wrap_early(&mut self) {
+        if self.head < EARLY_WRAP {
+            return;
+        }
+        let oldest = self.spans.front().map_or(self.head, |s| s.start);
+        // Strictly behind: a frame starting exactly at `head` is ahead of it.
+        if oldest < self.head && oldest >= EARLY_WRAP {
+            self.msg_start = 0;
+            self.head = 0;
+            self.limit = oldest;
+        }
+    }
+
+    /// Checks, in debug builds, what the fast path relies on: the spans are
+    /// disjoint, in cyclic address order starting at the pending message,
+    /// and none overlaps the gap `msg_start..limit`.
+    fn debug_check(&self) {
+        if cfg!(debug_assertions) && self.spilled.is_none() {
+            let key = |s: &Span| (s.start + self.capacity - self.msg_start) % self.capacity.max(1);
+            let mut prev_end_key = 0;
+            for (i, s) in self.spans.iter().enumerate() {
+                assert!(s.start < s.end && s.end <= self.capacity, "bad span {s:?}");
+                let k = key(s);
+                assert!(
+                    i == 0 || k >= prev_end_key,
+                    "spans out of order at {i}: {:?} (msg_start {}, head {}, limit {})",
+                    self.spans,
+                    self.msg_start,
+                    self.head,
+                    self.limit
+                );
+                prev_end_key = k + (s.end - s.start);
+                assert!(
+                    s.end <= self.msg_start || s.start >= self.limit,
+                    "span {s:?} overlaps the gap {}..{}",
+                    self.msg_start,
+                    self.limit
+                );
+            }
+        }
+    }
+
     /// Reclaims released frames at the front of the span order.
     fn reclaim_front(&mut self) {
         while let Some(span) = self.spans.front() {
@@ -316,6 +368,9 @@ impl BufferPool {
         // SAFETY: `msg_start` is inside the arena.
         let ptr = unsafe { NonNull::new_unchecked(self.arena().add(self.msg_start)) };
         self.msg_start = self.head;
+        self.reclaim_front();
+        self.wrap_early();
+        self.debug_check();
         // SAFETY: the slot was free and is now LIVE for this slice alone; the
         // span is in the arena and the pool will not touch it until the
         // slice releases the slot.
