@@ -1,2 +1,45 @@
-//! The pwned-password index (placeholder, filled in by its own issue).
+//! An on-disk index of Have I Been Pwned password hashes with their
+//! prevalence counts: build it once from the HIBP text files, then ask
+//! "was this password pwned, and how often" in microseconds.
+//!
+//! - [`build()`](build::build) reads `HASH:COUNT` lines (full file, range
+//!   directory, NTLM; gzip/zstd streamed), sorts in bounded memory and writes
+//!   the index in one sequential pass ([`IndexWriter`]).
+//! - [`Index`] maps an index read-only and looks hashes up through a 16-bit
+//!   fanout table and a binary search within one prefix's records.
+//! - [`sample`] generates deterministic sample data.
+//!
+//! The file format is in [`format`] and `docs/pwned-format.md`: 22 bytes per
+//! SHA-1 hash (18 hash bytes + a 4-byte count) plus a 512 KiB table.
+//!
+//! # Examples
+//!
+//! ```
+//! use spool_pwned::{build::{build, BuildOptions}, input::Source, HashKind, Index};
+//! let dir = std::env::temp_dir().join(format!("spool-pwned-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).unwrap();
+//! let text = "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:10\n";
+//! let source = Source { name: "doc".into(), prefix: vec![], reader: Box::new(text.as_bytes()) };
+//! let out = dir.join("index");
+//! build(vec![source], &out, &BuildOptions::default(), &mut |_| {}).unwrap();
+//! let index = Index::open(&out).unwrap();
+//! assert_eq!(index.lookup(&HashKind::Sha1.hash_password("password")), Some(10));
+//! assert_eq!(index.lookup(&HashKind::Sha1.hash_password("correct horse")), None);
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! ```
 #![deny(missing_docs)]
+
+pub mod build;
+pub mod format;
+mod hash;
+mod index;
+pub mod input;
+mod parse;
+pub mod sample;
+mod sort;
+mod writer;
+
+pub use hash::{decode_hex, to_hex, HashKind};
+pub use index::{Index, IndexError};
+pub use parse::{parse_line, LineErrorKind};
+pub use writer::IndexWriter;

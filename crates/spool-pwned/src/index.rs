@@ -1,0 +1,170 @@
+//! Reading an index: memory-mapped, read-only, a lookup in microseconds.
+
+use std::fs::File;
+use std::path::Path;
+
+use memmap2::Mmap;
+
+use crate::format::{self, Header, FANOUT_ENTRIES, HEADER_LEN, PREFIX_BYTES, RECORDS_OFFSET};
+use crate::HashKind;
+
+/// Why an index could not be opened or verified.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// The file could not be opened or mapped.
+    #[error("{path}: {source}")]
+    Io {
+        /// The index path.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not a valid index.
+    #[error("{path}: {reason}")]
+    Invalid {
+        /// The index path.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// An open index.
+///
+/// # Examples
+///
+/// ```no_run
+/// let index = spool_pwned::Index::open("pwned.idx").unwrap();
+/// let hash = spool_pwned::HashKind::Sha1.hash_password("password");
+/// println!("{:?}", index.lookup(&hash)); // Some(count) or None
+/// ```
+pub struct Index {
+    map: Mmap,
+    header: Header,
+    path: String,
+}
+
+impl Index {
+    /// Opens and maps `path` read-only and checks its header, size and
+    /// fanout table (not the records' checksum: see [`verify`](Self::verify)).
+    ///
+    /// # Errors
+    ///
+    /// An [`IndexError`] naming the file and the problem.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, IndexError> {
+        let path_ref = path.as_ref();
+        let name = path_ref.display().to_string();
+        let io = |source| IndexError::Io {
+            path: name.clone(),
+            source,
+        };
+        let file = File::open(path_ref).map_err(io)?;
+        // SAFETY: the map is read-only and private to this process; an index
+        // is only ever written under a temporary name and renamed, so a file
+        // opened here is complete and is not modified in place.
+        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+        let invalid = |reason: String| IndexError::Invalid {
+            path: name.clone(),
+            reason,
+        };
+        let header = Header::decode(&map).map_err(invalid)?;
+        let record_len = format::record_len(header.kind) as u64;
+        let expected = (RECORDS_OFFSET as u64)
+            .checked_add(header.records.saturating_mul(record_len));
+        if expected != Some(map.len() as u64) {
+            return Err(invalid(format!(
+                "file is {} bytes but its header describes {} records ({} bytes): truncated or corrupt",
+                map.len(),
+                header.records,
+                expected.map_or("too many".into(), |e| e.to_string())
+            )));
+        }
+        let index = Index {
+            map,
+            header,
+            path: name.clone(),
+        };
+        let mut prev = 0;
+        for p in 0..FANOUT_ENTRIES {
+            let v = index.fanout(p);
+            if v < prev || v > index.header.records {
+                return Err(invalid("fanout table is not monotonic: corrupt".into()));
+            }
+            prev = v;
+        }
+        if prev != index.header.records {
+            return Err(invalid(
+                "fanout table does not end at the record count: corrupt".into(),
+            ));
+        }
+        Ok(index)
+    }
+
+    /// The header fields.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The file's path as given to [`open`](Self::open).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn fanout(&self, p: usize) -> u64 {
+        let at = HEADER_LEN + 8 * p;
+        u64::from_le_bytes(self.map[at..at + 8].try_into().expect("8 bytes"))
+    }
+
+    /// The prevalence count of `hash` (20 bytes for SHA-1, 16 for NTLM),
+    /// or `None` if it is not in the index (or has the wrong length).
+    /// Touches the fanout entry and a binary search within one prefix's
+    /// records: a few pages.
+    pub fn lookup(&self, hash: &[u8]) -> Option<u32> {
+        if hash.len() != self.header.kind.byte_len() {
+            return None;
+        }
+        let p = usize::from(u16::from_be_bytes([hash[0], hash[1]]));
+        let (lo, hi) = (self.fanout(p) as usize, self.fanout(p + 1) as usize);
+        let len = format::record_len(self.header.kind);
+        let key_len = len - 4;
+        let records = &self.map[RECORDS_OFFSET..];
+        let want = &hash[PREFIX_BYTES..];
+        let (mut lo, mut hi) = (lo, hi);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let rec = &records[mid * len..(mid + 1) * len];
+            match rec[..key_len].cmp(want) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    return Some(u32::from_le_bytes(
+                        rec[key_len..].try_into().expect("4 bytes"),
+                    ));
+                }
+            }
+        }
+        None
+    }
+
+    /// Checks the checksum of the fanout table and every record (reads the
+    /// whole file), and that records are sorted within each prefix.
+    ///
+    /// # Errors
+    ///
+    /// [`IndexError::Invalid`] naming what is wrong.
+    pub fn verify(&self) -> Result<(), IndexError> {
+        let crc = crc32fast::hash(&self.map[HEADER_LEN..]);
+        if crc != self.header.data_crc {
+            return Err(IndexError::Invalid {
+                path: self.path.clone(),
+                reason: "data checksum mismatch: the index is corrupt".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Hash kind of the index.
+    pub fn kind(&self) -> HashKind {
+        self.header.kind
+    }
+}

@@ -1,0 +1,280 @@
+//! Build then look up: every hash found with its (summed) count, absent
+//! ones not; malformed lines reported with file, line and offset; corrupt
+//! indexes rejected; sorted, unsorted and range-directory inputs give
+//! byte-identical indexes.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use spool_pwned::build::{build, BuildError, BuildOptions, BuildReport};
+use spool_pwned::input::{sources, Source};
+use spool_pwned::sample::{write_sample, write_sample_ranges, Order};
+use spool_pwned::{to_hex, HashKind, Index, LineErrorKind};
+
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(tag: &str) -> Self {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static N: AtomicU32 = AtomicU32::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "spool-pwned-test-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&p).unwrap();
+        Dir(p)
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn text_source(text: &str) -> Source {
+    Source {
+        name: "input.txt".into(),
+        prefix: Vec::new(),
+        reader: Box::new(std::io::Cursor::new(text.as_bytes().to_vec())),
+    }
+}
+
+fn build_text(
+    text: &str,
+    out: &Path,
+    memory: usize,
+    skip: bool,
+) -> Result<BuildReport, BuildError> {
+    let opts = BuildOptions {
+        memory,
+        skip_invalid: skip,
+        ..BuildOptions::default()
+    };
+    build(vec![text_source(text)], out, &opts, &mut |_| {})
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    #[test]
+    fn every_hash_found_with_summed_count(
+        keys in prop::collection::vec(any::<[u8; 20]>(), 1..300),
+        dup_every in 2usize..7,
+        counts in prop::collection::vec(1u32..1000, 300),
+        crlf_mask in any::<u64>(),
+        lower_mask in any::<u64>(),
+        memory in prop_oneof![Just(1usize << 30), Just(24 * 1024 * 2), Just(1)],
+    ) {
+        let dir = Dir::new("prop");
+        let mut want: BTreeMap<[u8; 20], u64> = BTreeMap::new();
+        let mut text = String::new();
+        for (i, key) in keys.iter().enumerate() {
+            let copies = if i % dup_every == 0 { 2 } else { 1 };
+            for c in 0..copies {
+                let count = counts[(i + c) % counts.len()];
+                *want.entry(*key).or_default() += u64::from(count);
+                let hex = to_hex(key);
+                let hex = if lower_mask >> (i % 64) & 1 == 1 { hex.to_lowercase() } else { hex };
+                let eol = if crlf_mask >> (i % 64) & 1 == 1 { "\r\n" } else { "\n" };
+                text += &format!("{hex}:{count}{eol}");
+            }
+        }
+        let out = dir.0.join("index");
+        let report = build_text(&text, &out, memory, false).unwrap();
+        prop_assert_eq!(report.records, want.len() as u64);
+        let index = Index::open(&out).unwrap();
+        index.verify().unwrap();
+        for (key, count) in &want {
+            prop_assert_eq!(index.lookup(key), Some((*count).min(u64::from(u32::MAX)) as u32));
+        }
+        for key in &keys {
+            let mut absent = *key;
+            absent[19] ^= 0x5a;
+            if !want.contains_key(&absent) {
+                prop_assert_eq!(index.lookup(&absent), None);
+            }
+        }
+        let leftovers: Vec<_> = std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name()).collect();
+        prop_assert_eq!(leftovers.len(), 1, "only the index remains: {:?}", leftovers);
+    }
+}
+
+#[test]
+fn malformed_lines_name_file_line_and_offset() {
+    let dir = Dir::new("bad");
+    let good = "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3\n";
+    let cases = [
+        (
+            "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD:3\n",
+            LineErrorKind::WrongLength {
+                expected: 40,
+                found: 39,
+            },
+        ),
+        (
+            "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FDX:3\n",
+            LineErrorKind::NotHex,
+        ),
+        (
+            "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD9\n",
+            LineErrorKind::MissingCount,
+        ),
+        (
+            "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD9:\n",
+            LineErrorKind::BadCount,
+        ),
+        (
+            "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD9:12a\n",
+            LineErrorKind::BadCount,
+        ),
+        (
+            "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD9:99999999999\n",
+            LineErrorKind::BadCount,
+        ),
+    ];
+    for (bad, kind) in cases {
+        let text = format!("{good}{bad}{good}");
+        let out = dir.0.join("index");
+        let _ = std::fs::remove_file(&out);
+        match build_text(&text, &out, 1 << 20, false) {
+            Err(BuildError::Malformed {
+                source_name,
+                line,
+                offset,
+                kind: got,
+            }) => {
+                assert_eq!(
+                    (source_name.as_str(), line, offset, got),
+                    ("input.txt", 2, good.len() as u64, kind)
+                );
+            }
+            other => panic!("expected a malformed-line error, got {other:?}"),
+        }
+        assert!(!out.exists(), "no index after a failed build");
+        let report = build_text(&text, &out, 1 << 20, true).unwrap();
+        assert_eq!(
+            (report.invalid, report.records, report.duplicates),
+            (1, 1, 1)
+        );
+    }
+    let err = build_text("zz:1\n", &dir.0.join("i"), 1 << 20, false).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "input.txt:1: byte offset 0: hash has 2 characters, expected 40 (use --skip-invalid to skip such lines)"
+    );
+}
+
+#[test]
+fn sorted_unsorted_and_range_inputs_give_identical_indexes() {
+    let dir = Dir::new("same");
+    let mut files = Vec::new();
+    for (name, order, crlf) in [
+        ("hash.txt", Order::Hash, false),
+        ("prev.txt", Order::Prevalence, true),
+    ] {
+        let path = dir.0.join(name);
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        write_sample(&mut f, HashKind::Sha1, 5000, 9, order, crlf).unwrap();
+        drop(f);
+        files.push(path);
+    }
+    let ranges = dir.0.join("ranges");
+    write_sample_ranges(&ranges, HashKind::Sha1, 5000, 9, true).unwrap();
+    files.push(ranges);
+    let mut bytes = Vec::new();
+    for (i, input) in files.iter().enumerate() {
+        for memory in [1usize << 30, 24 * 700] {
+            let out = dir.0.join(format!("index-{i}-{memory}"));
+            let report = build(
+                sources(std::slice::from_ref(input)).unwrap(),
+                &out,
+                &BuildOptions {
+                    memory,
+                    ..Default::default()
+                },
+                &mut |_| {},
+            )
+            .unwrap();
+            assert_eq!(report.records, 5000);
+            if i == 0 {
+                assert_eq!(report.runs, 0, "hash-ordered input streams without runs");
+            }
+            bytes.push(std::fs::read(&out).unwrap());
+        }
+    }
+    assert!(bytes.windows(2).all(|w| w[0] == w[1]), "indexes differ");
+}
+
+#[test]
+fn compressed_inputs_and_ntlm() {
+    let dir = Dir::new("zip");
+    let mut plain = Vec::new();
+    write_sample(&mut plain, HashKind::Ntlm, 300, 1, Order::Prevalence, false).unwrap();
+    let gz = dir.0.join("in.gz");
+    let mut enc = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).unwrap(),
+        flate2::Compression::fast(),
+    );
+    std::io::Write::write_all(&mut enc, &plain).unwrap();
+    enc.finish().unwrap();
+    let zst = dir.0.join("in.zst");
+    std::fs::write(&zst, zstd::encode_all(&plain[..], 3).unwrap()).unwrap();
+    for input in [gz, zst] {
+        let out = dir.0.join("ntlm");
+        let opts = BuildOptions {
+            kind: HashKind::Ntlm,
+            ..Default::default()
+        };
+        build(sources(&[input]).unwrap(), &out, &opts, &mut |_| {}).unwrap();
+        let index = Index::open(&out).unwrap();
+        assert_eq!(index.kind(), HashKind::Ntlm);
+        let h = HashKind::Ntlm.hash_password(&spool_pwned::sample::sample_password(1, 17));
+        assert_eq!(
+            index.lookup(&h),
+            Some(spool_pwned::sample::sample_count(1, 17))
+        );
+        let absent = HashKind::Ntlm.hash_password(&spool_pwned::sample::sample_password(1, 300));
+        assert_eq!(index.lookup(&absent), None);
+    }
+}
+
+#[test]
+fn truncated_or_bit_flipped_indexes_are_rejected() {
+    let dir = Dir::new("corrupt");
+    let mut text = Vec::new();
+    write_sample(&mut text, HashKind::Sha1, 200, 2, Order::Hash, false).unwrap();
+    let out = dir.0.join("index");
+    build_text(std::str::from_utf8(&text).unwrap(), &out, 1 << 20, false).unwrap();
+    let good = std::fs::read(&out).unwrap();
+    let check = |bytes: &[u8]| -> String {
+        let p = dir.0.join("bad");
+        std::fs::write(&p, bytes).unwrap();
+        match Index::open(&p) {
+            Err(e) => e.to_string(),
+            Ok(index) => index
+                .verify()
+                .map(|_| "accepted".to_string())
+                .unwrap_or_else(|e| e.to_string()),
+        }
+    };
+    assert!(check(&good[..good.len() - 1]).contains("truncated or corrupt"));
+    assert!(check(&good[..10]).contains("shorter than"));
+    let mut flipped = good.clone();
+    flipped[3] ^= 1;
+    assert!(check(&flipped).contains("bad magic"));
+    let mut flipped = good.clone();
+    flipped[20] ^= 1;
+    assert!(check(&flipped).contains("header checksum"));
+    let mut flipped = good.clone();
+    let last = flipped.len() - 3;
+    flipped[last] ^= 0x10;
+    assert!(check(&flipped).contains("data checksum"));
+    assert_eq!(check(&good), "accepted");
+    assert!(
+        check(b"hello, this is not an index at all, just some text bytes....................")
+            .contains("bad magic")
+    );
+}
