@@ -1,12 +1,333 @@
-//! `spool pwned` (placeholder, filled in by its own issue).
+//! `spool pwned`: build and query an index of Have I Been Pwned hashes.
 
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context as _;
+use clap::{Subcommand, ValueEnum};
+use spool_pwned::build::{build, BuildOptions, Progress};
+use spool_pwned::input::sources;
+use spool_pwned::sample::{write_sample, write_sample_ranges, Order};
+use spool_pwned::{decode_hex, to_hex, HashKind, Index};
 
 /// Arguments of `spool pwned`.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build an index from HIBP text: files (plain, .gz, .zst), range
+    /// directories (XXXXX.txt files) or `-` for standard input.
+    Build {
+        /// Input files or directories.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// The index to write (written under a temporary name, then renamed).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// The input holds NTLM hashes (32 hex digits) instead of SHA-1.
+        #[arg(long)]
+        ntlm: bool,
+        /// Memory for sorting, e.g. 512M or 2G.
+        #[arg(long, default_value = "512M", value_parser = parse_size)]
+        memory: usize,
+        /// Skip malformed lines (and report how many) instead of stopping.
+        #[arg(long)]
+        skip_invalid: bool,
+        /// Folder for temporary sorted runs (default: next to the output).
+        #[arg(long)]
+        temp_dir: Option<PathBuf>,
+    },
+    /// Check a password, a hash, or a batch of them against an index.
+    ///
+    /// Exit status: 0 if found (any, in batch mode), 1 if not found,
+    /// 2 on error.
+    Check {
+        /// The index file.
+        #[arg(short, long)]
+        index: PathBuf,
+        /// The password itself. WARNING: a password on the command line is
+        /// visible to other users (ps) and saved in shell history; without
+        /// this option the password is read from a no-echo prompt or stdin.
+        #[arg(long, conflicts_with_all = ["hash", "batch"])]
+        password: Option<String>,
+        /// A hex hash (40 digits for SHA-1, 32 for NTLM) instead of a password.
+        #[arg(long, conflicts_with = "batch")]
+        hash: Option<String>,
+        /// Check one hex hash per line from FILE (or `-`), printing
+        /// `HASH<TAB>COUNT` (0 when absent).
+        #[arg(long)]
+        batch: Option<PathBuf>,
+    },
+    /// Check an index's checksums (reads the whole file).
+    Verify {
+        /// The index file.
+        index: PathBuf,
+    },
+    /// Write deterministic sample data: the passwords `sample-SEED-I` for I
+    /// below LINES are present, with known counts.
+    Sample {
+        /// Number of hashes.
+        #[arg(long, default_value_t = 1000)]
+        lines: u64,
+        /// Seed of the sample.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Line order.
+        #[arg(long, value_enum, default_value_t = SampleOrder::Hash)]
+        order: SampleOrder,
+        /// End lines with CRLF.
+        #[arg(long)]
+        crlf: bool,
+        /// NTLM instead of SHA-1 hashes.
+        #[arg(long)]
+        ntlm: bool,
+        /// Write a directory of range files (XXXXX.txt) here instead of one file.
+        #[arg(long)]
+        ranges: Option<PathBuf>,
+        /// The output file (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SampleOrder {
+    /// Sorted by hash.
+    Hash,
+    /// Sorted by count, highest first.
+    Prevalence,
+}
+
+fn parse_size(s: &str) -> Result<usize, String> {
+    let s = s.trim();
+    let (num, mult) = match s.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => {
+            let mult = match s[i..].to_ascii_uppercase().trim_end_matches(['B', 'I']) {
+                "" => 1,
+                "K" => 1 << 10,
+                "M" => 1 << 20,
+                "G" => 1 << 30,
+                other => return Err(format!("unknown size unit '{other}' (use K, M or G)")),
+            };
+            (&s[..i], mult)
+        }
+        None => (s, 1),
+    };
+    let n: usize = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a size like 512M"))?;
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("size '{s}' is too large"))
+}
+
+fn kind(ntlm: bool) -> HashKind {
+    if ntlm {
+        HashKind::Ntlm
+    } else {
+        HashKind::Sha1
+    }
+}
 
 /// Runs `spool pwned`.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("spool pwned is not available in this build yet")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match args.command {
+        Command::Build {
+            inputs,
+            output,
+            ntlm,
+            memory,
+            skip_invalid,
+            temp_dir,
+        } => {
+            let opts = BuildOptions {
+                kind: kind(ntlm),
+                memory,
+                skip_invalid,
+                temp_dir,
+            };
+            run_build(&inputs, &output, &opts)
+        }
+        Command::Check {
+            index,
+            password,
+            hash,
+            batch,
+        } => run_check(&index, password, hash, batch),
+        Command::Verify { index } => {
+            let index = Index::open(&index)?;
+            index.verify()?;
+            println!("{}: ok, {} hashes", index.path(), index.header().records);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Sample {
+            lines,
+            seed,
+            order,
+            crlf,
+            ntlm,
+            ranges,
+            output,
+        } => {
+            let order = match order {
+                SampleOrder::Hash => Order::Hash,
+                SampleOrder::Prevalence => Order::Prevalence,
+            };
+            if let Some(dir) = ranges {
+                write_sample_ranges(&dir, kind(ntlm), lines, seed, crlf)?;
+            } else if let Some(path) = output {
+                let tmp = path.with_extension("tmp-sample");
+                let mut f = io::BufWriter::new(
+                    std::fs::File::create(&tmp).with_context(|| tmp.display().to_string())?,
+                );
+                write_sample(&mut f, kind(ntlm), lines, seed, order, crlf)?;
+                f.flush()?;
+                std::fs::rename(&tmp, &path)?;
+            } else {
+                let mut out = io::BufWriter::new(io::stdout().lock());
+                write_sample(&mut out, kind(ntlm), lines, seed, order, crlf)?;
+                out.flush()?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn run_build(
+    inputs: &[PathBuf],
+    output: &PathBuf,
+    opts: &BuildOptions,
+) -> anyhow::Result<ExitCode> {
+    let start = Instant::now();
+    let total: Option<u64> = inputs
+        .iter()
+        .map(|p| {
+            std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+        })
+        .sum();
+    let bar = if io::stderr().is_terminal() {
+        let bar = match total {
+            Some(t) => indicatif::ProgressBar::new(t),
+            None => indicatif::ProgressBar::new_spinner(),
+        };
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{msg:10} [{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta})")
+                .expect("valid template"),
+        );
+        Some(bar)
+    } else {
+        None
+    };
+    let mut progress = |p: Progress| {
+        if let Some(bar) = &bar {
+            bar.set_message(p.phase);
+            bar.set_position(p.bytes);
+        }
+    };
+    let report = build(sources(inputs)?, output, opts, &mut progress)?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    eprintln!(
+        "spool pwned build: {} lines, {} hashes written to {} in {:.2}s ({} duplicates merged, {} invalid lines skipped, {} sorted runs)",
+        report.lines,
+        report.records,
+        output.display(),
+        start.elapsed().as_secs_f64(),
+        report.duplicates,
+        report.invalid,
+        report.runs
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_check(
+    index: &PathBuf,
+    password: Option<String>,
+    hash: Option<String>,
+    batch: Option<PathBuf>,
+) -> anyhow::Result<ExitCode> {
+    let index = Index::open(index)?;
+    let kind = index.kind();
+    let found = |count: Option<u32>| {
+        if count.is_some() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        }
+    };
+    if let Some(batch) = batch {
+        let reader: Box<dyn BufRead> = if batch.as_os_str() == "-" {
+            Box::new(io::stdin().lock())
+        } else {
+            Box::new(io::BufReader::new(
+                std::fs::File::open(&batch).with_context(|| batch.display().to_string())?,
+            ))
+        };
+        let mut out = io::BufWriter::new(io::stdout().lock());
+        let mut any = false;
+        for (n, line) in reader.lines().enumerate() {
+            let line = line?;
+            let hex = line.trim();
+            if hex.is_empty() {
+                continue;
+            }
+            let key =
+                parse_hash(hex, kind).with_context(|| format!("{}:{}", batch.display(), n + 1))?;
+            let count = index.lookup(&key);
+            any |= count.is_some();
+            writeln!(out, "{}\t{}", to_hex(&key), count.unwrap_or(0))?;
+        }
+        out.flush()?;
+        return Ok(if any {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        });
+    }
+    let key = match (hash, password) {
+        (Some(hex), _) => parse_hash(&hex, kind)?,
+        (None, Some(pw)) => kind.hash_password(&pw),
+        (None, None) => kind.hash_password(&read_password()?),
+    };
+    let count = index.lookup(&key);
+    match count {
+        Some(n) => println!("pwned: seen {n} times"),
+        None => println!("not found"),
+    }
+    Ok(found(count))
+}
+
+fn parse_hash(hex: &str, kind: HashKind) -> anyhow::Result<Vec<u8>> {
+    let mut key = vec![0u8; kind.byte_len()];
+    anyhow::ensure!(
+        decode_hex(hex.as_bytes(), &mut key),
+        "'{hex}' is not a {}-digit hex {} hash",
+        kind.hex_len(),
+        if kind == HashKind::Sha1 {
+            "SHA-1"
+        } else {
+            "NTLM"
+        }
+    );
+    Ok(key)
+}
+
+fn read_password() -> anyhow::Result<String> {
+    if io::stdin().is_terminal() {
+        Ok(rpassword::prompt_password("Password: ")?)
+    } else {
+        let mut line = String::new();
+        io::stdin().lock().read_line(&mut line)?;
+        Ok(line.trim_end_matches(['\r', '\n']).to_string())
+    }
 }

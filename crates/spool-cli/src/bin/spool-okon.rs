@@ -1,0 +1,58 @@
+//! `spool-okon`: okon-cli's command-line contract over a spool pwned index,
+//! so programs that integrate okon (such as KeePassXC's
+//! `keepassxc-cli analyze --hibp FILE --okon BINARY`) can use a spool index
+//! unchanged.
+//!
+//! `spool-okon --path INDEX --hash SHA1HEX` prints `1` and exits 1 if the
+//! hash is in the index, prints `0` and exits 0 if not, and exits 2 if the
+//! index cannot be loaded or the arguments are wrong.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut path = None;
+    let mut hash = None;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--path" => path = args.get(i + 1).cloned(),
+            "--hash" => hash = args.get(i + 1).cloned(),
+            "--help" | "-h" => {
+                println!("usage: spool-okon --path INDEX --hash SHA1HEX\nprints 1 (exit 1) if found, 0 (exit 0) if not; exit 2 on error");
+                return ExitCode::SUCCESS;
+            }
+            other => {
+                eprintln!("spool-okon: unknown argument '{other}'");
+                return ExitCode::from(2);
+            }
+        }
+        i += 2;
+    }
+    let (Some(path), Some(hash)) = (path, hash) else {
+        eprintln!("spool-okon: usage: spool-okon --path INDEX --hash SHA1HEX");
+        return ExitCode::from(2);
+    };
+    let index = match spool_pwned::Index::open(&path) {
+        Ok(index) => index,
+        Err(e) => {
+            eprintln!("spool-okon: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut key = vec![0u8; index.kind().byte_len()];
+    if !spool_pwned::decode_hex(hash.trim().as_bytes(), &mut key) {
+        eprintln!(
+            "spool-okon: '{hash}' is not a {}-digit hex hash",
+            index.kind().hex_len()
+        );
+        return ExitCode::from(2);
+    }
+    if index.lookup(&key).is_some() {
+        println!("1");
+        ExitCode::from(1)
+    } else {
+        println!("0");
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,214 @@
+//! `spool pwned` and `spool-okon` end to end: sample, build, check (hash,
+//! password, stdin, batch), verify, and okon-cli's exit-code contract.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn spool() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_spool"))
+}
+
+fn okon() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_spool-okon"))
+}
+
+fn run(mut cmd: Command, stdin: Option<&str>) -> Output {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    if let Some(text) = stdin {
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().unwrap()
+}
+
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(tag: &str) -> Self {
+        let p = std::env::temp_dir().join(format!("spool-cli-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Dir(p)
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn sha1_hex(password: &str) -> String {
+    spool_pwned::to_hex(&spool_pwned::HashKind::Sha1.hash_password(password))
+}
+
+fn built_index(dir: &Dir) -> PathBuf {
+    let sample = dir.0.join("sample.txt");
+    let mut cmd = spool();
+    cmd.args([
+        "pwned",
+        "sample",
+        "--lines",
+        "2000",
+        "--seed",
+        "5",
+        "--order",
+        "prevalence",
+        "--crlf",
+        "-o",
+    ])
+    .arg(&sample);
+    assert!(run(cmd, None).status.success());
+    let index = dir.0.join("pwned.idx");
+    let mut cmd = spool();
+    cmd.args(["pwned", "build", "--memory", "16K", "-o"])
+        .arg(&index)
+        .arg(&sample);
+    let out = run(cmd, None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("2000 hashes"));
+    index
+}
+
+#[test]
+fn check_exit_codes_and_outputs() {
+    let dir = Dir::new("check");
+    let index = built_index(&dir);
+    let present = spool_pwned::sample::sample_password(5, 42);
+    let count = spool_pwned::sample::sample_count(5, 42);
+
+    let mut cmd = spool();
+    cmd.args(["pwned", "check", "-i"])
+        .arg(&index)
+        .args(["--hash", &sha1_hex(&present)]);
+    let out = run(cmd, None);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("pwned: seen {count} times\n")
+    );
+
+    let mut cmd = spool();
+    cmd.args(["pwned", "check", "-i"])
+        .arg(&index)
+        .args(["--password", "not-in-the-sample"]);
+    let out = run(cmd, None);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "not found\n");
+
+    // From stdin (not a terminal): the first line is the password.
+    let mut cmd = spool();
+    cmd.args(["pwned", "check", "-i"]).arg(&index);
+    let out = run(cmd, Some(&format!("{present}\n")));
+    assert_eq!(out.status.code(), Some(0));
+
+    let mut cmd = spool();
+    cmd.args(["pwned", "check", "--batch", "-", "-i"])
+        .arg(&index);
+    let absent = sha1_hex("nope");
+    let out = run(
+        cmd,
+        Some(&format!(
+            "{}\n{}\n",
+            sha1_hex(&present).to_lowercase(),
+            absent
+        )),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("{}\t{count}\n{absent}\t0\n", sha1_hex(&present))
+    );
+
+    let mut cmd = spool();
+    cmd.args(["pwned", "check", "-i"])
+        .arg(&index)
+        .args(["--hash", "xyz"]);
+    let out = run(cmd, None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a 40-digit hex SHA-1 hash"));
+
+    let mut cmd = spool();
+    cmd.args(["pwned", "verify"]).arg(&index);
+    assert!(run(cmd, None).status.success());
+}
+
+#[test]
+fn okon_contract() {
+    let dir = Dir::new("okon");
+    let index = built_index(&dir);
+    let present = sha1_hex(&spool_pwned::sample::sample_password(5, 7));
+    let mut cmd = okon();
+    cmd.arg("--path").arg(&index).args(["--hash", &present]);
+    let out = run(cmd, None);
+    assert_eq!(
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string()
+        ),
+        (Some(1), "1\n".into())
+    );
+    let mut cmd = okon();
+    cmd.arg("--path")
+        .arg(&index)
+        .args(["--hash", &sha1_hex("absent")]);
+    let out = run(cmd, None);
+    assert_eq!(
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string()
+        ),
+        (Some(0), "0\n".into())
+    );
+    let mut cmd = okon();
+    cmd.arg("--path")
+        .arg(dir.0.join("missing.idx"))
+        .args(["--hash", &present]);
+    assert_eq!(run(cmd, None).status.code(), Some(2));
+    let garbage = dir.0.join("garbage");
+    std::fs::write(&garbage, b"not an index").unwrap();
+    let mut cmd = okon();
+    cmd.arg("--path").arg(&garbage).args(["--hash", &present]);
+    assert_eq!(run(cmd, None).status.code(), Some(2));
+}
+
+#[test]
+fn build_errors_name_the_line() {
+    let dir = Dir::new("bad");
+    let input = dir.0.join("bad.txt");
+    std::fs::write(
+        &input,
+        "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:1\nnot a hash\n",
+    )
+    .unwrap();
+    let out_path = dir.0.join("x.idx");
+    let mut cmd = spool();
+    cmd.args(["pwned", "build", "-o"])
+        .arg(&out_path)
+        .arg(&input);
+    let out = run(cmd, None);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.txt:2: byte offset 43"), "{err}");
+    assert!(!out_path.exists());
+    let mut cmd = spool();
+    cmd.args(["pwned", "build", "--skip-invalid", "-o"])
+        .arg(&out_path)
+        .arg(&input);
+    let out = run(cmd, None);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 invalid lines skipped"));
+}
