@@ -201,7 +201,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 fn run_build(
     inputs: &[PathBuf],
-    output: &PathBuf,
+    output: &std::path::Path,
     opts: &BuildOptions,
 ) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
