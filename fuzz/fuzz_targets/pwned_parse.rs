@@ -1,0 +1,23 @@
+//! Arbitrary lines through the HIBP line parser (SHA-1 and NTLM, with and
+//! without a range-file prefix): never a panic, and an accepted line's hash
+//! re-encodes to the line's own hex digits.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use spool_pwned::{parse_line, to_hex, HashKind};
+
+fuzz_target!(|input: (bool, bool, &[u8])| {
+    let (ntlm, ranged, line) = input;
+    let kind = if ntlm { HashKind::Ntlm } else { HashKind::Sha1 };
+    let prefix: &[u8] = if ranged { b"0A1B2" } else { b"" };
+    let mut key = [0u8; 20];
+    if let Ok(count) = parse_line(line, prefix, kind, &mut key) {
+        let hex = to_hex(&key[..kind.byte_len()]);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let colon = line.iter().position(|&b| b == b':').unwrap();
+        let mut full = prefix.to_vec();
+        full.extend_from_slice(&line[..colon]);
+        assert_eq!(hex.as_bytes(), full.to_ascii_uppercase().as_slice());
+        assert_eq!(std::str::from_utf8(&line[colon + 1..]).unwrap().parse::<u32>().unwrap(), count);
+    }
+});
