@@ -278,3 +278,40 @@ fn truncated_or_bit_flipped_indexes_are_rejected() {
             .contains("bad magic")
     );
 }
+
+#[test]
+fn large_prefix_buckets_use_the_guess_and_stay_exact() {
+    // 20,000 hashes sharing their first two bytes: one fanout bucket, so
+    // lookups go through the interpolation guess and its fallbacks.
+    let dir = Dir::new("bucket");
+    let mut rng = 0x1234_5678_9abc_def0u64;
+    let mut text = String::new();
+    let mut keys = Vec::new();
+    for i in 0..20_000u32 {
+        let mut key = [0u8; 20];
+        key[0] = 0xAB;
+        key[1] = 0xCD;
+        for b in key[2..].iter_mut() {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            *b = rng as u8;
+        }
+        // Skew some keys to the ends of the range.
+        if i % 10 == 0 {
+            key[2] = if i % 20 == 0 { 0x00 } else { 0xFF };
+        }
+        text += &format!("{}:{}\n", to_hex(&key), i + 1);
+        keys.push((key, i + 1));
+    }
+    let out = dir.0.join("index");
+    build_text(&text, &out, 1 << 30, false).unwrap();
+    let index = Index::open(&out).unwrap();
+    for (key, count) in &keys {
+        assert_eq!(index.lookup(key), Some(*count));
+        let mut absent = *key;
+        absent[19] ^= 0xA5;
+        absent[18] ^= 0x3C;
+        assert!(keys.iter().all(|(k, _)| *k != absent) == (index.lookup(&absent).is_none()));
+    }
+}
