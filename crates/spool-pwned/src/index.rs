@@ -65,6 +65,11 @@ impl Index {
         // is only ever written under a temporary name and renamed, so a file
         // opened here is complete and is not modified in place.
         let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+        // Lookups jump around: ask the kernel not to read ahead around each
+        // page they touch (a cold lookup then reads a few pages, not a few
+        // hundred kilobytes). Only a hint, so a failure is ignored.
+        #[cfg(unix)]
+        let _ = map.advise(memmap2::Advice::Random);
         let invalid = |reason: String| IndexError::Invalid {
             path: name.clone(),
             reason,

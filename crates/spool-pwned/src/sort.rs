@@ -20,10 +20,20 @@ pub struct Record {
 /// Bytes one buffered record costs.
 pub const RECORD_BYTES: usize = std::mem::size_of::<Record>();
 
+/// The key as integers, so comparisons are two integer compares instead of
+/// a `memcmp` call (which dominated the sort's profile).
+#[inline]
+fn int_key(r: &Record) -> (u128, u32) {
+    (
+        u128::from_be_bytes(r.key[..16].try_into().expect("16 bytes")),
+        u32::from_be_bytes(r.key[16..].try_into().expect("4 bytes")),
+    )
+}
+
 /// Sorts a chunk: partitions it by the key's top bit, then sorts the two
 /// buckets on two threads (already-sorted chunks are left alone).
 pub fn sort_chunk(chunk: &mut [Record]) {
-    if chunk.windows(2).all(|w| w[0].key <= w[1].key) {
+    if chunk.windows(2).all(|w| int_key(&w[0]) <= int_key(&w[1])) {
         return;
     }
     let mut split = 0;
@@ -35,8 +45,8 @@ pub fn sort_chunk(chunk: &mut [Record]) {
     }
     let (low, high) = chunk.split_at_mut(split);
     std::thread::scope(|s| {
-        s.spawn(|| low.sort_unstable_by_key(|r| r.key));
-        high.sort_unstable_by_key(|r| r.key);
+        s.spawn(|| low.sort_unstable_by_key(int_key));
+        high.sort_unstable_by_key(int_key);
     });
 }
 
