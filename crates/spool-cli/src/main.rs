@@ -8,7 +8,6 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod demo;
-mod partition;
 mod pwned;
 
 /// Move bytes without wasted copies: demos and tools built on spool.
@@ -24,8 +23,6 @@ enum Command {
     /// Run every system end to end on generated sample data and print its
     /// figures next to its peers'.
     Demo(demo::Args),
-    /// Write each group of records of many input files to its own file.
-    Partition(partition::Args),
     /// Build and query an index of Have I Been Pwned password hashes.
     Pwned(pwned::Args),
 }
@@ -34,7 +31,6 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo(args) => demo::run(args),
-        Command::Partition(args) => partition::run(args),
         Command::Pwned(args) => pwned::run(args),
     };
     match result {

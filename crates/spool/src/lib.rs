@@ -2,9 +2,8 @@
 //!
 //! This crate is spool's sans-IO core: every type here works on memory the
 //! caller hands in and never opens a file, reads a clock or starts a thread.
-//! The file reader and writer (`spool-io`), the password index
-//! (`spool-pwned`), the command-line tool and the C, C++ and Python bindings
-//! are thin layers around it.
+//! The password index (`spool-pwned`), the command-line tool and the C,
+//! C++ and Python bindings are thin layers around it.
 //!
 //! | module | what it holds |
 //! |---|---|

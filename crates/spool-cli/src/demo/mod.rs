@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod chain;
-mod partition;
 mod pool;
 mod pwned;
 mod stream;
@@ -35,7 +34,6 @@ pub struct Context {
     /// Smaller inputs and fewer repetitions.
     pub quick: bool,
     /// A folder the demo may write sample files into.
-    #[allow(dead_code)] // used by the file-based systems' demos
     pub work_dir: PathBuf,
 }
 
@@ -56,11 +54,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         quick: args.quick,
         work_dir,
     };
-    let systems: [(&str, SystemDemo); 5] = [
+    let systems: [(&str, SystemDemo); 4] = [
         ("ByteStream + Reassembler", stream::rows),
         ("Chain", chain::rows),
         ("BufferPool", pool::rows),
-        ("partition", partition::rows),
         ("pwned", pwned::rows),
     ];
     let mut rows = Vec::new();
