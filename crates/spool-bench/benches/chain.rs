@@ -15,10 +15,9 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use spool::codec::banana::{encode, Token};
 use spool_bench::alloc_counter::{allocations, CountingAlloc};
 use spool_bench::chain_peers::{
-    chunked, receive, BytesMutReceiver, ChainReceiver, Decoded, FlatReceiver, Receiver,
+    chunked, int_tokens, receive, BytesMutReceiver, ChainReceiver, Decoded, FlatReceiver, Receiver,
     VecDequeReceiver,
 };
-use spool_bench::schedules::Rng;
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
@@ -75,15 +74,9 @@ fn large_string(c: &mut Criterion) {
     group.finish();
 }
 
-fn int_tokens(c: &mut Criterion) {
+fn int_token_bench(c: &mut Criterion) {
     const COUNT: usize = 400_000;
-    let mut rng = Rng(42);
-    let values: Vec<u64> = (0..COUNT).map(|_| rng.below(1 << 20)).collect();
-    let mut wire = Vec::new();
-    for &v in &values {
-        encode(&Token::Int(v), &mut wire);
-    }
-    let want: Vec<Decoded> = values.iter().map(|&v| Decoded::Int(v)).collect();
+    let (wire, want) = int_tokens(COUNT, 42);
     let mut group = c.benchmark_group("chain/400k-int-tokens");
     group.sample_size(10);
     group.throughput(Throughput::Elements(COUNT as u64));
@@ -125,6 +118,6 @@ fn int_tokens(c: &mut Criterion) {
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     large_string(&mut c);
-    int_tokens(&mut c);
+    int_token_bench(&mut c);
     c.final_summary();
 }

@@ -164,6 +164,19 @@ pub fn receive<R: Receiver>(r: &mut R, chunks: &[Bytes], out: &mut Vec<Decoded>)
     }
 }
 
+/// `count` Banana INT tokens with values below 2^20 (one- to three-byte
+/// headers), deterministically from `seed`: the wire bytes and the tokens
+/// a receiver must produce.
+pub fn int_tokens(count: usize, seed: u64) -> (Vec<u8>, Vec<Decoded>) {
+    let mut rng = crate::schedules::Rng(seed);
+    let values: Vec<u64> = (0..count).map(|_| rng.below(1 << 20)).collect();
+    let mut wire = Vec::new();
+    for &v in &values {
+        spool::codec::banana::encode(&Token::Int(v), &mut wire);
+    }
+    (wire, values.into_iter().map(Decoded::Int).collect())
+}
+
 /// Cuts `wire` into chunks of `size` bytes (each its own allocation, as
 /// reads from a socket would be).
 pub fn chunked(wire: &[u8], size: usize) -> Vec<Bytes> {

@@ -5,10 +5,9 @@
 use bytes::Bytes;
 use spool::codec::banana::{encode, Token};
 use spool_bench::chain_peers::{
-    chunked, receive, BytesMutReceiver, ChainReceiver, Decoded, FlatReceiver, Receiver,
+    chunked, int_tokens, receive, BytesMutReceiver, ChainReceiver, Decoded, FlatReceiver, Receiver,
     VecDequeReceiver,
 };
-use spool_bench::schedules::Rng;
 
 use super::timing::{best_of, mb_per_s};
 use super::{table::Row, Context};
@@ -77,13 +76,7 @@ fn string_row(size: usize, runs: usize, with_flat: bool) -> anyhow::Result<Row> 
 
 fn int_row(runs: usize) -> anyhow::Result<Row> {
     const COUNT: usize = 400_000;
-    let mut rng = Rng(42);
-    let values: Vec<u64> = (0..COUNT).map(|_| rng.below(1 << 20)).collect();
-    let mut wire = Vec::new();
-    for &v in &values {
-        encode(&Token::Int(v), &mut wire);
-    }
-    let want: Vec<Decoded> = values.iter().map(|&v| Decoded::Int(v)).collect();
+    let (wire, want) = int_tokens(COUNT, 42);
     let chunks = chunked(&wire, 64 << 10);
     let ns = |t: std::time::Duration| t.as_nanos() as f64 / COUNT as f64;
     Ok(Row {
