@@ -9,7 +9,7 @@
 //!   fanout table and a binary search within one prefix's records.
 //! - [`sample`] generates deterministic sample data.
 //!
-//! The file format is in [`format`] and `docs/pwned-format.md`: 22 bytes per
+//! The file format is in [`format`](mod@format) and `docs/pwned-format.md`: 22 bytes per
 //! SHA-1 hash (18 hash bytes + a 4-byte count) plus a 512 KiB table.
 //!
 //! # Examples
