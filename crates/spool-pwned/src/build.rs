@@ -1,6 +1,6 @@
 //! `build`: HIBP text in, index out, in bounded memory.
 
-use std::io::{self, BufRead};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::input::Source;
@@ -44,7 +44,7 @@ pub struct BuildReport {
     pub duplicates: u64,
     /// Distinct hashes written.
     pub records: u64,
-    /// Bytes of (decompressed) input read.
+    /// Bytes of (decompressed) input read (each line counted with its newline).
     pub bytes: u64,
     /// Sorted runs spilled to disk (0 when the input was sorted or fit in memory).
     pub runs: usize,
@@ -111,6 +111,20 @@ impl Dedup {
     }
 }
 
+/// Prefixes read errors with the input's name.
+struct NamedRead {
+    inner: Box<dyn io::BufRead + Send>,
+    name: String,
+}
+
+impl io::Read for NamedRead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner
+            .read(buf)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", self.name)))
+    }
+}
+
 /// Removes the run directory on drop (success or failure).
 struct TempDir(PathBuf);
 
@@ -160,7 +174,6 @@ pub fn build(
     });
     let mut last_streamed: Option<[u8; 20]> = None;
     let mut runs: Vec<PathBuf> = Vec::new();
-    let mut line = Vec::with_capacity(128);
     // Duplicates merged while streaming, before a switch to runs.
     let mut streamed_duplicates = 0u64;
 
@@ -199,37 +212,33 @@ pub fn build(
         Ok(())
     };
 
-    for mut source in sources {
-        let mut line_no = 0u64;
-        let mut offset = 0u64;
-        loop {
-            line.clear();
-            let n = source
-                .reader
-                .read_until(b'\n', &mut line)
-                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", source.name)))?;
-            if n == 0 {
-                break;
-            }
-            line_no += 1;
-            let start = offset;
-            offset += n as u64;
-            report.bytes += n as u64;
-            let text = line.strip_suffix(b"\n").unwrap_or(&line);
-            if text.is_empty() || text == b"\r" {
-                continue;
+    for source in sources {
+        let Source {
+            name,
+            prefix,
+            reader,
+        } = source;
+        let reader = NamedRead {
+            inner: reader,
+            name: name.clone(),
+        };
+        crate::readahead::for_each_line(Box::new(reader), |line, line_no, start| {
+            report.bytes += line.len() as u64 + 1;
+            let text = line.strip_suffix(b"\r").unwrap_or(line);
+            if text.is_empty() {
+                return Ok(());
             }
             report.lines += 1;
             let mut key = [0u8; 20];
-            match parse_line(text, &source.prefix, kind, &mut key) {
+            match parse_line(text, &prefix, kind, &mut key) {
                 Ok(count) => chunk.push(Record { key, count }),
                 Err(_) if opts.skip_invalid => {
                     report.invalid += 1;
-                    continue;
+                    return Ok(());
                 }
                 Err(kind) => {
                     return Err(BuildError::Malformed {
-                        source_name: source.name.clone(),
+                        source_name: name.clone(),
                         line: line_no,
                         offset: start,
                         kind,
@@ -243,7 +252,8 @@ pub fn build(
                     bytes: report.bytes,
                 });
             }
-        }
+            Ok(())
+        })?;
     }
     flush(&mut chunk, &mut stream, &mut runs, true)?;
     let mut dedup = match stream {

@@ -35,6 +35,7 @@ mod hash;
 mod index;
 pub mod input;
 mod parse;
+mod readahead;
 pub mod sample;
 mod sort;
 mod writer;
