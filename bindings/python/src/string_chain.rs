@@ -128,13 +128,7 @@ impl StringChain {
         }
     }
 
-    fn push(
-        &mut self,
-        py: Python<'_>,
-        s: &Bound<'_, PyAny>,
-        front: bool,
-        what: &str,
-    ) -> PyResult<()> {
+    fn push(&mut self, s: &Bound<'_, PyAny>, front: bool, what: &str) -> PyResult<()> {
         let b = as_bytes(s, what)?;
         let n = b.as_bytes().len();
         if n == 0 {
@@ -145,7 +139,6 @@ impl StringChain {
             start: 0,
             end: n,
         };
-        let _ = py;
         if front {
             self.pieces.push_front(piece);
         } else {
@@ -165,13 +158,13 @@ impl StringChain {
     }
 
     /// Adds `s` (bytes) to the end of the chain, without copying it.
-    fn append(&mut self, py: Python<'_>, s: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.push(py, s, false, "append")
+    fn append(&mut self, s: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.push(s, false, "append")
     }
 
     /// Adds `s` (bytes) to the beginning of the chain, without copying it.
-    fn appendleft(&mut self, py: Python<'_>, s: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.push(py, s, true, "appendleft")
+    fn appendleft(&mut self, s: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.push(s, true, "appendleft")
     }
 
     /// Removes and returns the first `n` bytes (all of them if `n` is larger).
