@@ -1,0 +1,154 @@
+//! Opening inputs: a path or `-` (standard input), decompressed on the fly
+//! when its first bytes are a gzip or zstd magic number.
+//!
+//! Detection by content rather than by file name means `data.txt` that is
+//! really gzip still reads, and a plain file named `.gz` is not mangled.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Buffer size for the raw (possibly compressed) bytes.
+const RAW_BUFFER: usize = 1 << 20;
+
+/// The compression an input was found to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detected {
+    /// Plain bytes.
+    Plain,
+    /// gzip (any number of concatenated members).
+    Gzip,
+    /// zstd (any number of concatenated frames).
+    Zstd,
+}
+
+/// Opens `path` for reading (`-` is standard input), decompressing gzip or
+/// zstd by magic number. Errors name the path.
+///
+/// # Errors
+///
+/// If the file cannot be opened or its first bytes cannot be read.
+///
+/// # Examples
+///
+/// ```
+/// use std::io::Read;
+/// let dir = std::env::temp_dir().join(format!("spool-io-doc-open-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("hello.txt");
+/// std::fs::write(&path, b"hello\n")?;
+/// let mut text = String::new();
+/// spool_io::input::open(&path)?.read_to_string(&mut text)?;
+/// assert_eq!(text, "hello\n");
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
+    open_counted(path, None).map(|(reader, _)| reader)
+}
+
+/// Like [`open`], and adds every raw (still compressed) byte read to
+/// `counter`, for progress reports. Also returns what was detected.
+///
+/// # Errors
+///
+/// As [`open`].
+pub fn open_counted(
+    path: &Path,
+    counter: Option<Arc<AtomicU64>>,
+) -> io::Result<(Box<dyn Read + Send>, Detected)> {
+    let raw: Box<dyn Read + Send> = if path.as_os_str() == "-" {
+        Box::new(io::stdin())
+    } else {
+        Box::new(File::open(path).map_err(|e| with_path(e, path))?)
+    };
+    let raw: Box<dyn Read + Send> = match counter {
+        Some(counter) => Box::new(Counting {
+            inner: raw,
+            counter,
+        }),
+        None => raw,
+    };
+    decompress(raw).map_err(|e| with_path(e, path))
+}
+
+/// Wraps `raw` in a gzip or zstd decoder when its first bytes say so.
+///
+/// # Errors
+///
+/// If the first bytes cannot be read.
+pub fn decompress(raw: Box<dyn Read + Send>) -> io::Result<(Box<dyn Read + Send>, Detected)> {
+    let mut buffered = BufReader::with_capacity(RAW_BUFFER, raw);
+    let head = buffered.fill_buf()?;
+    Ok(if head.starts_with(&[0x1f, 0x8b]) {
+        (
+            Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
+            Detected::Gzip,
+        )
+    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        (
+            Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
+            Detected::Zstd,
+        )
+    } else {
+        (Box::new(buffered), Detected::Plain)
+    })
+}
+
+/// Prefixes an I/O error's message with the path it concerns, keeping its
+/// kind.
+pub fn with_path(err: io::Error, path: &Path) -> io::Error {
+    io::Error::new(err.kind(), format!("{}: {err}", path.display()))
+}
+
+/// A reader that counts the bytes it passes on.
+struct Counting {
+    inner: Box<dyn Read + Send>,
+    counter: Arc<AtomicU64>,
+}
+
+impl Read for Counting {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.counter.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn roundtrip(data: Vec<u8>, want: Detected) {
+        let (mut r, got) = decompress(Box::new(io::Cursor::new(data))).unwrap();
+        assert_eq!(got, want);
+        let mut out = Vec::new();
+        r.read_to_end(&mut out).unwrap();
+        assert_eq!(out, b"abc\ndef\n");
+    }
+
+    #[test]
+    fn detects_by_magic() {
+        roundtrip(b"abc\ndef\n".to_vec(), Detected::Plain);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(b"abc\n").unwrap();
+        let mut two = gz.finish().unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(b"def\n").unwrap();
+        two.extend(gz.finish().unwrap());
+        roundtrip(two, Detected::Gzip);
+        let mut zs = zstd::encode_all(&b"abc\n"[..], 1).unwrap();
+        zs.extend(zstd::encode_all(&b"def\n"[..], 1).unwrap());
+        roundtrip(zs, Detected::Zstd);
+    }
+
+    #[test]
+    fn missing_file_names_the_path() {
+        let err = open(Path::new("/nonexistent/spool-input")).err().unwrap();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+        assert!(err.to_string().contains("/nonexistent/spool-input"));
+    }
+}

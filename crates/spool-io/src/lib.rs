@@ -1,0 +1,37 @@
+//! Chunked file I/O around spool's sans-IO core.
+//!
+//! Programs that chew through gigabytes of delimited text lose most of their
+//! time in three places: a system call or an allocation per line, copying each
+//! record into an owned string, and output buffers that grow with the number
+//! of groups written. This crate removes all three:
+//!
+//! * [`read`] — a [`ChunkReader`](read::ChunkReader) reads large chunks on a
+//!   read-ahead thread into a small ring of recycled buffers (decompressing
+//!   gzip or zstd on the way). Each chunk it hands out holds whole records
+//!   only — the record cut by a chunk edge is moved to the next chunk by the
+//!   reader thread — so records and fields are plain `&[u8]` views, found
+//!   with `memchr`, and chunks can be parsed on any thread.
+//! * [`write`] — fixed-size chunks from a [`ChunkPool`](write::ChunkPool)
+//!   with a global budget, encoded block by block (plain, zstd frames or gzip
+//!   members, which concatenate into valid streams), into files written
+//!   under a hidden temporary name and renamed only when complete.
+//! * [`partition`] — the engine of `spool partition`: many input files in,
+//!   one output file per key, on all cores, in bounded memory and with a
+//!   bounded number of open files.
+//!
+//! ```text
+//!  file ──read thread──► [ chunk │ chunk │ chunk │ chunk ]  recycled ring
+//!                              │ whole records only
+//!                              ▼
+//!                   router: key = field(record) ──► group's chunk (pool)
+//!                                                        │ full
+//!                                                        ▼
+//!                   worker (owns its groups): encode ──► .part.partial ──rename──► part
+//! ```
+#![deny(missing_docs, unsafe_code)]
+#![doc(test(attr(deny(warnings))))]
+
+pub mod input;
+pub mod partition;
+pub mod read;
+pub mod write;

@@ -1,0 +1,231 @@
+//! Keys made safe as file names, reversibly.
+//!
+//! A key is user data and may be anything: `../../etc`, an empty string, a
+//! NUL byte, invalid UTF-8, a megabyte of text. The escaped form is what
+//! Hive-style readers (Spark, DuckDB, Polars) expect — percent-encoding of
+//! the bytes they treat as special — plus the rules that keep every name
+//! inside the output directory:
+//!
+//! | key bytes | written as |
+//! |---|---|
+//! | control bytes `00`–`1F`, `7F`, `"` `#` `%` `'` `*` `/` `:` `<` `=` `>` `?` `\` `[` `]` `^` `{` `|` `}` `~` | `%XX` (upper-case hex) |
+//! | a leading `.` (so no `.`, `..` or hidden names) | `%2E` |
+//! | bytes that are not valid UTF-8 | `%XX` each |
+//! | the empty key | `__HIVE_DEFAULT_PARTITION__` (Hive's and Spark's name) |
+//! | the literal key `__HIVE_DEFAULT_PARTITION__` | `%5F_HIVE_DEFAULT_PARTITION__` |
+//! | a key whose escaped form exceeds 200 bytes | its first 180 bytes, `~`, and 16 hex digits of a hash of the whole key |
+//!
+//! Everything else (letters, digits, spaces, other UTF-8) is kept as is.
+//! [`unescape`] inverts every rule but the last; a shortened name is marked
+//! by its `~` (which is otherwise always escaped), and the output's
+//! `_partitions.tsv` manifest maps it back to the full key.
+
+/// Hive's name for the partition of the empty (null) key.
+pub const EMPTY_KEY_NAME: &str = "__HIVE_DEFAULT_PARTITION__";
+/// Longest escaped name kept whole.
+pub const MAX_NAME_LEN: usize = 200;
+/// Bytes of the escaped form kept before the hash in a shortened name.
+const SHORTENED_PREFIX: usize = 180;
+
+/// The file-name form of `key`; see the [module docs](self).
+///
+/// # Examples
+///
+/// ```
+/// use spool_io::partition::escape::{escape, unescape};
+/// assert_eq!(escape(b"Berlin"), "Berlin");
+/// assert_eq!(escape(b"../etc/passwd"), "%2E.%2Fetc%2Fpasswd");
+/// assert_eq!(escape(b""), "__HIVE_DEFAULT_PARTITION__");
+/// assert_eq!(escape(b"a\0b\xff"), "a%00b%FF");
+/// assert_eq!(unescape("%2E.%2Fetc%2Fpasswd").unwrap(), b"../etc/passwd");
+/// ```
+pub fn escape(key: &[u8]) -> String {
+    if key.is_empty() {
+        return EMPTY_KEY_NAME.to_owned();
+    }
+    let full = escape_full(key);
+    if full.len() <= MAX_NAME_LEN {
+        return full;
+    }
+    let mut cut = SHORTENED_PREFIX;
+    while !full.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    // Never cut a %XX escape in half.
+    if let Some(pct) = full[cut.saturating_sub(2)..cut].find('%') {
+        cut = cut - 2 + pct;
+    }
+    format!("{}~{:016x}", &full[..cut], fnv1a64(key))
+}
+
+/// The escaped form of `key` without the length limit (used in the
+/// manifest, where it is always reversible).
+pub fn escape_full(key: &[u8]) -> String {
+    let mut out = String::with_capacity(key.len());
+    if key == EMPTY_KEY_NAME.as_bytes() {
+        out.push_str("%5F");
+        out.push_str(&EMPTY_KEY_NAME[1..]);
+        return out;
+    }
+    for chunk in key.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if needs_escape(c) || (c == '.' && out.is_empty()) {
+                let mut bytes = [0; 4];
+                for &b in c.encode_utf8(&mut bytes).as_bytes() {
+                    push_pct(&mut out, b);
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        for &b in chunk.invalid() {
+            push_pct(&mut out, b);
+        }
+    }
+    out
+}
+
+/// The key a name stands for; `None` for a shortened name (look it up in
+/// the manifest) or a malformed escape.
+///
+/// # Examples
+///
+/// ```
+/// use spool_io::partition::escape::unescape;
+/// assert_eq!(unescape("__HIVE_DEFAULT_PARTITION__").unwrap(), b"");
+/// assert_eq!(unescape("a%20b").unwrap(), b"a b");
+/// assert!(unescape("abc~0123456789abcdef").is_none());
+/// ```
+pub fn unescape(name: &str) -> Option<Vec<u8>> {
+    if name == EMPTY_KEY_NAME {
+        return Some(Vec::new());
+    }
+    if name.contains('~') {
+        return None;
+    }
+    let bytes = name.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = name.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Some(out)
+}
+
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '"' | '#'
+                | '%'
+                | '\''
+                | '*'
+                | '/'
+                | ':'
+                | '<'
+                | '='
+                | '>'
+                | '?'
+                | '\\'
+                | '['
+                | ']'
+                | '^'
+                | '{'
+                | '|'
+                | '}'
+                | '~'
+        )
+}
+
+fn push_pct(out: &mut String, b: u8) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    out.push('%');
+    out.push(HEX[usize::from(b >> 4)] as char);
+    out.push(HEX[usize::from(b & 15)] as char);
+}
+
+/// FNV-1a, 64 bits: a fixed, documented hash so shortened names are the
+/// same on every run, version and machine.
+fn fnv1a64(data: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in data {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn safe(name: &str) -> bool {
+        !name.is_empty()
+            && !name.contains('/')
+            && !name.contains('\0')
+            && !name.starts_with('.')
+            && name.len() <= MAX_NAME_LEN
+            && !name.chars().any(char::is_control)
+    }
+
+    #[test]
+    fn hostile_keys() {
+        for key in [
+            &b".."[..],
+            b".",
+            b"/",
+            b"/etc/passwd",
+            b"..\\..\\x",
+            b"a/../../b",
+            b"\0",
+            b"\n\r\t",
+            b"\xff\xfe",
+            b".hidden",
+            b"__HIVE_DEFAULT_PARTITION__",
+            b"col=val",
+            b"~",
+        ] {
+            let name = escape(key);
+            assert!(safe(&name), "{key:?} -> {name}");
+            assert_eq!(unescape(&name).unwrap(), key, "{name}");
+        }
+        assert_eq!(escape(b".."), "%2E.");
+    }
+
+    #[test]
+    fn long_keys_are_shortened_with_a_hash() {
+        let a = vec![b'a'; 10_000];
+        let mut b = a.clone();
+        b[9_999] = b'b';
+        let (na, nb) = (escape(&a), escape(&b));
+        assert!(safe(&na) && safe(&nb));
+        assert_ne!(na, nb);
+        assert!(unescape(&na).is_none());
+        let pct = vec![b'/'; 100]; // every byte escaped: cuts must not split %2F
+        let name = escape(&pct);
+        assert!(name.split('~').next().unwrap().len() % 3 == 0, "{name}");
+    }
+
+    proptest! {
+        #[test]
+        fn escape_is_safe_and_reversible(key in proptest::collection::vec(any::<u8>(), 0..80)) {
+            let name = escape(&key);
+            prop_assert!(safe(&name), "{:?} -> {}", key, name);
+            prop_assert_eq!(unescape(&name).unwrap(), key.clone());
+            prop_assert_eq!(unescape(&escape_full(&key)).unwrap_or_default(), if key.is_empty() { vec![] } else { key });
+        }
+
+        #[test]
+        fn long_names_are_safe(key in proptest::collection::vec(any::<u8>(), 60..600)) {
+            prop_assert!(safe(&escape(&key)));
+        }
+    }
+}

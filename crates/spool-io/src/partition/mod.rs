@@ -1,0 +1,255 @@
+//! The engine of `spool partition`: many delimited-text inputs in, one
+//! output file per key out, in input order, in bounded memory, with a bounded
+//! number of open files.
+//!
+//! ```text
+//!  inputs ──FileBlocks──► router (this thread)         workers (one per core)
+//!  (read ahead,           key = field(record)          own group g when
+//!   decompressed)         append record to the  ──►    g % workers == i:
+//!                         group's pool chunk;          encode block (plain,
+//!                         full chunk → its worker      zstd frame, gzip member),
+//!                                                      append to the group's
+//!                                                      hidden temp file (LRU of
+//!                                                      open files), then rename
+//! ```
+//!
+//! Order: one router reads the inputs in order and each group has exactly
+//! one worker, fed through a FIFO queue, so a group's records reach its file
+//! in input order (file order, then line order) without any lock.
+//!
+//! Memory: group buffers are chunks from one [`ChunkPool`]; when the pool is
+//! spent the router sends the fullest quarter of the partly filled chunks
+//! to their workers and waits for chunks to come back. The number of
+//! distinct keys changes how full the blocks are when written, never how
+//! much memory is used.
+//!
+//! Files: every output is written as `.NAME.partial` and renamed only after
+//! every input was read and every block written. On an error or an
+//! interruption the temporary files are removed, so nothing half-written is
+//! left looking complete.
+//!
+//! [`ChunkPool`]: crate::write::ChunkPool
+
+mod columns;
+pub mod escape;
+mod router;
+mod workers;
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::Arc;
+
+pub use columns::{Column, ColumnRef, Filter};
+pub use router::run;
+
+use crate::read::ReadOptions;
+use crate::write::Compression;
+
+/// Where each group's file goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// `OUT/COLUMN=VALUE/part-00000.tsv` — what Spark, DuckDB and Polars read
+    /// as a Hive-partitioned dataset. With several `--by` columns each gets
+    /// its own tree, `OUT/by-COLUMN/COLUMN=VALUE/…`.
+    Hive,
+    /// `OUT/VALUE.tsv` (or `OUT/COLUMN/VALUE.tsv` with several `--by`).
+    Flat,
+}
+
+/// What to partition and how.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Input paths, read in this order (`-` is standard input).
+    pub inputs: Vec<PathBuf>,
+    /// Output directory; created if missing.
+    pub out: PathBuf,
+    /// One grouping per entry: records are written once per grouping.
+    pub by: Vec<ColumnRef>,
+    /// Field delimiter.
+    pub delimiter: u8,
+    /// Each input starts with a header line (names columns, is repeated
+    /// at the top of every output file, and must be the same in every input).
+    pub header: bool,
+    /// Conditions every written record meets.
+    pub filters: Vec<Filter>,
+    /// Output encoding.
+    pub compression: Compression,
+    /// Writer threads.
+    pub workers: usize,
+    /// Size of each buffer chunk.
+    pub chunk_len: usize,
+    /// Bytes all chunks together may use.
+    pub chunk_budget: usize,
+    /// Most output files open at once (shared among the workers).
+    pub max_open: usize,
+    /// Output layout.
+    pub layout: Layout,
+    /// Count and skip records with too few fields instead of stopping.
+    pub skip_invalid: bool,
+    /// Write into an output directory that is not empty.
+    pub force: bool,
+    /// How inputs are read.
+    pub read: ReadOptions,
+    /// Inputs read ahead at once.
+    pub parallel_inputs: usize,
+    /// Raised from another thread (a Ctrl-C handler) to stop early; the
+    /// partial output is removed.
+    pub cancel: Option<Arc<AtomicBool>>,
+    /// Live counters for a progress display.
+    pub progress: Option<Arc<Progress>>,
+}
+
+impl Options {
+    /// Defaults: tab-delimited, no header, plain output, Hive layout, one
+    /// writer per core, 256 open files, and a memory target of 128 MiB.
+    pub fn new(inputs: Vec<PathBuf>, out: PathBuf, by: Vec<ColumnRef>) -> Self {
+        let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let mut options = Options {
+            inputs,
+            out,
+            by,
+            delimiter: b'\t',
+            header: false,
+            filters: Vec::new(),
+            compression: Compression::None,
+            workers,
+            chunk_len: 64 << 10,
+            chunk_budget: 64 << 20,
+            max_open: 256,
+            layout: Layout::Hive,
+            skip_invalid: false,
+            force: false,
+            read: ReadOptions::default(),
+            parallel_inputs: 2,
+            cancel: None,
+            progress: None,
+        };
+        options
+            .set_memory(DEFAULT_MEMORY)
+            .expect("the default target is large enough");
+        options
+    }
+
+    /// Sizes the chunk pool so the whole run stays within `total` bytes:
+    /// what is left after the read-ahead buffers, each worker's encoder and
+    /// a fixed allowance for the program itself goes to chunks, cut into
+    /// about a thousand chunks (16 KiB to 1 MiB each).
+    ///
+    /// # Errors
+    ///
+    /// If `total` leaves less than 1 MiB for chunks; the message says the
+    /// smallest workable value.
+    pub fn set_memory(&mut self, total: usize) -> Result<(), PartitionError> {
+        let reserve = self.memory_reserve();
+        let budget = total.saturating_sub(reserve);
+        if budget < MIN_CHUNK_BUDGET {
+            return Err(PartitionError::Usage(format!(
+                "--memory {} MiB is too small for {} writer(s) and {} read-ahead input(s); \
+                 use at least {} MiB",
+                total >> 20,
+                self.workers,
+                self.parallel_inputs,
+                (reserve + MIN_CHUNK_BUDGET).div_ceil(1 << 20)
+            )));
+        }
+        let per_chunk = (budget / 1024).clamp(16 << 10, 1 << 20);
+        self.chunk_len = 1 << per_chunk.ilog2();
+        self.chunk_budget = budget;
+        Ok(())
+    }
+
+    /// Memory besides the chunks: read-ahead rings (a ring can briefly hold
+    /// one extra buffer), an encoder and its output per worker, and a fixed
+    /// allowance for code, the key table and allocator slack.
+    fn memory_reserve(&self) -> usize {
+        let read = self.parallel_inputs * (self.read.buffers + 1) * self.read.buffer_len
+            // a decompressor's input buffer
+            + self.parallel_inputs * (1 << 20);
+        let encoder = match self.compression {
+            Compression::None => 0,
+            Compression::Zstd(_) => 4 << 20,
+            Compression::Gzip(_) => 1 << 20,
+        };
+        let workers = self.workers.max(1) * (encoder + 2 * (1 << 20));
+        read + workers + BASE_ALLOWANCE
+    }
+}
+
+/// Default memory target for a whole run.
+pub const DEFAULT_MEMORY: usize = 128 << 20;
+/// Memory counted for the program itself (code, stacks, key table).
+const BASE_ALLOWANCE: usize = 24 << 20;
+/// Smallest chunk budget `set_memory` accepts.
+const MIN_CHUNK_BUDGET: usize = 1 << 20;
+
+/// Live counters, updated once per block.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Raw (possibly compressed) input bytes read.
+    pub raw_bytes: AtomicU64,
+    /// Records read.
+    pub records: AtomicU64,
+    /// Distinct groups so far.
+    pub groups: AtomicU64,
+}
+
+/// One output file.
+#[derive(Clone, Debug)]
+pub struct GroupSummary {
+    /// The `--by` column it belongs to.
+    pub column: String,
+    /// The key.
+    pub key: Vec<u8>,
+    /// The file written.
+    pub path: PathBuf,
+    /// Records written (not counting the header).
+    pub records: u64,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    /// Records read (headers excluded).
+    pub records_in: u64,
+    /// Records dropped by `--where`.
+    pub filtered: u64,
+    /// Records skipped for too few fields (`--skip-invalid`).
+    pub skipped_invalid: u64,
+    /// Decompressed bytes read.
+    pub bytes_in: u64,
+    /// Bytes written (after compression).
+    pub bytes_out: u64,
+    /// Times a closed output file was opened again.
+    pub reopened: u64,
+    /// Chunks sent before they were full because the pool was spent.
+    pub early_flushes: u64,
+    /// Every output file, in the order its key first appeared.
+    pub groups: Vec<GroupSummary>,
+}
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PartitionError {
+    /// Reading or writing failed; the message names the path.
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    /// A record or header cannot be used.
+    #[error("{file}:{line}: byte offset {offset}: {message}")]
+    Input {
+        /// The input's path.
+        file: String,
+        /// Line number (from 1).
+        line: u64,
+        /// Byte offset of the line's start (decompressed).
+        offset: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// The options are wrong.
+    #[error("{0}")]
+    Usage(String),
+    /// Stopped by the cancel flag; partial output was removed.
+    #[error("interrupted; partial output removed")]
+    Interrupted,
+}

@@ -1,0 +1,606 @@
+//! The router: reads blocks in input order, finds each record's keys and
+//! appends the record to its groups' chunks; see the [parent docs](super).
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use regex::bytes::Regex;
+
+use super::escape::{escape, escape_full};
+use super::workers::{self, Job, Payload, Worker};
+use super::{Column, GroupSummary, Layout, Options, PartitionError, Summary};
+use crate::read::{fields::field, Block, FileBlocks, Record};
+use crate::write::{Chunk, ChunkPool, PartialFile};
+
+/// Most `--by` columns in one run.
+pub const MAX_GROUPINGS: usize = 16;
+
+/// One output group.
+struct Group {
+    grouping: usize,
+    key: Box<[u8]>,
+    path: PathBuf,
+    chunk: Option<Chunk>,
+    created: bool,
+    records: u64,
+}
+
+struct ResolvedFilter {
+    index: usize,
+    regex: Regex,
+    negate: bool,
+}
+
+struct Router<'a> {
+    options: &'a Options,
+    columns: Vec<Column>,
+    filters: Vec<ResolvedFilter>,
+    /// Raw header line (ends with a newline) once seen.
+    header: Option<Vec<u8>>,
+    keys: Vec<HashMap<Box<[u8]>, u32, foldhash::fast::RandomState>>,
+    groups: Vec<Group>,
+    pool: ChunkPool,
+    workers: Vec<Worker>,
+    failed: Arc<AtomicBool>,
+    extension: String,
+    summary: Summary,
+}
+
+/// Partitions `options.inputs` into `options.out`.
+///
+/// # Errors
+///
+/// Bad options, an unreadable input, a record with too few fields (unless
+/// `skip_invalid`), a header that differs between inputs, a write error,
+/// or cancellation. On every error the partial output is removed.
+///
+/// # Examples
+///
+/// ```
+/// use spool_io::partition::{run, ColumnRef, Options};
+/// let dir = std::env::temp_dir().join(format!("spool-io-doc-partition-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// std::fs::write(dir.join("in.tsv"), "de\tBerlin\nfr\tParis\nde\tBonn\n")?;
+/// let out = dir.join("out");
+/// let options = Options::new(vec![dir.join("in.tsv")], out.clone(), vec![ColumnRef("1".into())]);
+/// let summary = run(&options)?;
+/// assert_eq!(summary.groups.len(), 2);
+/// let de = std::fs::read_to_string(out.join("col1=de/part-00000.tsv"))?;
+/// assert_eq!(de, "de\tBerlin\nde\tBonn\n");
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn run(options: &Options) -> Result<Summary, PartitionError> {
+    if options.by.is_empty() || options.by.len() > MAX_GROUPINGS {
+        return Err(PartitionError::Usage(format!(
+            "give between 1 and {MAX_GROUPINGS} --by columns"
+        )));
+    }
+    if options.inputs.is_empty() {
+        return Err(PartitionError::Usage("no input files".into()));
+    }
+    prepare_out_dir(&options.out, options.force)?;
+    let mut router = Router::new(options)?;
+    let result = router.route_all();
+    let result = match result {
+        Ok(()) => router.finish(),
+        Err(e) => {
+            // A worker's own error says more than the router's "write failed".
+            Err(router.abort().map_or(e, PartitionError::Io))
+        }
+    };
+    result.map(|()| router.summary)
+}
+
+fn prepare_out_dir(out: &Path, force: bool) -> Result<(), PartitionError> {
+    match std::fs::read_dir(out) {
+        Ok(mut entries) => {
+            if !force && entries.next().is_some() {
+                return Err(PartitionError::Usage(format!(
+                    "{}: output directory is not empty (use --force to write into it)",
+                    out.display()
+                )));
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(out).map_err(|e| crate::input::with_path(e, out))?;
+            Ok(())
+        }
+        Err(e) => Err(crate::input::with_path(e, out).into()),
+    }
+}
+
+impl<'a> Router<'a> {
+    fn new(options: &'a Options) -> Result<Self, PartitionError> {
+        let failed = Arc::new(AtomicBool::new(false));
+        let n = options.workers.max(1);
+        let per_worker_open = (options.max_open / n).max(1);
+        let workers = (0..n)
+            .map(|_| workers::spawn(options.compression, per_worker_open, 256, failed.clone()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let extension = format!(
+            "{}{}",
+            match options.delimiter {
+                b'\t' => ".tsv",
+                b',' => ".csv",
+                _ => ".txt",
+            },
+            options.compression.suffix()
+        );
+        let mut router = Router {
+            options,
+            columns: Vec::new(),
+            filters: Vec::new(),
+            header: None,
+            keys: (0..options.by.len()).map(|_| HashMap::default()).collect(),
+            groups: Vec::new(),
+            pool: ChunkPool::with_budget(options.chunk_len, options.chunk_budget),
+            workers,
+            failed,
+            extension,
+            summary: Summary::default(),
+        };
+        if !options.header {
+            router.resolve_columns(None)?;
+        }
+        Ok(router)
+    }
+
+    fn resolve_columns(&mut self, header: Option<&[&str]>) -> Result<(), PartitionError> {
+        self.columns = self
+            .options
+            .by
+            .iter()
+            .map(|c| c.resolve(header))
+            .collect::<Result<_, _>>()?;
+        self.filters = self
+            .options
+            .filters
+            .iter()
+            .map(|f| {
+                Ok(ResolvedFilter {
+                    index: f.column.resolve(header)?.index,
+                    regex: f.regex.clone(),
+                    negate: f.negate,
+                })
+            })
+            .collect::<Result<_, PartitionError>>()?;
+        Ok(())
+    }
+
+    fn route_all(&mut self) -> Result<(), PartitionError> {
+        let mut blocks = FileBlocks::new(
+            self.options.inputs.clone(),
+            self.options.read.clone(),
+            self.options.parallel_inputs,
+        );
+        let raw_counter = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        blocks = blocks.count_raw_bytes(raw_counter.clone());
+        while let Some((file, block)) = blocks.next_block()? {
+            if self
+                .options
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.load(Ordering::Relaxed))
+            {
+                return Err(PartitionError::Interrupted);
+            }
+            self.check_workers()?;
+            let before = self.summary.records_in;
+            self.route_block(file, &block)?;
+            self.summary.bytes_in += block.len() as u64;
+            if let Some(progress) = &self.options.progress {
+                progress
+                    .raw_bytes
+                    .store(raw_counter.load(Ordering::Relaxed), Ordering::Relaxed);
+                progress
+                    .records
+                    .fetch_add(self.summary.records_in - before, Ordering::Relaxed);
+                progress
+                    .groups
+                    .store(self.groups.len() as u64, Ordering::Relaxed);
+            }
+        }
+        Ok(())
+    }
+
+    fn route_block(&mut self, file: usize, block: &Block) -> Result<(), PartitionError> {
+        let delimiter = self.options.delimiter;
+        let groupings = self.options.by.len();
+        let mut gids = [0u32; MAX_GROUPINGS];
+        'records: for record in block.records() {
+            if self.options.header && record.line() == 1 {
+                self.take_header(file, &record)?;
+                continue;
+            }
+            self.summary.records_in += 1;
+            let body = record.bytes();
+            for f in &self.filters {
+                let Some(value) = field(body, delimiter, f.index) else {
+                    self.invalid(file, &record, f.index)?;
+                    continue 'records;
+                };
+                if f.regex.is_match(value) == f.negate {
+                    self.summary.filtered += 1;
+                    continue 'records;
+                }
+            }
+            for (g, gid) in gids.iter_mut().enumerate().take(groupings) {
+                let index = self.columns[g].index;
+                let Some(key) = field(body, delimiter, index) else {
+                    self.invalid(file, &record, index)?;
+                    continue 'records;
+                };
+                *gid = self.group_of(g, key);
+            }
+            for &gid in &gids[..groupings] {
+                self.append(gid, record.raw())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Handles line 1 of an input in header mode.
+    fn take_header(&mut self, file: usize, record: &Record<'_>) -> Result<(), PartitionError> {
+        let body = record.bytes();
+        match &self.header {
+            None => {
+                let text = std::str::from_utf8(body).map_err(|e| {
+                    self.input_error(file, record, format!("header is not valid UTF-8: {e}"))
+                })?;
+                let names: Vec<&str> = text.split(self.options.delimiter as char).collect();
+                self.resolve_columns(Some(&names))?;
+                let mut line = body.to_vec();
+                line.push(self.options.read.delimiter);
+                self.header = Some(line);
+            }
+            Some(first) => {
+                if first[..first.len() - 1] != *body {
+                    return Err(self.input_error(
+                        file,
+                        record,
+                        format!(
+                            "header differs from the first input's header ({})",
+                            self.options.inputs[0].display()
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn input_error(&self, file: usize, record: &Record<'_>, message: String) -> PartitionError {
+        PartitionError::Input {
+            file: self.options.inputs[file].display().to_string(),
+            line: record.line(),
+            offset: record.offset(),
+            message,
+        }
+    }
+
+    fn invalid(
+        &mut self,
+        file: usize,
+        record: &Record<'_>,
+        index: usize,
+    ) -> Result<(), PartitionError> {
+        if self.options.skip_invalid {
+            self.summary.skipped_invalid += 1;
+            return Ok(());
+        }
+        let fields = crate::read::fields::count(record.bytes(), self.options.delimiter);
+        Err(self.input_error(
+            file,
+            record,
+            format!(
+                "record has {fields} field(s), column {} is needed (use --skip-invalid to skip such records)",
+                index + 1
+            ),
+        ))
+    }
+
+    #[inline]
+    fn group_of(&mut self, grouping: usize, key: &[u8]) -> u32 {
+        if let Some(&gid) = self.keys[grouping].get(key) {
+            return gid;
+        }
+        let gid = self.groups.len() as u32;
+        let path = self.path_for(grouping, key);
+        self.groups.push(Group {
+            grouping,
+            key: key.into(),
+            path,
+            chunk: None,
+            created: false,
+            records: 0,
+        });
+        self.keys[grouping].insert(key.into(), gid);
+        gid
+    }
+
+    fn path_for(&self, grouping: usize, key: &[u8]) -> PathBuf {
+        let column = escape(self.columns[grouping].name.as_bytes());
+        let several = self.options.by.len() > 1;
+        let mut path = self.options.out.clone();
+        match self.options.layout {
+            Layout::Hive => {
+                if several {
+                    path.push(format!("by-{column}"));
+                }
+                path.push(format!("{column}={}", escape(key)));
+                path.push(format!("part-00000{}", self.extension));
+            }
+            Layout::Flat => {
+                if several {
+                    path.push(&column);
+                }
+                path.push(format!("{}{}", escape(key), self.extension));
+            }
+        }
+        path
+    }
+
+    /// Appends one record (adding a newline if it has none) to a group.
+    #[inline]
+    fn append(&mut self, gid: u32, raw: &[u8]) -> Result<(), PartitionError> {
+        let group = &mut self.groups[gid as usize];
+        group.records += 1;
+        let newline = !raw.ends_with(&[self.options.read.delimiter]);
+        let need = raw.len() + usize::from(newline);
+        if let Some(chunk) = &mut group.chunk {
+            if chunk.remaining() >= need {
+                chunk.push_slice(raw);
+                if newline {
+                    chunk.push_slice(&[self.options.read.delimiter]);
+                }
+                return Ok(());
+            }
+        }
+        self.append_slow(gid, raw, newline)
+    }
+
+    #[cold]
+    fn append_slow(&mut self, gid: u32, raw: &[u8], newline: bool) -> Result<(), PartitionError> {
+        let delimiter = self.options.read.delimiter;
+        if let Some(chunk) = self.groups[gid as usize].chunk.take() {
+            self.send(gid, Payload::Chunk(chunk))?;
+        }
+        let header_len = if self.groups[gid as usize].created {
+            0
+        } else {
+            self.header.as_ref().map_or(0, Vec::len)
+        };
+        let need = raw.len() + usize::from(newline) + header_len;
+        if need > self.pool.chunk_len() {
+            // A record larger than a chunk is written on its own.
+            let mut owned = Vec::with_capacity(need);
+            if header_len > 0 {
+                owned.extend_from_slice(self.header.as_ref().expect("header"));
+            }
+            owned.extend_from_slice(raw);
+            if newline {
+                owned.push(delimiter);
+            }
+            return self.send(gid, Payload::Owned(owned));
+        }
+        let mut chunk = self.take_chunk(gid)?;
+        if header_len > 0 {
+            chunk.push_slice(self.header.as_ref().expect("header"));
+        }
+        chunk.push_slice(raw);
+        if newline {
+            chunk.push_slice(&[delimiter]);
+        }
+        self.groups[gid as usize].chunk = Some(chunk);
+        Ok(())
+    }
+
+    /// A chunk from the pool; when it is spent, sends the fullest quarter of
+    /// the partly filled chunks (never `gid`'s, which is empty) and waits.
+    fn take_chunk(&mut self, gid: u32) -> Result<Chunk, PartitionError> {
+        if let Some(chunk) = self.pool.try_take() {
+            return Ok(chunk);
+        }
+        let mut held: Vec<(usize, u32)> = self
+            .groups
+            .iter()
+            .enumerate()
+            .filter_map(|(i, g)| g.chunk.as_ref().map(|c| (c.len(), i as u32)))
+            .filter(|&(len, i)| len > 0 && i != gid)
+            .collect();
+        let flush = (held.len() / 4).max(1).min(held.len());
+        if flush > 0 {
+            held.select_nth_unstable_by(flush - 1, |a, b| b.0.cmp(&a.0));
+            for &(_, i) in &held[..flush] {
+                let chunk = self.groups[i as usize].chunk.take().expect("held");
+                self.send(i, Payload::Chunk(chunk))?;
+                self.summary.early_flushes += 1;
+            }
+        }
+        loop {
+            self.check_workers()?;
+            if let Some(chunk) = self.pool.take_timeout(Duration::from_millis(50)) {
+                return Ok(chunk);
+            }
+        }
+    }
+
+    fn send(&mut self, gid: u32, data: Payload) -> Result<(), PartitionError> {
+        let group = &mut self.groups[gid as usize];
+        let create = (!group.created).then(|| group.path.clone());
+        group.created = true;
+        let worker = &self.workers[gid as usize % self.workers.len()];
+        let job = Job {
+            group: gid,
+            create,
+            data,
+        };
+        if worker.jobs.send(job).is_err() {
+            self.check_workers()?;
+            return Err(PartitionError::Usage("a writer thread stopped".into()));
+        }
+        Ok(())
+    }
+
+    fn check_workers(&self) -> Result<(), PartitionError> {
+        if self.failed.load(Ordering::Relaxed) {
+            // The error itself is collected when the workers are joined.
+            return Err(PartitionError::Io(std::io::Error::other("write failed")));
+        }
+        Ok(())
+    }
+
+    /// Sends what is left, waits for the workers, renames every file into
+    /// place and writes the manifest.
+    fn finish(&mut self) -> Result<(), PartitionError> {
+        let pending: Vec<u32> = (0..self.groups.len() as u32)
+            .filter(|&i| self.groups[i as usize].chunk.is_some())
+            .collect();
+        for gid in pending {
+            let chunk = self.groups[gid as usize].chunk.take().expect("pending");
+            if let Err(e) = self.send(gid, Payload::Chunk(chunk)) {
+                self.abort();
+                return Err(e);
+            }
+        }
+        if let Err(e) = self.join_workers() {
+            self.abort();
+            return Err(e);
+        }
+        for group in &self.groups {
+            if !group.created {
+                continue;
+            }
+            let temp = PartialFile::temp_path(&group.path);
+            if let Err(e) = std::fs::rename(&temp, &group.path) {
+                let err = crate::input::with_path(e, &group.path);
+                self.abort();
+                return Err(err.into());
+            }
+        }
+        self.summary.groups = self
+            .groups
+            .iter()
+            .map(|g| GroupSummary {
+                column: self.columns[g.grouping].name.clone(),
+                key: g.key.to_vec(),
+                path: g.path.clone(),
+                records: g.records,
+            })
+            .collect();
+        self.write_manifest()?;
+        Ok(())
+    }
+
+    fn join_workers(&mut self) -> Result<(), PartitionError> {
+        let mut first_error = None;
+        for worker in self.workers.drain(..) {
+            drop(worker.jobs);
+            match worker.thread.join() {
+                Ok(report) => {
+                    self.summary.bytes_out += report.bytes_out;
+                    self.summary.reopened += report.reopened;
+                    if first_error.is_none() {
+                        first_error = report.error;
+                    }
+                }
+                Err(_) => {
+                    first_error
+                        .get_or_insert_with(|| std::io::Error::other("a writer thread panicked"));
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
+    }
+
+    /// `_partitions.tsv`: column, full key (escaped, always reversible),
+    /// path relative to the output directory, records. Readers of Hive
+    /// datasets skip names starting with `_`.
+    fn write_manifest(&self) -> Result<(), PartitionError> {
+        let path = self.options.out.join("_partitions.tsv");
+        let mut file = PartialFile::create(&path)?;
+        let mut text = String::from("column\tkey\tpath\trecords\n");
+        for g in &self.summary.groups {
+            let relative = g.path.strip_prefix(&self.options.out).unwrap_or(&g.path);
+            text.push_str(&format!(
+                "{}\t{}\t{}\t{}\n",
+                escape_full(g.column.as_bytes()),
+                if g.key.is_empty() {
+                    super::escape::EMPTY_KEY_NAME.to_owned()
+                } else {
+                    escape_full(&g.key)
+                },
+                relative.display(),
+                g.records
+            ));
+        }
+        file.file()
+            .write_all(text.as_bytes())
+            .map_err(|e| crate::input::with_path(e, &path))?;
+        file.commit()?;
+        Ok(())
+    }
+
+    /// Stops the workers and removes every temporary file and every
+    /// directory this run created that is left empty.
+    /// Returns the first error a worker reported, if any.
+    fn abort(&mut self) -> Option<std::io::Error> {
+        for group in &mut self.groups {
+            group.chunk = None;
+        }
+        let worker_error = match self.join_workers() {
+            Err(PartitionError::Io(e)) => Some(e),
+            _ => None,
+        };
+        for group in &self.groups {
+            if group.created {
+                let _ = std::fs::remove_file(PartialFile::temp_path(&group.path));
+                let mut dir = group.path.parent();
+                while let Some(d) = dir {
+                    if d == self.options.out || std::fs::remove_dir(d).is_err() {
+                        break;
+                    }
+                    dir = d.parent();
+                }
+            }
+        }
+        let _ = std::fs::remove_dir(&self.options.out);
+        worker_error
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::partition::ColumnRef;
+    use crate::write::Compression;
+
+    #[test]
+    fn compression_suffix_in_names() {
+        let dir = std::env::temp_dir().join(format!("spool-router-names-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("in.csv"), "a,1\nb,2\n").unwrap();
+        let mut options = Options::new(
+            vec![dir.join("in.csv")],
+            dir.join("out"),
+            vec![ColumnRef("1".into())],
+        );
+        options.delimiter = b',';
+        options.compression = Compression::Zstd(3);
+        options.layout = Layout::Flat;
+        run(&options).unwrap();
+        let got = zstd::decode_all(&std::fs::read(dir.join("out/a.csv.zst")).unwrap()[..]).unwrap();
+        assert_eq!(got, b"a,1\n");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

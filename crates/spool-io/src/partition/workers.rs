@@ -1,0 +1,127 @@
+//! Writer threads: each owns a fixed share of the groups, so a group's
+//! blocks are encoded and written in the order the router sent them, with
+//! no lock around any file.
+//!
+//! A worker keeps at most `max_open` files open, least recently used first
+//! out; a closed file is reopened in append mode when its group writes
+//! again (blocks are self-contained frames, so appending keeps it valid).
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{Receiver, Sender};
+use lru::LruCache;
+
+use crate::write::{BlockEncoder, Chunk, Compression, PartialFile};
+
+/// Bytes to write for one group.
+pub(crate) enum Payload {
+    /// A pool chunk (goes back to the pool when written).
+    Chunk(Chunk),
+    /// A record larger than a chunk, written on its own.
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Payload {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Payload::Chunk(c) => c,
+            Payload::Owned(v) => v,
+        }
+    }
+}
+
+/// One block for one group; the group's first job carries its path.
+pub(crate) struct Job {
+    pub group: u32,
+    pub create: Option<PathBuf>,
+    pub data: Payload,
+}
+
+/// What a worker did, reported when it ends.
+#[derive(Default)]
+pub(crate) struct Report {
+    pub error: Option<io::Error>,
+    pub bytes_out: u64,
+    pub reopened: u64,
+}
+
+/// A running worker.
+pub(crate) struct Worker {
+    pub jobs: Sender<Job>,
+    pub thread: JoinHandle<Report>,
+}
+
+/// Starts a worker; `failed` is raised if it hits an error (it then keeps
+/// draining its queue without writing, so the router never blocks on it).
+pub(crate) fn spawn(
+    compression: Compression,
+    max_open: usize,
+    queue: usize,
+    failed: Arc<AtomicBool>,
+) -> io::Result<Worker> {
+    let encoder = BlockEncoder::new(compression)?;
+    let (jobs, rx) = crossbeam_channel::bounded(queue);
+    let thread = std::thread::Builder::new()
+        .name("spool-partition-writer".into())
+        .spawn(move || run(rx, encoder, max_open, &failed))?;
+    Ok(Worker { jobs, thread })
+}
+
+fn run(
+    jobs: Receiver<Job>,
+    mut encoder: BlockEncoder,
+    max_open: usize,
+    failed: &AtomicBool,
+) -> Report {
+    let cap = NonZeroUsize::new(max_open.max(1)).expect("at least one");
+    let mut open: LruCache<u32, File> = LruCache::new(cap);
+    let mut paths: foldhash::HashMap<u32, PathBuf> = foldhash::HashMap::default();
+    let mut report = Report::default();
+    for job in jobs {
+        if report.error.is_some() {
+            continue; // drain: chunks go back to the pool as jobs drop
+        }
+        if let Err(e) = write_job(job, &mut encoder, &mut open, &mut paths, &mut report) {
+            report.error = Some(e);
+            failed.store(true, Ordering::Relaxed);
+        }
+    }
+    report
+}
+
+fn write_job(
+    job: Job,
+    encoder: &mut BlockEncoder,
+    open: &mut LruCache<u32, File>,
+    paths: &mut foldhash::HashMap<u32, PathBuf>,
+    report: &mut Report,
+) -> io::Result<()> {
+    if let Some(path) = job.create {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| crate::input::with_path(e, dir))?;
+        }
+        let temp = PartialFile::temp_path(&path);
+        let file = File::create(&temp).map_err(|e| crate::input::with_path(e, &temp))?;
+        open.push(job.group, file);
+        paths.insert(job.group, path);
+    }
+    if !open.contains(&job.group) {
+        let path = &paths[&job.group];
+        let file = PartialFile::reopen_file(path)?;
+        report.reopened += 1;
+        open.push(job.group, file);
+    }
+    let file = open.get_mut(&job.group).expect("just opened");
+    let block = encoder.encode(&job.data)?;
+    file.write_all(block)
+        .map_err(|e| crate::input::with_path(e, &PartialFile::temp_path(&paths[&job.group])))?;
+    report.bytes_out += block.len() as u64;
+    Ok(())
+}

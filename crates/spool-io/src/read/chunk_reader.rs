@@ -1,0 +1,381 @@
+//! The read-ahead chunk reader.
+//!
+//! ```text
+//!            free buffers (recycled)            full blocks (whole records)
+//!  caller ─────────────────────────► reader ─────────────────────────► caller
+//!   drops a Block                    thread: fill up to buffer_len,
+//!                                    cut after the last delimiter,
+//!                                    carry the cut-off tail forward
+//! ```
+//!
+//! The reader thread, not the parser, stitches the record that straddles
+//! two reads: it moves the bytes after the last delimiter into the next
+//! buffer before filling it. Every [`Block`] therefore holds whole records,
+//! so a record is always one contiguous `&[u8]` inside one buffer, blocks can
+//! be handed to other threads, and the parser never copies. A record longer
+//! than a buffer grows that buffer (up to [`ReadOptions::max_record_len`]);
+//! the grown buffer shrinks back when it comes around again.
+
+use std::io::{self, Read};
+use std::path::Path;
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{bounded, Receiver, Sender};
+
+use super::records::Records;
+
+/// How a [`ChunkReader`] reads.
+#[derive(Clone, Debug)]
+pub struct ReadOptions {
+    /// Buffers in the ring (at least 2). Default 4.
+    pub buffers: usize,
+    /// Size of each buffer. Default 1 MiB.
+    pub buffer_len: usize,
+    /// Byte that ends a record. Default `b'\n'`.
+    pub delimiter: u8,
+    /// Longest record accepted; a longer one is an error naming its byte
+    /// offset. Default 64 MiB.
+    pub max_record_len: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            buffers: 4,
+            buffer_len: 1 << 20,
+            delimiter: b'\n',
+            max_record_len: 64 << 20,
+        }
+    }
+}
+
+/// A chunk of whole records, borrowed from the reader's ring; dropping it
+/// gives the buffer back.
+///
+/// # Examples
+///
+/// ```
+/// use spool_io::read::{ChunkReader, ReadOptions};
+/// let mut reader = ChunkReader::new(&b"a\tb\nc\td\n"[..], ReadOptions::default());
+/// let block = reader.next_block()?.expect("one block");
+/// assert_eq!(block.bytes(), b"a\tb\nc\td\n");
+/// assert_eq!((block.offset(), block.first_line()), (0, 1));
+/// let keys: Vec<&[u8]> = block
+///     .records()
+///     .map(|r| spool_io::read::fields::field(r.bytes(), b'\t', 0).unwrap())
+///     .collect();
+/// assert_eq!(keys, [&b"a"[..], b"c"]);
+/// assert!(reader.next_block()?.is_none());
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub struct Block {
+    data: Vec<u8>,
+    offset: u64,
+    first_line: u64,
+    delimiter: u8,
+    free: Sender<Vec<u8>>,
+}
+
+impl Block {
+    /// The block's bytes: whole records, each ended by the delimiter except
+    /// possibly the last record of the input.
+    pub fn bytes(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// Byte offset of the block's first byte in the (decompressed) input.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Line (record) number of the block's first record, counting from 1.
+    pub fn first_line(&self) -> u64 {
+        self.first_line
+    }
+
+    /// The block's records, with their line numbers and offsets.
+    pub fn records(&self) -> Records<'_> {
+        Records::new(&self.data, self.delimiter, self.first_line, self.offset)
+    }
+}
+
+impl std::ops::Deref for Block {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.data
+    }
+}
+
+impl Drop for Block {
+    fn drop(&mut self) {
+        // If the reader is gone the buffer is simply freed.
+        let _ = self.free.try_send(std::mem::take(&mut self.data));
+    }
+}
+
+/// What the reader thread sends: a block's buffer, offset and first line.
+type Message = io::Result<(Vec<u8>, u64, u64)>;
+
+/// Reads an input in large chunks on a read-ahead thread; see the
+/// [module docs](self).
+pub struct ChunkReader {
+    full: Receiver<Message>,
+    free: Sender<Vec<u8>>,
+    thread: Option<JoinHandle<()>>,
+    delimiter: u8,
+    done: bool,
+}
+
+impl ChunkReader {
+    /// Starts reading `input` ahead on a new thread.
+    ///
+    /// # Panics
+    ///
+    /// If `options.buffers < 2` or `options.buffer_len == 0`.
+    pub fn new(input: impl Read + Send + 'static, options: ReadOptions) -> Self {
+        assert!(options.buffers >= 2, "a ring needs at least two buffers");
+        assert!(options.buffer_len > 0, "buffers must not be empty");
+        let (full_tx, full) = bounded(options.buffers);
+        let (free, free_rx) = bounded(options.buffers);
+        for _ in 0..options.buffers {
+            free.send(Vec::new()).expect("room for every buffer");
+        }
+        let delimiter = options.delimiter;
+        let thread = std::thread::Builder::new()
+            .name("spool-read-ahead".into())
+            .spawn(move || fill(input, &options, &full_tx, &free_rx))
+            .expect("spawn the read-ahead thread");
+        ChunkReader {
+            full,
+            free,
+            thread: Some(thread),
+            delimiter,
+            done: false,
+        }
+    }
+
+    /// Opens `path` (`-` for standard input, gzip and zstd decompressed) and
+    /// starts reading it ahead.
+    ///
+    /// # Errors
+    ///
+    /// If the input cannot be opened; the message names the path.
+    pub fn open(path: &Path, options: ReadOptions) -> io::Result<Self> {
+        Ok(Self::new(crate::input::open(path)?, options))
+    }
+
+    /// The next block of whole records, or `None` at the end of the input.
+    ///
+    /// # Errors
+    ///
+    /// A read or decompression error, or a record longer than
+    /// [`ReadOptions::max_record_len`] (kind `InvalidData`, naming its byte
+    /// offset). After an error the reader is finished.
+    pub fn next_block(&mut self) -> io::Result<Option<Block>> {
+        if self.done {
+            return Ok(None);
+        }
+        match self.full.recv() {
+            Ok(Ok((data, offset, first_line))) => Ok(Some(Block {
+                data,
+                offset,
+                first_line,
+                delimiter: self.delimiter,
+                free: self.free.clone(),
+            })),
+            Ok(Err(e)) => {
+                self.done = true;
+                Err(e)
+            }
+            Err(_) => {
+                self.done = true;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Calls `f` on every record, in order; stops at the first error.
+    ///
+    /// # Errors
+    ///
+    /// Read errors, and whatever `f` returns.
+    pub fn for_each_record<E: From<io::Error>>(
+        mut self,
+        mut f: impl FnMut(super::Record<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        while let Some(block) = self.next_block()? {
+            for record in block.records() {
+                f(record)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for ChunkReader {
+    fn drop(&mut self) {
+        // Not joined: the thread may wait for a buffer that a live Block
+        // still holds. It stops by itself at its next send (the channel is
+        // closed once `full` drops) or when every Block is gone.
+        drop(self.thread.take());
+    }
+}
+
+/// The reader thread: fills recycled buffers with whole records.
+fn fill(
+    mut input: impl Read,
+    options: &ReadOptions,
+    full: &Sender<Message>,
+    free: &Receiver<Vec<u8>>,
+) {
+    let delimiter = options.delimiter;
+    let mut carry: Vec<u8> = Vec::new();
+    let mut offset = 0u64;
+    let mut line = 1u64;
+    for mut buf in free {
+        if buf.capacity() > 2 * options.buffer_len {
+            buf = Vec::new(); // a grown buffer: let it go
+        }
+        buf.clear();
+        buf.reserve_exact(options.buffer_len.max(carry.len() + 1));
+        buf.extend_from_slice(&carry);
+        carry.clear();
+        // Fill until at least one record is complete or the input ends.
+        let mut eof = false;
+        let mut scanned = buf.len(); // the carry holds no delimiter
+        let cut = loop {
+            match read_more(&mut input, &mut buf) {
+                Ok(0) => eof = true,
+                Ok(_) if buf.len() < buf.capacity() => continue,
+                Ok(_) => {}
+                Err(e) => {
+                    let _ = full.send(Err(e));
+                    return;
+                }
+            }
+            if eof {
+                break buf.len();
+            }
+            if let Some(i) = memchr::memrchr(delimiter, &buf[scanned..]) {
+                break scanned + i + 1;
+            }
+            // No delimiter in a full buffer: one record longer than it.
+            scanned = buf.len();
+            if buf.len() >= options.max_record_len {
+                let _ = full.send(Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "record at byte offset {offset} is longer than the limit of {} bytes",
+                        options.max_record_len
+                    ),
+                )));
+                return;
+            }
+            let grow = buf.len().min(options.max_record_len - buf.len());
+            buf.reserve_exact(grow.max(1));
+        };
+        carry.extend_from_slice(&buf[cut..]);
+        buf.truncate(cut);
+        if buf.is_empty() {
+            return; // end of input, nothing left
+        }
+        let lines = memchr::memchr_iter(delimiter, &buf).count() as u64
+            + u64::from(eof && buf.last() != Some(&delimiter));
+        let len = buf.len() as u64;
+        if full.send(Ok((buf, offset, line))).is_err() || eof {
+            return;
+        }
+        offset += len;
+        line += lines;
+    }
+}
+
+/// Reads into the spare capacity of `buf`, retrying on interruption.
+fn read_more(input: &mut impl Read, buf: &mut Vec<u8>) -> io::Result<usize> {
+    let start = buf.len();
+    let end = buf.capacity();
+    buf.resize(end, 0);
+    loop {
+        match input.read(&mut buf[start..]) {
+            Ok(n) => {
+                buf.truncate(start + n);
+                return Ok(n);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                buf.truncate(start);
+                return Err(e);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small(buffer_len: usize) -> ReadOptions {
+        ReadOptions {
+            buffers: 2,
+            buffer_len,
+            delimiter: b'\n',
+            max_record_len: 1 << 20,
+        }
+    }
+
+    fn records(data: &[u8], options: ReadOptions) -> io::Result<Vec<(Vec<u8>, u64, u64)>> {
+        let mut out = Vec::new();
+        ChunkReader::new(io::Cursor::new(data.to_vec()), options).for_each_record(|r| {
+            out.push((r.bytes().to_vec(), r.line(), r.offset()));
+            Ok::<(), io::Error>(())
+        })?;
+        Ok(out)
+    }
+
+    #[test]
+    fn records_straddling_every_edge() {
+        let mut data = Vec::new();
+        let mut want = Vec::new();
+        for i in 0..2000u64 {
+            let rec = format!("{i}:{}", "x".repeat((i % 23) as usize)).into_bytes();
+            want.push((rec.clone(), i + 1, data.len() as u64));
+            data.extend(&rec);
+            data.extend(if i % 3 == 0 { &b"\r\n"[..] } else { b"\n" });
+        }
+        data.extend(b"tail");
+        want.push((b"tail".to_vec(), 2001, data.len() as u64 - 4));
+        for len in [1, 2, 3, 7, 64, 1000, 1 << 16] {
+            assert_eq!(records(&data, small(len)).unwrap(), want, "buffer {len}");
+        }
+    }
+
+    #[test]
+    fn empty_input_and_lone_newline() {
+        assert!(records(b"", small(8)).unwrap().is_empty());
+        assert_eq!(records(b"\n", small(8)).unwrap(), vec![(vec![], 1, 0)]);
+    }
+
+    #[test]
+    fn a_long_record_grows_the_buffer_then_the_limit_stops_it() {
+        let mut data = vec![b'y'; 5000];
+        data.extend(b"\nz\n");
+        let got = records(&data, small(64)).unwrap();
+        assert_eq!(got.len(), 2);
+        assert_eq!((got[1].1, got[1].2), (2, 5001));
+        let mut limited = small(64);
+        limited.max_record_len = 1000;
+        let mut data = b"ok\n".to_vec();
+        data.extend(vec![b'y'; 5000]);
+        let err = records(&data, limited).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        assert!(err.to_string().contains("byte offset 3"), "{err}");
+    }
+
+    #[test]
+    fn dropping_the_reader_early_stops_its_thread() {
+        let data = b"abcdefg\n".repeat(1 << 20);
+        let mut reader = ChunkReader::new(io::Cursor::new(data), small(4096));
+        let _first = reader.next_block().unwrap();
+        drop(reader); // must not hang
+    }
+}

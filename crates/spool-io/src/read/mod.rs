@@ -1,0 +1,20 @@
+//! Reading delimited text in large chunks, without a copy or an allocation
+//! per record.
+//!
+//! * [`ChunkReader`] — one input, read ahead on its own thread into a ring of
+//!   recycled buffers; hands out [`Block`]s of whole records.
+//! * [`Records`] / [`Record`] — the records of a block as `&[u8]` views, with
+//!   line number and byte offset for error messages.
+//! * [`fields`] — field splitting with `memchr`, scanning only as far as the
+//!   field asked for.
+//! * [`FileBlocks`] — many inputs read ahead several at a time, handed out in
+//!   input order.
+
+mod chunk_reader;
+pub mod fields;
+mod files;
+mod records;
+
+pub use chunk_reader::{Block, ChunkReader, ReadOptions};
+pub use files::FileBlocks;
+pub use records::{Record, Records};

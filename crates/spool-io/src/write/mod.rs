@@ -1,0 +1,23 @@
+//! Writing in fixed-size chunks under a global memory budget.
+//!
+//! * [`ChunkPool`] — recycled fixed-size chunks; at most `budget / chunk_len`
+//!   exist at once, so the memory held in chunks has a hard bound.
+//! * [`BlockEncoder`] — turns one chunk into one self-contained block:
+//!   plain bytes, a zstd frame or a gzip member. Frames and members
+//!   concatenate into valid streams, so a file can be appended to (closed
+//!   and reopened) at any block boundary, and no per-file compressor state
+//!   has to stay in memory.
+//! * [`PartialFile`] — a file written under a hidden temporary name and
+//!   renamed when complete, removed on failure.
+//! * [`ChunkedWriter`] — an [`io::Write`](std::io::Write) that puts the
+//!   three together for one output.
+
+mod chunk_pool;
+mod chunked_writer;
+mod encode;
+mod partial_file;
+
+pub use chunk_pool::{Chunk, ChunkPool};
+pub use chunked_writer::ChunkedWriter;
+pub use encode::{BlockEncoder, Compression};
+pub use partial_file::PartialFile;

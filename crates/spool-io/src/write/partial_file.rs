@@ -1,0 +1,103 @@
+//! Files that only appear under their real name when complete.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// A file written under a hidden temporary name (`.NAME.partial` in the same
+/// directory, so the rename is atomic and readers of the directory that skip
+/// dot files never see it) and renamed to its real name by
+/// [`commit`](PartialFile::commit). Dropped without a commit, the temporary
+/// file is removed.
+///
+/// # Examples
+///
+/// ```
+/// use std::io::Write;
+/// use spool_io::write::PartialFile;
+/// let dir = std::env::temp_dir().join(format!("spool-io-doc-partial-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("out.tsv");
+/// let mut file = PartialFile::create(&path)?;
+/// file.file().write_all(b"done\n")?;
+/// assert!(!path.exists()); // not yet
+/// file.commit()?;
+/// assert_eq!(std::fs::read(&path)?, b"done\n");
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub struct PartialFile {
+    file: Option<File>,
+    temp: PathBuf,
+    path: PathBuf,
+    committed: bool,
+}
+
+impl PartialFile {
+    /// Creates (truncating) the temporary file for `path`.
+    ///
+    /// # Errors
+    ///
+    /// If it cannot be created; the message names the path.
+    pub fn create(path: &Path) -> io::Result<Self> {
+        let temp = Self::temp_path(path);
+        let file = File::create(&temp).map_err(|e| crate::input::with_path(e, &temp))?;
+        Ok(PartialFile {
+            file: Some(file),
+            temp,
+            path: path.to_owned(),
+            committed: false,
+        })
+    }
+
+    /// The temporary name used for `path`: `.NAME.partial` beside it.
+    pub fn temp_path(path: &Path) -> PathBuf {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        path.with_file_name(format!(".{name}.partial"))
+    }
+
+    /// Opens the temporary file of `path` again for appending (after it was
+    /// closed to stay under an open-file limit).
+    ///
+    /// # Errors
+    ///
+    /// If it cannot be opened; the message names the path.
+    pub fn reopen_file(path: &Path) -> io::Result<File> {
+        let temp = Self::temp_path(path);
+        OpenOptions::new()
+            .append(true)
+            .open(&temp)
+            .map_err(|e| crate::input::with_path(e, &temp))
+    }
+
+    /// The open temporary file.
+    pub fn file(&mut self) -> &mut File {
+        self.file.as_mut().expect("open until commit")
+    }
+
+    /// Flushes, closes and renames the file to its real name.
+    ///
+    /// # Errors
+    ///
+    /// If closing or renaming fails; the temporary file is then removed.
+    pub fn commit(mut self) -> io::Result<()> {
+        let file = self.file.take().expect("open until commit");
+        drop(file);
+        std::fs::rename(&self.temp, &self.path)
+            .map_err(|e| crate::input::with_path(e, &self.path))?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for PartialFile {
+    fn drop(&mut self) {
+        if !self.committed {
+            self.file.take();
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
+}
