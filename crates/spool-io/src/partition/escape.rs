@@ -52,8 +52,9 @@ pub fn escape(key: &[u8]) -> String {
         cut -= 1;
     }
     // Never cut a %XX escape in half.
-    if let Some(pct) = full[cut.saturating_sub(2)..cut].find('%') {
-        cut = cut - 2 + pct;
+    let tail = &full.as_bytes()[cut.saturating_sub(2)..cut];
+    if let Some(pct) = tail.iter().position(|&b| b == b'%') {
+        cut = cut - tail.len() + pct;
     }
     format!("{}~{:016x}", &full[..cut], fnv1a64(key))
 }
