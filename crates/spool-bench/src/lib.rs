@@ -4,7 +4,10 @@
 
 pub mod alloc_counter;
 pub mod chain_peers;
+pub mod partition_peers;
 pub mod pool_peers;
+pub mod read_peers;
 pub mod reassembler_peers;
 pub mod schedules;
 pub mod stream_peers;
+pub mod tsv_sample;

@@ -8,7 +8,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod demo;
+mod partition;
 mod pwned;
+mod size;
 
 /// Move bytes without wasted copies: demos and tools built on spool.
 #[derive(Parser)]
@@ -23,6 +25,9 @@ enum Command {
     /// Run every system end to end on generated sample data and print its
     /// figures next to its peers'.
     Demo(demo::Args),
+    /// Write every record of many delimited-text files to the file of its
+    /// key, in bounded memory, on all cores.
+    Partition(partition::Args),
     /// Build and query an index of Have I Been Pwned password hashes.
     Pwned(pwned::Args),
 }
@@ -31,6 +36,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo(args) => demo::run(args),
+        Command::Partition(args) => partition::run(args),
         Command::Pwned(args) => pwned::run(args),
     };
     match result {

@@ -34,7 +34,7 @@ enum Command {
         #[arg(long)]
         ntlm: bool,
         /// Memory for sorting, e.g. 512M or 2G.
-        #[arg(long, default_value = "512M", value_parser = parse_size)]
+        #[arg(long, default_value = "512M", value_parser = crate::size::parse_size)]
         memory: usize,
         /// Skip malformed lines (and report how many) instead of stopping.
         #[arg(long)]
@@ -102,29 +102,6 @@ enum SampleOrder {
     Hash,
     /// Sorted by count, highest first.
     Prevalence,
-}
-
-fn parse_size(s: &str) -> Result<usize, String> {
-    let s = s.trim();
-    let (num, mult) = match s.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
-        Some((i, _)) => {
-            let mult = match s[i..].to_ascii_uppercase().trim_end_matches(['B', 'I']) {
-                "" => 1,
-                "K" => 1 << 10,
-                "M" => 1 << 20,
-                "G" => 1 << 30,
-                other => return Err(format!("unknown size unit '{other}' (use K, M or G)")),
-            };
-            (&s[..i], mult)
-        }
-        None => (s, 1),
-    };
-    let n: usize = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a size like 512M"))?;
-    n.checked_mul(mult)
-        .ok_or_else(|| format!("size '{s}' is too large"))
 }
 
 fn kind(ntlm: bool) -> HashKind {

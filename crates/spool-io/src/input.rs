@@ -5,7 +5,7 @@
 //! really gzip still reads, and a plain file named `.gz` is not mangled.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufReader, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -79,21 +79,37 @@ pub fn open_counted(
 /// # Errors
 ///
 /// If the first bytes cannot be read.
-pub fn decompress(raw: Box<dyn Read + Send>) -> io::Result<(Box<dyn Read + Send>, Detected)> {
-    let mut buffered = BufReader::with_capacity(RAW_BUFFER, raw);
-    let head = buffered.fill_buf()?;
-    Ok(if head.starts_with(&[0x1f, 0x8b]) {
+pub fn decompress(mut raw: Box<dyn Read + Send>) -> io::Result<(Box<dyn Read + Send>, Detected)> {
+    // Peek at the magic number without a buffer in between, so plain input
+    // is read straight into the caller's buffers (no extra copy).
+    let mut magic = [0u8; 4];
+    let mut have = 0;
+    while have < magic.len() {
+        match raw.read(&mut magic[have..]) {
+            Ok(0) => break,
+            Ok(n) => have += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let head = &magic[..have];
+    let is_gzip = head.starts_with(&[0x1f, 0x8b]);
+    let is_zstd = head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);
+    let raw: Box<dyn Read + Send> = Box::new(io::Cursor::new(magic).take(have as u64).chain(raw));
+    if !is_gzip && !is_zstd {
+        return Ok((raw, Detected::Plain));
+    }
+    let buffered = BufReader::with_capacity(RAW_BUFFER, raw);
+    Ok(if is_gzip {
         (
             Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
             Detected::Gzip,
         )
-    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+    } else {
         (
             Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
             Detected::Zstd,
         )
-    } else {
-        (Box::new(buffered), Detected::Plain)
     })
 }
 

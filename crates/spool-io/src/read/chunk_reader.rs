@@ -70,6 +70,7 @@ impl Default for ReadOptions {
 /// ```
 pub struct Block {
     data: Vec<u8>,
+    len: usize,
     offset: u64,
     first_line: u64,
     delimiter: u8,
@@ -80,7 +81,7 @@ impl Block {
     /// The block's bytes: whole records, each ended by the delimiter except
     /// possibly the last record of the input.
     pub fn bytes(&self) -> &[u8] {
-        &self.data
+        &self.data[..self.len]
     }
 
     /// Byte offset of the block's first byte in the (decompressed) input.
@@ -95,14 +96,14 @@ impl Block {
 
     /// The block's records, with their line numbers and offsets.
     pub fn records(&self) -> Records<'_> {
-        Records::new(&self.data, self.delimiter, self.first_line, self.offset)
+        Records::new(self.bytes(), self.delimiter, self.first_line, self.offset)
     }
 }
 
 impl std::ops::Deref for Block {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        &self.data
+        self.bytes()
     }
 }
 
@@ -113,8 +114,9 @@ impl Drop for Block {
     }
 }
 
-/// What the reader thread sends: a block's buffer, offset and first line.
-type Message = io::Result<(Vec<u8>, u64, u64)>;
+/// What the reader thread sends: a block's buffer, its filled length,
+/// offset and first line.
+type Message = io::Result<(Vec<u8>, usize, u64, u64)>;
 
 /// Reads an input in large chunks on a read-ahead thread; see the
 /// [module docs](self).
@@ -176,8 +178,9 @@ impl ChunkReader {
             return Ok(None);
         }
         match self.full.recv() {
-            Ok(Ok((data, offset, first_line))) => Ok(Some(Block {
+            Ok(Ok((data, len, offset, first_line))) => Ok(Some(Block {
                 data,
+                len,
                 offset,
                 first_line,
                 delimiter: self.delimiter,
@@ -222,6 +225,10 @@ impl Drop for ChunkReader {
 }
 
 /// The reader thread: fills recycled buffers with whole records.
+///
+/// Buffers stay at their full initialized length (zeroed once, when first
+/// allocated or grown); `filled` says how much of one holds data. Zeroing a
+/// 1 MiB buffer before every read cost as much as the read itself.
 fn fill(
     mut input: impl Read,
     options: &ReadOptions,
@@ -233,35 +240,42 @@ fn fill(
     let mut offset = 0u64;
     let mut line = 1u64;
     for mut buf in free {
-        if buf.capacity() > 2 * options.buffer_len {
+        if buf.len() > 2 * options.buffer_len {
             buf = Vec::new(); // a grown buffer: let it go
         }
-        buf.clear();
-        buf.reserve_exact(options.buffer_len.max(carry.len() + 1));
-        buf.extend_from_slice(&carry);
+        let want = options.buffer_len.max(carry.len() + 1);
+        if buf.len() < want {
+            buf.resize(want, 0);
+        }
+        buf[..carry.len()].copy_from_slice(&carry);
+        let mut filled = carry.len();
         carry.clear();
         // Fill until at least one record is complete or the input ends.
         let mut eof = false;
-        let mut scanned = buf.len(); // the carry holds no delimiter
+        let mut scanned = filled; // the carry holds no delimiter
         let cut = loop {
-            match read_more(&mut input, &mut buf) {
+            match read_more(&mut input, &mut buf[filled..]) {
                 Ok(0) => eof = true,
-                Ok(_) if buf.len() < buf.capacity() => continue,
-                Ok(_) => {}
+                Ok(n) => {
+                    filled += n;
+                    if filled < buf.len() {
+                        continue;
+                    }
+                }
                 Err(e) => {
                     let _ = full.send(Err(e));
                     return;
                 }
             }
             if eof {
-                break buf.len();
+                break filled;
             }
-            if let Some(i) = memchr::memrchr(delimiter, &buf[scanned..]) {
+            if let Some(i) = memchr::memrchr(delimiter, &buf[scanned..filled]) {
                 break scanned + i + 1;
             }
             // No delimiter in a full buffer: one record longer than it.
-            scanned = buf.len();
-            if buf.len() >= options.max_record_len {
+            scanned = filled;
+            if filled >= options.max_record_len {
                 let _ = full.send(Err(io::Error::new(
                     io::ErrorKind::InvalidData,
                     format!(
@@ -271,41 +285,30 @@ fn fill(
                 )));
                 return;
             }
-            let grow = buf.len().min(options.max_record_len - buf.len());
-            buf.reserve_exact(grow.max(1));
+            let grow = filled.min(options.max_record_len - filled).max(1);
+            buf.resize(filled + grow, 0);
         };
-        carry.extend_from_slice(&buf[cut..]);
-        buf.truncate(cut);
-        if buf.is_empty() {
+        carry.extend_from_slice(&buf[cut..filled]);
+        if cut == 0 {
             return; // end of input, nothing left
         }
-        let lines = memchr::memchr_iter(delimiter, &buf).count() as u64
-            + u64::from(eof && buf.last() != Some(&delimiter));
-        let len = buf.len() as u64;
-        if full.send(Ok((buf, offset, line))).is_err() || eof {
+        let data = &buf[..cut];
+        let lines = memchr::memchr_iter(delimiter, data).count() as u64
+            + u64::from(eof && data.last() != Some(&delimiter));
+        if full.send(Ok((buf, cut, offset, line))).is_err() || eof {
             return;
         }
-        offset += len;
+        offset += cut as u64;
         line += lines;
     }
 }
 
-/// Reads into the spare capacity of `buf`, retrying on interruption.
-fn read_more(input: &mut impl Read, buf: &mut Vec<u8>) -> io::Result<usize> {
-    let start = buf.len();
-    let end = buf.capacity();
-    buf.resize(end, 0);
+/// Reads into `buf`, retrying on interruption.
+fn read_more(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     loop {
-        match input.read(&mut buf[start..]) {
-            Ok(n) => {
-                buf.truncate(start + n);
-                return Ok(n);
-            }
+        match input.read(buf) {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                buf.truncate(start);
-                return Err(e);
-            }
+            result => return result,
         }
     }
 }

@@ -1,0 +1,219 @@
+//! `spool partition`: write every record of many inputs to the file of its
+//! key. The engine is `spool_io::partition`; this module maps flags to its
+//! options, shows progress and prints the summary.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use spool_io::partition::{self, ColumnRef, Filter, Layout, Options, PartitionError, Progress};
+use spool_io::write::Compression;
+
+/// Arguments of `spool partition`.
+#[derive(clap::Args)]
+#[command(after_help = "\
+Output: OUT/COLUMN=VALUE/part-00000.tsv[.zst|.gz] (a Hive-partitioned dataset \
+for Spark, DuckDB, Polars), or OUT/VALUE.tsv with --layout flat; with several \
+--by, one tree per column (OUT/by-COLUMN/...). Records keep input order. Keys \
+are escaped for file names (see docs/partition.md); OUT/_partitions.tsv lists \
+every key, file and record count. Files appear under their names only when the \
+run succeeds; on an error or Ctrl-C the partial output is removed.
+
+Exit status: 0 on success, 2 on error, 130 when interrupted.")]
+pub struct Args {
+    /// Input files (plain, gzip or zstd, detected by content); `-` is stdin.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Output directory (created if missing; must be empty unless --force).
+    #[arg(short, long)]
+    out: PathBuf,
+    /// Column to group by: a header name (with --header) or a number from 1.
+    /// Repeat for several groupings in one pass.
+    #[arg(long, required = true)]
+    by: Vec<String>,
+    /// Field delimiter: tab, comma, or any single byte.
+    #[arg(short, long, default_value = "tab", value_parser = parse_delimiter)]
+    delimiter: u8,
+    /// Inputs start with a header line: names columns, is checked to be the
+    /// same in every input, and starts every output file.
+    #[arg(long)]
+    header: bool,
+    /// Keep only records whose COLUMN matches REGEX (COLUMN~REGEX), or does
+    /// not (COLUMN!~REGEX). Repeat to require several.
+    #[arg(long = "where", value_name = "COL~REGEX")]
+    filters: Vec<String>,
+    /// Output compression: one zstd frame or gzip member per block, so every
+    /// file decompresses with the standard tools.
+    #[arg(long, default_value = "none")]
+    compress: CompressArg,
+    /// Compression level (zstd 1-22, default 3; gzip 1-9, default 6).
+    #[arg(long)]
+    level: Option<i32>,
+    /// Writer threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Memory for the whole run, e.g. 256M (read-ahead, buffers, encoders).
+    #[arg(long, default_value = "128M", value_parser = crate::size::parse_size)]
+    memory: usize,
+    /// Most output files open at once; least recently used ones are closed
+    /// and reopened in append mode.
+    #[arg(long, default_value_t = 256)]
+    max_open: usize,
+    /// Output layout.
+    #[arg(long, default_value = "hive")]
+    layout: LayoutArg,
+    /// Count and skip records with too few fields instead of stopping.
+    #[arg(long)]
+    skip_invalid: bool,
+    /// Write into an output directory that is not empty.
+    #[arg(long)]
+    force: bool,
+    /// No progress bar.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum CompressArg {
+    None,
+    Zstd,
+    Gzip,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum LayoutArg {
+    /// OUT/COLUMN=VALUE/part-00000.tsv
+    Hive,
+    /// OUT/VALUE.tsv
+    Flat,
+}
+
+fn parse_delimiter(s: &str) -> Result<u8, String> {
+    match s {
+        "tab" | "\\t" => Ok(b'\t'),
+        "comma" => Ok(b','),
+        "space" => Ok(b' '),
+        "pipe" => Ok(b'|'),
+        "semicolon" => Ok(b';'),
+        _ if s.len() == 1 && s.as_bytes()[0] != b'\n' => Ok(s.as_bytes()[0]),
+        _ => Err(format!(
+            "'{s}' is not a delimiter: use tab, comma, space, pipe, semicolon or one ASCII character"
+        )),
+    }
+}
+
+/// Runs `spool partition`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let start = Instant::now();
+    let mut options = Options::new(
+        args.inputs.clone(),
+        args.out.clone(),
+        args.by.into_iter().map(ColumnRef).collect(),
+    );
+    options.delimiter = args.delimiter;
+    options.header = args.header;
+    options.filters = args
+        .filters
+        .iter()
+        .map(|f| Filter::parse(f))
+        .collect::<Result<_, _>>()?;
+    options.compression = match (args.compress, args.level) {
+        (CompressArg::None, _) => Compression::None,
+        (CompressArg::Zstd, level) => Compression::Zstd(level.unwrap_or(3)),
+        (CompressArg::Gzip, level) => Compression::Gzip(level.unwrap_or(6).clamp(0, 9) as u32),
+    };
+    if let Some(threads) = args.threads {
+        options.workers = threads.max(1);
+    }
+    options.max_open = args.max_open.max(1);
+    options.layout = match args.layout {
+        LayoutArg::Hive => Layout::Hive,
+        LayoutArg::Flat => Layout::Flat,
+    };
+    options.skip_invalid = args.skip_invalid;
+    options.force = args.force;
+    options.set_memory(args.memory)?;
+
+    let cancel = Arc::new(AtomicBool::new(false));
+    let handler_flag = cancel.clone();
+    // A second Ctrl-C while cleaning up is ignored: the cleanup is quick.
+    let _ = ctrlc::set_handler(move || handler_flag.store(true, Ordering::Relaxed));
+    options.cancel = Some(cancel);
+    let progress = Arc::new(Progress::default());
+    options.progress = Some(progress.clone());
+
+    let show = !args.quiet && std::io::stderr().is_terminal();
+    let total: Option<u64> = args
+        .inputs
+        .iter()
+        .map(|p| {
+            std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+        })
+        .sum();
+    let done = AtomicBool::new(false);
+    let result = std::thread::scope(|scope| {
+        if show {
+            let progress = &progress;
+            let done = &done;
+            scope.spawn(move || show_progress(progress, total, done));
+        }
+        let result = partition::run(&options);
+        done.store(true, Ordering::Relaxed);
+        result
+    });
+    let summary = match result {
+        Ok(summary) => summary,
+        Err(PartitionError::Interrupted) => {
+            eprintln!("spool partition: interrupted; partial output removed");
+            return Ok(ExitCode::from(130));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let secs = start.elapsed().as_secs_f64();
+    let written = summary.records_in - summary.filtered - summary.skipped_invalid;
+    eprintln!(
+        "spool partition: {} records ({:.1} MB) from {} input(s) into {} file(s) under {} in {:.2}s ({:.0} MB/s); \
+         {:.1} MB written; {} filtered out, {} invalid skipped, {} reopened",
+        written,
+        summary.bytes_in as f64 / 1e6,
+        args.inputs.len(),
+        summary.groups.len(),
+        args.out.display(),
+        secs,
+        summary.bytes_in as f64 / 1e6 / secs.max(1e-9),
+        summary.bytes_out as f64 / 1e6,
+        summary.filtered,
+        summary.skipped_invalid,
+        summary.reopened,
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn show_progress(progress: &Progress, total: Option<u64>, done: &AtomicBool) {
+    let bar = match total {
+        Some(t) => indicatif::ProgressBar::new(t),
+        None => indicatif::ProgressBar::new_spinner(),
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "[{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta}) {msg}",
+        )
+        .expect("valid template"),
+    );
+    while !done.load(Ordering::Relaxed) {
+        bar.set_position(progress.raw_bytes.load(Ordering::Relaxed));
+        bar.set_message(format!(
+            "{} records, {} groups",
+            progress.records.load(Ordering::Relaxed),
+            progress.groups.load(Ordering::Relaxed)
+        ));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    bar.finish_and_clear();
+}
