@@ -100,8 +100,11 @@ pub fn read_and_count_newlines(path: &Path) -> io::Result<Answer> {
     Ok((lines, 0))
 }
 
+/// A reader under test.
+pub type Reader = fn(&Path) -> io::Result<Answer>;
+
 /// Every reader with its name, spool first.
-pub fn all() -> Vec<(&'static str, fn(&Path) -> io::Result<Answer>)> {
+pub fn all() -> Vec<(&'static str, Reader)> {
     vec![
         ("spool ChunkReader + field", spool_chunk_reader),
         ("bstr for_byte_line", bstr_for_byte_line),

@@ -30,22 +30,8 @@ fn run(mut cmd: Command, stdin: Option<&str>) -> Output {
     child.wait_with_output().unwrap()
 }
 
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(tag: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("spool-cli-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Dir(p)
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod support;
+use support::Dir;
 
 fn sha1_hex(password: &str) -> String {
     spool_pwned::to_hex(&spool_pwned::HashKind::Sha1.hash_password(password))

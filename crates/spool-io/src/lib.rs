@@ -5,13 +5,13 @@
 //! record into an owned string, and output buffers that grow with the number
 //! of groups written. This crate removes all three:
 //!
-//! * [`read`] — a [`ChunkReader`](read::ChunkReader) reads large chunks on a
+//! * [`read`](mod@read) — a [`ChunkReader`](read::ChunkReader) reads large chunks on a
 //!   read-ahead thread into a small ring of recycled buffers (decompressing
 //!   gzip or zstd on the way). Each chunk it hands out holds whole records
 //!   only — the record cut by a chunk edge is moved to the next chunk by the
 //!   reader thread — so records and fields are plain `&[u8]` views, found
 //!   with `memchr`, and chunks can be parsed on any thread.
-//! * [`write`] — fixed-size chunks from a [`ChunkPool`](write::ChunkPool)
+//! * [`write`](mod@write) — fixed-size chunks from a [`ChunkPool`](write::ChunkPool)
 //!   with a global budget, encoded block by block (plain, zstd frames or gzip
 //!   members, which concatenate into valid streams), into files written
 //!   under a hidden temporary name and renamed only when complete.

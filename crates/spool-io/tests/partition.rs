@@ -109,6 +109,7 @@ proptest! {
         files in proptest::collection::vec(proptest::collection::vec(record_strategy(), 0..60), 1..4),
         last_newline in any::<bool>(),
         chunk_len in 8usize..200,
+        min_chunk_len in 1usize..64,
         chunks in 1usize..6,
         max_open in 1usize..5,
         workers in 1usize..4,
@@ -143,6 +144,7 @@ proptest! {
         let out = dir.0.join("out");
         let mut options = Options::new(inputs, out.clone(), vec![ColumnRef("1".into())]);
         options.chunk_len = chunk_len;
+        options.min_chunk_len = min_chunk_len;
         options.chunk_budget = chunk_len * chunks;
         options.max_open = max_open;
         options.workers = workers;
@@ -348,6 +350,7 @@ fn many_keys_with_one_open_file_and_a_tiny_budget() {
     options.max_open = 1;
     options.workers = 2;
     options.chunk_len = 64;
+    options.min_chunk_len = 8;
     options.chunk_budget = 64 * 8;
     options.compression = Compression::Zstd(1);
     let summary = run(&options).unwrap();

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod chain;
+mod partition;
 mod pool;
 mod pwned;
 mod stream;
@@ -54,10 +55,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         quick: args.quick,
         work_dir,
     };
-    let systems: [(&str, SystemDemo); 4] = [
+    let systems: [(&str, SystemDemo); 5] = [
         ("ByteStream + Reassembler", stream::rows),
         ("Chain", chain::rows),
         ("BufferPool", pool::rows),
+        ("Chunked I/O + partition", partition::rows),
         ("pwned", pwned::rows),
     ];
     let mut rows = Vec::new();

@@ -17,11 +17,13 @@
 //! one worker, fed through a FIFO queue, so a group's records reach its file
 //! in input order (file order, then line order) without any lock.
 //!
-//! Memory: group buffers are chunks from one [`ChunkPool`]; when the pool is
-//! spent the router sends the fullest quarter of the partly filled chunks
-//! to their workers and waits for chunks to come back. The number of
-//! distinct keys changes how full the blocks are when written, never how
-//! much memory is used.
+//! Memory: group buffers are chunks from one [`ChunkPool`]. A group starts
+//! with a small chunk and moves up a size class (512 B … 64 KiB by default)
+//! as it fills; a full largest chunk goes to the group's worker. When the
+//! pool's budget is spent, the router sends the quarter of the buffers that
+//! hold the most bytes and waits for memory to come back. The number of
+//! distinct keys changes how large the written blocks are, never how much
+//! memory is used.
 //!
 //! Files: every output is written as `.NAME.partial` and renamed only after
 //! every input was read and every block written. On an error or an
@@ -77,8 +79,10 @@ pub struct Options {
     pub compression: Compression,
     /// Writer threads.
     pub workers: usize,
-    /// Size of each buffer chunk.
+    /// Size of the largest buffer chunk (a group's buffer grows up to it).
     pub chunk_len: usize,
+    /// Size of the smallest buffer chunk (where a group's buffer starts).
+    pub min_chunk_len: usize,
     /// Bytes all chunks together may use.
     pub chunk_budget: usize,
     /// Most output files open at once (shared among the workers).
@@ -115,6 +119,7 @@ impl Options {
             compression: Compression::None,
             workers,
             chunk_len: 64 << 10,
+            min_chunk_len: 512,
             chunk_budget: 64 << 20,
             max_open: 256,
             layout: Layout::Hive,
@@ -133,8 +138,8 @@ impl Options {
 
     /// Sizes the chunk pool so the whole run stays within `total` bytes:
     /// what is left after the read-ahead buffers, each worker's encoder and
-    /// a fixed allowance for the program itself goes to chunks, cut into
-    /// about a thousand chunks (16 KiB to 1 MiB each).
+    /// a fixed allowance for the program itself goes to chunks, the largest
+    /// of which is about 1/512 of that (32 KiB to 1 MiB).
     ///
     /// # Errors
     ///
@@ -153,7 +158,7 @@ impl Options {
                 (reserve + MIN_CHUNK_BUDGET).div_ceil(1 << 20)
             )));
         }
-        let per_chunk = (budget / 1024).clamp(16 << 10, 1 << 20);
+        let per_chunk = (budget / 512).clamp(32 << 10, 1 << 20);
         self.chunk_len = 1 << per_chunk.ilog2();
         self.chunk_budget = budget;
         Ok(())

@@ -25,7 +25,10 @@ struct Group {
     key: Box<[u8]>,
     path: PathBuf,
     chunk: Option<Chunk>,
+    /// The file was created (its first block sent).
     created: bool,
+    /// The header went into the group's first block.
+    header_done: bool,
     records: u64,
 }
 
@@ -139,7 +142,11 @@ impl<'a> Router<'a> {
             header: None,
             keys: (0..options.by.len()).map(|_| HashMap::default()).collect(),
             groups: Vec::new(),
-            pool: ChunkPool::with_budget(options.chunk_len, options.chunk_budget),
+            pool: ChunkPool::with_classes(
+                options.min_chunk_len.min(options.chunk_len),
+                options.chunk_len,
+                options.chunk_budget,
+            ),
             workers,
             failed,
             extension,
@@ -318,6 +325,7 @@ impl<'a> Router<'a> {
             path,
             chunk: None,
             created: false,
+            header_done: false,
             records: 0,
         });
         self.keys[grouping].insert(key.into(), gid);
@@ -367,68 +375,115 @@ impl<'a> Router<'a> {
 
     #[cold]
     fn append_slow(&mut self, gid: u32, raw: &[u8], newline: bool) -> Result<(), PartitionError> {
-        let delimiter = self.options.read.delimiter;
-        if let Some(chunk) = self.groups[gid as usize].chunk.take() {
+        let need = raw.len() + usize::from(newline);
+        let max = self.pool.chunk_len();
+        let g = gid as usize;
+        if let Some(chunk) = &self.groups[g].chunk {
+            // Move up a class while the group's buffer is below the largest.
+            let len = chunk.len();
+            if len + need <= max {
+                let want = (2 * chunk.capacity()).max(len + need);
+                if let Some(mut bigger) = self.pool.try_take_at_least(want) {
+                    bigger.push_slice(chunk);
+                    self.groups[g].chunk = Some(bigger); // the old one goes back
+                    self.push_record(g, raw, newline);
+                    return Ok(());
+                }
+            }
+            // Full, or no memory to grow: write it out.
+            let chunk = self.groups[g].chunk.take().expect("checked");
             self.send(gid, Payload::Chunk(chunk))?;
         }
-        let header_len = if self.groups[gid as usize].created {
-            0
-        } else {
-            self.header.as_ref().map_or(0, Vec::len)
+        let header: &[u8] = match &self.header {
+            Some(h) if !self.groups[g].header_done => h,
+            _ => &[],
         };
-        let need = raw.len() + usize::from(newline) + header_len;
-        if need > self.pool.chunk_len() {
-            // A record larger than a chunk is written on its own.
-            let mut owned = Vec::with_capacity(need);
-            if header_len > 0 {
-                owned.extend_from_slice(self.header.as_ref().expect("header"));
-            }
+        let total = header.len() + need;
+        if total > max {
+            // A record larger than the largest chunk is written on its own.
+            let mut owned = Vec::with_capacity(total);
+            owned.extend_from_slice(header);
             owned.extend_from_slice(raw);
             if newline {
-                owned.push(delimiter);
+                owned.push(self.options.read.delimiter);
             }
+            self.groups[g].header_done = true;
             return self.send(gid, Payload::Owned(owned));
         }
-        let mut chunk = self.take_chunk(gid)?;
-        if header_len > 0 {
-            chunk.push_slice(self.header.as_ref().expect("header"));
+        let mut chunk = self.take_chunk(total)?;
+        if let Some(h) = &self.header {
+            if !self.groups[g].header_done {
+                chunk.push_slice(h);
+            }
         }
-        chunk.push_slice(raw);
-        if newline {
-            chunk.push_slice(&[delimiter]);
-        }
-        self.groups[gid as usize].chunk = Some(chunk);
+        self.groups[g].header_done = true;
+        self.groups[g].chunk = Some(chunk);
+        self.push_record(g, raw, newline);
         Ok(())
     }
 
-    /// A chunk from the pool; when it is spent, sends the fullest quarter of
-    /// the partly filled chunks (never `gid`'s, which is empty) and waits.
-    fn take_chunk(&mut self, gid: u32) -> Result<Chunk, PartitionError> {
-        if let Some(chunk) = self.pool.try_take() {
-            return Ok(chunk);
+    #[inline]
+    fn push_record(&mut self, g: usize, raw: &[u8], newline: bool) {
+        let delimiter = self.options.read.delimiter;
+        let chunk = self.groups[g].chunk.as_mut().expect("a chunk with room");
+        let fits = chunk.push_slice(raw) && (!newline || chunk.push_slice(&[delimiter]));
+        debug_assert!(fits, "room was checked");
+    }
+
+    /// A chunk for at least `len` bytes. When the budget is spent and the
+    /// memory not held by groups (in flight to the workers, or free in
+    /// other size classes) cannot cover it, sends the quarter of the groups'
+    /// buffers holding the most bytes to their workers; then waits for
+    /// memory to come back.
+    fn take_chunk(&mut self, len: usize) -> Result<Chunk, PartitionError> {
+        let capacity = self.pool.capacity_for(len);
+        loop {
+            if let Some(chunk) = self.pool.try_take_at_least(len) {
+                return Ok(chunk);
+            }
+            let held: usize = self
+                .groups
+                .iter()
+                .filter_map(|g| g.chunk.as_ref())
+                .map(|c| c.capacity())
+                .sum();
+            let coming_back = self.pool.allocated_bytes().saturating_sub(held);
+            let unallocated = self
+                .pool
+                .budget()
+                .saturating_sub(self.pool.allocated_bytes());
+            if coming_back + unallocated < capacity {
+                self.flush_largest()?;
+            }
+            self.check_workers()?;
+            if let Some(chunk) = self.pool.take_timeout(len, Duration::from_millis(50)) {
+                return Ok(chunk);
+            }
         }
+    }
+
+    /// Sends the quarter (at least one) of the groups' buffers that hold the
+    /// most bytes.
+    fn flush_largest(&mut self) -> Result<(), PartitionError> {
         let mut held: Vec<(usize, u32)> = self
             .groups
             .iter()
             .enumerate()
             .filter_map(|(i, g)| g.chunk.as_ref().map(|c| (c.len(), i as u32)))
-            .filter(|&(len, i)| len > 0 && i != gid)
             .collect();
-        let flush = (held.len() / 4).max(1).min(held.len());
-        if flush > 0 {
-            held.select_nth_unstable_by(flush - 1, |a, b| b.0.cmp(&a.0));
-            for &(_, i) in &held[..flush] {
-                let chunk = self.groups[i as usize].chunk.take().expect("held");
-                self.send(i, Payload::Chunk(chunk))?;
-                self.summary.early_flushes += 1;
-            }
+        if held.is_empty() {
+            return Err(PartitionError::Io(std::io::Error::other(
+                "internal error: buffer budget spent with no buffer to write",
+            )));
         }
-        loop {
-            self.check_workers()?;
-            if let Some(chunk) = self.pool.take_timeout(Duration::from_millis(50)) {
-                return Ok(chunk);
-            }
+        let flush = (held.len() / 4).max(1);
+        held.select_nth_unstable_by(flush - 1, |a, b| b.0.cmp(&a.0));
+        for &(_, i) in &held[..flush] {
+            let chunk = self.groups[i as usize].chunk.take().expect("held");
+            self.send(i, Payload::Chunk(chunk))?;
+            self.summary.early_flushes += 1;
         }
+        Ok(())
     }
 
     fn send(&mut self, gid: u32, data: Payload) -> Result<(), PartitionError> {

@@ -119,7 +119,7 @@ impl Drop for Block {
 type Message = io::Result<(Vec<u8>, usize, u64, u64)>;
 
 /// Reads an input in large chunks on a read-ahead thread; see the
-/// [module docs](self).
+/// module docs.
 pub struct ChunkReader {
     full: Receiver<Message>,
     free: Sender<Vec<u8>>,

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use super::{Block, ChunkReader, ReadOptions};
 
-/// Blocks of many inputs in input order; see the [module docs](self).
+/// Blocks of many inputs in input order; see the module docs.
 ///
 /// # Examples
 ///

@@ -1,20 +1,30 @@
-//! Recycled fixed-size chunks with a hard budget.
+//! Recycled chunks in power-of-two size classes under one byte budget.
+//!
+//! A buffer per group cannot have one fixed size: a thousand groups in
+//! 64 MiB can each fill 64 KiB before writing, a hundred thousand groups
+//! get 670 bytes each. So chunks come in classes (`min_len`, `2*min_len`,
+//! … `max_len`); a group starts small and moves up a class as it fills, and
+//! the pool counts every allocated byte against `budget`. Freed chunks go
+//! back to their class's free list; when a class is empty and the budget is
+//! spent, free chunks of *other* classes are released to make room. What
+//! the pool never does is allocate past its budget.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use crossbeam_channel::{bounded, Receiver, Sender};
+use crossbeam_queue::SegQueue;
 
-/// A pool of at most `max_chunks` chunks of `chunk_len` bytes, allocated on
-/// first use and recycled: a [`Chunk`] goes back to the pool when dropped,
-/// on any thread. Cloning the pool shares it.
+/// Chunks of `min_len..=max_len` bytes (powers of two apart) with at most
+/// `budget` bytes allocated at once, recycled: a [`Chunk`] goes back to the
+/// pool when dropped, on any thread. Cloning the pool shares it.
 ///
 /// # Examples
 ///
 /// ```
 /// use spool_io::write::ChunkPool;
-/// let pool = ChunkPool::new(4096, 2); // at most 8 KiB in chunks
+/// let pool = ChunkPool::new(4096, 2); // one class, at most 8 KiB
 /// let a = pool.try_take().unwrap();
 /// let b = pool.try_take().unwrap();
 /// assert!(pool.try_take().is_none()); // budget spent
@@ -22,6 +32,12 @@ use crossbeam_channel::{bounded, Receiver, Sender};
 /// let c = pool.try_take().unwrap(); // a's memory, recycled
 /// assert_eq!(c.capacity(), 4096);
 /// # drop((b, c));
+///
+/// let classes = ChunkPool::with_classes(1024, 64 << 10, 1 << 20);
+/// let small = classes.try_take_at_least(100).unwrap();
+/// assert_eq!(small.capacity(), 1024);
+/// let big = classes.try_take_at_least(5000).unwrap();
+/// assert_eq!(big.capacity(), 8192);
 /// ```
 #[derive(Clone)]
 pub struct ChunkPool {
@@ -29,91 +45,181 @@ pub struct ChunkPool {
 }
 
 struct Inner {
-    chunk_len: usize,
-    max_chunks: usize,
+    min_len: usize,
+    /// Free chunks of class `i` have capacity `min_len << i`.
+    classes: Vec<SegQueue<Vec<u8>>>,
+    budget: usize,
+    /// Bytes of every chunk in existence, free or taken.
     allocated: AtomicUsize,
-    free_tx: Sender<Vec<u8>>,
-    free_rx: Receiver<Vec<u8>>,
+    /// A token per chunk returned, for waiters (lossy: only wakes them).
+    returned_tx: Sender<()>,
+    returned_rx: Receiver<()>,
 }
 
 impl ChunkPool {
     /// A pool of up to `max_chunks` (at least 1) chunks of `chunk_len`
-    /// (at least 1) bytes.
+    /// (at least 1) bytes: one class.
     pub fn new(chunk_len: usize, max_chunks: usize) -> Self {
-        let max_chunks = max_chunks.max(1);
-        let (free_tx, free_rx) = bounded(max_chunks);
-        ChunkPool {
-            inner: Arc::new(Inner {
-                chunk_len: chunk_len.max(1),
-                max_chunks,
-                allocated: AtomicUsize::new(0),
-                free_tx,
-                free_rx,
-            }),
-        }
+        let chunk_len = chunk_len.max(1);
+        Self::build(chunk_len, 1, chunk_len * max_chunks.max(1))
     }
 
-    /// A pool whose chunks total at most `budget` bytes (at least one chunk).
+    /// A one-class pool whose chunks total at most `budget` bytes (room for
+    /// at least one chunk).
     pub fn with_budget(chunk_len: usize, budget: usize) -> Self {
         Self::new(chunk_len, budget / chunk_len.max(1))
     }
 
-    /// Bytes in each chunk.
+    /// Classes from `min_len` up to `max_len` (both rounded up to powers of
+    /// two), `budget` bytes in all (at least one `max_len` chunk).
+    pub fn with_classes(min_len: usize, max_len: usize, budget: usize) -> Self {
+        let min_len = min_len.max(1).next_power_of_two();
+        let max_len = max_len.max(min_len).next_power_of_two();
+        let classes = (max_len / min_len).trailing_zeros() as usize + 1;
+        Self::build(min_len, classes, budget.max(max_len))
+    }
+
+    fn build(min_len: usize, classes: usize, budget: usize) -> Self {
+        let (returned_tx, returned_rx) = bounded(1);
+        ChunkPool {
+            inner: Arc::new(Inner {
+                min_len,
+                classes: (0..classes).map(|_| SegQueue::new()).collect(),
+                budget,
+                allocated: AtomicUsize::new(0),
+                returned_tx,
+                returned_rx,
+            }),
+        }
+    }
+
+    /// Bytes in the largest chunk.
     pub fn chunk_len(&self) -> usize {
-        self.inner.chunk_len
+        self.inner.class_len(self.inner.classes.len() - 1)
     }
 
-    /// The most chunks that can exist at once.
-    pub fn max_chunks(&self) -> usize {
-        self.inner.max_chunks
+    /// Bytes in the smallest chunk.
+    pub fn min_len(&self) -> usize {
+        self.inner.min_len
     }
 
-    /// Chunks allocated so far (never more than [`max_chunks`](Self::max_chunks)).
-    pub fn allocated(&self) -> usize {
+    /// The most bytes all chunks together may hold.
+    pub fn budget(&self) -> usize {
+        self.inner.budget
+    }
+
+    /// Bytes allocated to chunks now (never more than the budget).
+    pub fn allocated_bytes(&self) -> usize {
         self.inner.allocated.load(Ordering::Relaxed)
     }
 
-    /// An empty chunk, or `None` if the budget is spent and none is free.
-    pub fn try_take(&self) -> Option<Chunk> {
-        let buf = match self.inner.free_rx.try_recv() {
-            Ok(buf) => buf,
-            Err(_) => self.allocate()?,
-        };
-        Some(self.wrap(buf))
+    /// Capacity of the chunk [`try_take_at_least(len)`](Self::try_take_at_least)
+    /// hands out.
+    pub fn capacity_for(&self, len: usize) -> usize {
+        self.inner.class_len(self.inner.class_for(len))
     }
 
-    /// An empty chunk, waiting up to `timeout` for one to come back.
-    pub fn take_timeout(&self, timeout: Duration) -> Option<Chunk> {
-        if let Some(chunk) = self.try_take() {
+    /// An empty chunk of the largest class, or `None` if the budget is
+    /// spent and none is free.
+    pub fn try_take(&self) -> Option<Chunk> {
+        self.take_class(self.inner.classes.len() - 1)
+    }
+
+    /// An empty chunk of the smallest class that holds `len` bytes (the
+    /// largest class if none does), or `None` if the budget is spent.
+    pub fn try_take_at_least(&self, len: usize) -> Option<Chunk> {
+        self.take_class(self.inner.class_for(len))
+    }
+
+    /// Like [`try_take_at_least`](Self::try_take_at_least), waiting up to
+    /// `timeout` for chunks to come back when the budget is spent.
+    pub fn take_timeout(&self, len: usize, timeout: Duration) -> Option<Chunk> {
+        let class = self.inner.class_for(len);
+        if let Some(chunk) = self.take_class(class) {
             return Some(chunk);
         }
-        let buf = self.inner.free_rx.recv_timeout(timeout).ok()?;
-        Some(self.wrap(buf))
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let left = deadline.checked_duration_since(std::time::Instant::now())?;
+            let _ = self.inner.returned_rx.recv_timeout(left);
+            if let Some(chunk) = self.take_class(class) {
+                return Some(chunk);
+            }
+        }
     }
 
-    fn allocate(&self) -> Option<Vec<u8>> {
+    fn take_class(&self, class: usize) -> Option<Chunk> {
         let inner = &self.inner;
-        let mut n = inner.allocated.load(Ordering::Relaxed);
-        loop {
-            if n >= inner.max_chunks {
-                return None;
+        let buf = match inner.classes[class].pop() {
+            Some(buf) => buf,
+            None => {
+                let len = inner.class_len(class);
+                if !inner.reserve(len) {
+                    // Release free chunks of other classes to make room.
+                    let mut freed = false;
+                    for (i, queue) in inner.classes.iter().enumerate() {
+                        if i == class {
+                            continue;
+                        }
+                        while let Some(buf) = queue.pop() {
+                            inner.allocated.fetch_sub(buf.capacity(), Ordering::Relaxed);
+                            drop(buf);
+                            if inner.reserve(len) {
+                                freed = true;
+                                break;
+                            }
+                        }
+                        if freed {
+                            break;
+                        }
+                    }
+                    if !freed {
+                        return None;
+                    }
+                }
+                Vec::with_capacity(len)
             }
-            match inner.allocated.compare_exchange_weak(
+        };
+        Some(Chunk {
+            buf,
+            class,
+            pool: Arc::clone(&self.inner),
+        })
+    }
+}
+
+impl Inner {
+    fn class_len(&self, class: usize) -> usize {
+        self.min_len << class
+    }
+
+    fn class_for(&self, len: usize) -> usize {
+        let last = self.classes.len() - 1;
+        if len <= self.min_len {
+            return 0;
+        }
+        let class = (len.div_ceil(self.min_len))
+            .next_power_of_two()
+            .trailing_zeros() as usize;
+        class.min(last)
+    }
+
+    /// Counts `len` more bytes if the budget allows.
+    fn reserve(&self, len: usize) -> bool {
+        let mut n = self.allocated.load(Ordering::Relaxed);
+        loop {
+            if n + len > self.budget {
+                return false;
+            }
+            match self.allocated.compare_exchange_weak(
                 n,
-                n + 1,
+                n + len,
                 Ordering::Relaxed,
                 Ordering::Relaxed,
             ) {
-                Ok(_) => return Some(Vec::with_capacity(inner.chunk_len)),
+                Ok(_) => return true,
                 Err(now) => n = now,
             }
-        }
-    }
-
-    fn wrap(&self, buf: Vec<u8>) -> Chunk {
-        Chunk {
-            buf,
-            pool: Arc::clone(&self.inner),
         }
     }
 }
@@ -124,6 +230,7 @@ impl ChunkPool {
 /// break the pool's budget, so [`push_slice`](Chunk::push_slice) refuses to.
 pub struct Chunk {
     buf: Vec<u8>,
+    class: usize,
     pool: Arc<Inner>,
 }
 
@@ -157,8 +264,8 @@ impl Drop for Chunk {
     fn drop(&mut self) {
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
-        // The channel has room for every chunk ever allocated.
-        let _ = self.pool.free_tx.try_send(buf);
+        self.pool.classes[self.class].push(buf);
+        let _ = self.pool.returned_tx.try_send(());
     }
 }
 
@@ -168,20 +275,20 @@ mod tests {
 
     #[test]
     fn never_more_than_the_budget_across_threads() {
-        let pool = ChunkPool::new(1024, 8);
+        let pool = ChunkPool::with_classes(64, 1024, 4096);
         let threads: Vec<_> = (0..4)
-            .map(|_| {
+            .map(|t| {
                 let pool = pool.clone();
                 std::thread::spawn(move || {
-                    for _ in 0..10_000 {
+                    for i in 0..5_000usize {
                         let mut held = Vec::new();
-                        while let Some(c) = pool.try_take() {
+                        while let Some(c) = pool.try_take_at_least((i * 7 + t * 13) % 1500) {
                             held.push(c);
+                            assert!(pool.allocated_bytes() <= 4096);
                             if held.len() == 3 {
                                 break;
                             }
                         }
-                        assert!(pool.allocated() <= 8);
                     }
                 })
             })
@@ -189,9 +296,29 @@ mod tests {
         for t in threads {
             t.join().unwrap();
         }
-        assert!(pool.allocated() <= 8);
+        assert!(pool.allocated_bytes() <= 4096);
+        // Everything came back: the whole budget is available as 1 KiB chunks.
         let all: Vec<_> = std::iter::from_fn(|| pool.try_take()).collect();
-        assert_eq!(all.len(), 8, "every chunk came back");
+        assert_eq!(all.len(), 4);
+    }
+
+    #[test]
+    fn classes_round_up() {
+        let pool = ChunkPool::with_classes(1000, 5000, 1 << 20);
+        assert_eq!((pool.min_len(), pool.chunk_len()), (1024, 8192));
+        for (want, cap) in [
+            (0, 1024),
+            (1024, 1024),
+            (1025, 2048),
+            (8192, 8192),
+            (100_000, 8192),
+        ] {
+            assert_eq!(
+                pool.try_take_at_least(want).unwrap().capacity(),
+                cap,
+                "{want}"
+            );
+        }
     }
 
     #[test]
@@ -203,5 +330,16 @@ mod tests {
         assert!(c.push_slice(b"d"));
         assert_eq!(&c[..], b"abcd");
         assert_eq!(c.capacity(), 4);
+    }
+
+    #[test]
+    fn waiting_taker_wakes_when_a_chunk_returns() {
+        let pool = ChunkPool::new(16, 1);
+        let held = pool.try_take().unwrap();
+        let p = pool.clone();
+        let t = std::thread::spawn(move || p.take_timeout(16, Duration::from_secs(10)).is_some());
+        std::thread::sleep(Duration::from_millis(20));
+        drop(held);
+        assert!(t.join().unwrap());
     }
 }

@@ -135,7 +135,7 @@ mod tests {
         for i in 0..200u32 {
             for (k, w) in writers.iter_mut().enumerate() {
                 write!(w, "{k}:{i};").unwrap();
-                assert!(pool.allocated() <= 2);
+                assert!(pool.allocated_bytes() <= 32);
             }
         }
         for (k, w) in writers.into_iter().enumerate() {
