@@ -33,8 +33,8 @@ pub struct ReadOptions {
     pub buffer_len: usize,
     /// Byte that ends a record. Default `b'\n'`.
     pub delimiter: u8,
-    /// Longest record accepted; a longer one is an error naming its byte
-    /// offset. Default 64 MiB.
+    /// Longest record accepted, counting its delimiter; a longer one is an
+    /// error naming its byte offset. Default 64 MiB.
     pub max_record_len: usize,
 }
 
@@ -275,7 +275,7 @@ fn fill(
             }
             // No delimiter in a full buffer: one record longer than it.
             scanned = filled;
-            if filled >= options.max_record_len {
+            if filled > options.max_record_len {
                 let _ = full.send(Err(io::Error::new(
                     io::ErrorKind::InvalidData,
                     format!(
@@ -285,7 +285,9 @@ fn fill(
                 )));
                 return;
             }
-            let grow = filled.min(options.max_record_len - filled).max(1);
+            // Room for one byte past the limit: a record (with its
+            // delimiter) of exactly the limit is allowed.
+            let grow = filled.min(options.max_record_len + 1 - filled).max(1);
             buf.resize(filled + grow, 0);
         };
         carry.extend_from_slice(&buf[cut..filled]);

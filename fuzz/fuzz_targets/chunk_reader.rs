@@ -1,0 +1,65 @@
+//! The chunk reader against a model: whatever the bytes, buffer size,
+//! delimiter and record limit, the records (raw bytes, line numbers,
+//! offsets) equal `split_inclusive` on the whole input, or the reader
+//! reports a record over the limit that really is over it. Field splitting
+//! is checked against `split` on every record.
+#![no_main]
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use spool_io::read::{fields, ChunkReader, ReadOptions};
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    buffer_len: u8,
+    max_record: u8,
+    delimiter_is_nul: bool,
+    field: u8,
+    data: Vec<u8>,
+}
+
+fuzz_target!(|input: Input| {
+    let delimiter = if input.delimiter_is_nul { 0 } else { b'\n' };
+    let options = ReadOptions {
+        buffers: 2,
+        buffer_len: usize::from(input.buffer_len).max(1),
+        delimiter,
+        max_record_len: usize::from(input.max_record).max(1) * 4,
+    };
+    let model: Vec<&[u8]> = input.data.split_inclusive(|&b| b == delimiter).collect();
+    let mut reader = ChunkReader::new(std::io::Cursor::new(input.data.clone()), options.clone());
+    let mut got = Vec::new();
+    loop {
+        match reader.next_block() {
+            Ok(Some(block)) => {
+                for record in block.records() {
+                    got.push((record.raw().to_vec(), record.line(), record.offset()));
+                    let body = record.bytes();
+                    let split: Vec<&[u8]> = body.split(|&b| b == b'\t').collect();
+                    let n = usize::from(input.field % 8);
+                    assert_eq!(fields::field(body, b'\t', n), split.get(n).copied());
+                }
+            }
+            Ok(None) => break,
+            Err(e) => {
+                assert_eq!(e.kind(), std::io::ErrorKind::InvalidData, "{e}");
+                assert!(
+                    model.iter().any(|r| r.len() > options.max_record_len),
+                    "limit error without a long record: {e}"
+                );
+                return;
+            }
+        }
+    }
+    let mut offset = 0u64;
+    let want: Vec<(Vec<u8>, u64, u64)> = model
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let item = (r.to_vec(), i as u64 + 1, offset);
+            offset += r.len() as u64;
+            item
+        })
+        .collect();
+    assert_eq!(got, want);
+});
