@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Python tests: builds the extension with maturin into a virtualenv under
 # bindings/python/.venv, installs pytest and foolscap (whose pure-Python
-# StringChain is the reference), and runs the tests.
+# StringChain is the reference) and DuckDB, and runs the binding's tests and
+# the interop tests in tests/interop.
 set -euo pipefail
 cd "$(dirname "$0")/../bindings/python"
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -10,8 +11,12 @@ if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q "maturin>=1.5,<2" pytest twisted
+.venv/bin/python -m pip install -q "maturin>=1.5,<2" pytest twisted duckdb
 # foolscap (the reference StringChain and its test suite) without its TLS extras.
 .venv/bin/python -m pip install -q --no-deps foolscap
 VIRTUAL_ENV="$PWD/.venv" .venv/bin/maturin develop --release -q
 .venv/bin/python -m pytest -q tests
+
+# spool partition's output read back by DuckDB as a Hive-partitioned dataset.
+(cd ../.. && cargo build --release -q -p spool-cli)
+SPOOL_BIN="$PWD/../../target/release/spool" .venv/bin/python -m pytest -q ../../tests/interop
