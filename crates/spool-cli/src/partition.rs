@@ -192,6 +192,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         summary.skipped_invalid,
         summary.reopened,
     );
+    if summary.over_budget_bytes > 0 {
+        eprintln!(
+            "spool partition: warning: the table of {} keys outgrew --memory by about {:.1} MB; \
+             give more --memory to keep the run within it",
+            summary.groups.len(),
+            summary.over_budget_bytes as f64 / 1e6
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

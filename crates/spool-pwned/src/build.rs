@@ -113,7 +113,7 @@ impl Dedup {
 
 /// Prefixes read errors with the input's name.
 struct NamedRead {
-    inner: Box<dyn io::BufRead + Send>,
+    inner: Box<dyn io::Read + Send>,
     name: String,
 }
 

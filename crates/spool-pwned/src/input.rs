@@ -1,8 +1,8 @@
 //! Input sources: a file (plain, gzip or zstd, detected by magic number),
 //! standard input, or a directory of HIBP range files `XXXXX.txt`.
+//! Opening and decompression are `spool_io::input`'s.
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 /// One stream of lines to index, with the hex prefix its lines omit.
@@ -12,7 +12,7 @@ pub struct Source {
     /// Hex digits prepended to every line's hash (a range file's name).
     pub prefix: Vec<u8>,
     /// The decompressed bytes.
-    pub reader: Box<dyn BufRead + Send>,
+    pub reader: Box<dyn Read + Send>,
 }
 
 /// Expands the command-line inputs into sources, in order: `-` is standard
@@ -29,7 +29,7 @@ pub fn sources(inputs: &[PathBuf]) -> io::Result<Vec<Source>> {
             out.push(Source {
                 name: "-".into(),
                 prefix: Vec::new(),
-                reader: decompress(Box::new(io::stdin()))?,
+                reader: spool_io::input::decompress(Box::new(io::stdin()))?.0,
             });
         } else if input.is_dir() {
             let mut files: Vec<(String, PathBuf)> = std::fs::read_dir(input)
@@ -70,26 +70,6 @@ pub fn sources(inputs: &[PathBuf]) -> io::Result<Vec<Source>> {
     Ok(out)
 }
 
-fn open(path: &Path) -> io::Result<Box<dyn BufRead + Send>> {
-    let file = File::open(path).map_err(|e| crate::writer::with_path(e, path))?;
-    decompress(Box::new(file))
-}
-
-/// Wraps `raw` in a gzip or zstd decoder when its first bytes say so.
-fn decompress(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + Send>> {
-    let mut buffered = BufReader::with_capacity(1 << 20, raw);
-    let head = buffered.fill_buf()?;
-    Ok(if head.starts_with(&[0x1f, 0x8b]) {
-        Box::new(BufReader::with_capacity(
-            1 << 20,
-            flate2::bufread::MultiGzDecoder::new(buffered),
-        ))
-    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-        Box::new(BufReader::with_capacity(
-            1 << 20,
-            zstd::stream::read::Decoder::with_buffer(buffered)?,
-        ))
-    } else {
-        Box::new(buffered)
-    })
+fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
+    spool_io::input::open(path)
 }

@@ -229,6 +229,9 @@ pub struct Summary {
     pub reopened: u64,
     /// Chunks sent before they were full because the pool was spent.
     pub early_flushes: u64,
+    /// Bookkeeping for keys that did not fit in the memory budget (so many
+    /// distinct keys that their table alone outgrew it); 0 normally.
+    pub over_budget_bytes: u64,
     /// Every output file, in the order its key first appeared.
     pub groups: Vec<GroupSummary>,
 }

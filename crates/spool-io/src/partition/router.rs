@@ -19,11 +19,14 @@ use crate::write::{Chunk, ChunkPool, PartialFile};
 /// Most `--by` columns in one run.
 pub const MAX_GROUPINGS: usize = 16;
 
+/// Memory charged per group besides its key: the group record, two
+/// hash-table entries (router and writer) and the writer's path.
+const GROUP_OVERHEAD: usize = 192;
+
 /// One output group.
 struct Group {
     grouping: usize,
     key: Box<[u8]>,
-    path: PathBuf,
     chunk: Option<Chunk>,
     /// The file was created (its first block sent).
     created: bool,
@@ -46,6 +49,10 @@ struct Router<'a> {
     header: Option<Vec<u8>>,
     keys: Vec<HashMap<Box<[u8]>, u32, foldhash::fast::RandomState>>,
     groups: Vec<Group>,
+    /// Bytes of the chunks the groups hold (not in flight, not free).
+    held: usize,
+    /// Bytes of group bookkeeping charged to the pool for good.
+    charged: usize,
     pool: ChunkPool,
     workers: Vec<Worker>,
     failed: Arc<AtomicBool>,
@@ -142,6 +149,8 @@ impl<'a> Router<'a> {
             header: None,
             keys: (0..options.by.len()).map(|_| HashMap::default()).collect(),
             groups: Vec::new(),
+            held: 0,
+            charged: 0,
             pool: ChunkPool::with_classes(
                 options.min_chunk_len.min(options.chunk_len),
                 options.chunk_len,
@@ -243,7 +252,7 @@ impl<'a> Router<'a> {
                     self.invalid(file, &record, index)?;
                     continue 'records;
                 };
-                *gid = self.group_of(g, key);
+                *gid = self.group_of(g, key)?;
             }
             for &gid in &gids[..groupings] {
                 self.append(gid, record.raw())?;
@@ -313,23 +322,63 @@ impl<'a> Router<'a> {
     }
 
     #[inline]
-    fn group_of(&mut self, grouping: usize, key: &[u8]) -> u32 {
-        if let Some(&gid) = self.keys[grouping].get(key) {
-            return gid;
+    fn group_of(&mut self, grouping: usize, key: &[u8]) -> Result<u32, PartitionError> {
+        match self.keys[grouping].get(key) {
+            Some(&gid) => Ok(gid),
+            None => self.new_group(grouping, key),
+        }
+    }
+
+    /// Adds a group, charging its bookkeeping (key table entry, group
+    /// record, the writer's path) to the memory budget so that a run with
+    /// a million keys stays as bounded as one with ten.
+    #[cold]
+    fn new_group(&mut self, grouping: usize, key: &[u8]) -> Result<u32, PartitionError> {
+        let cost = GROUP_OVERHEAD + 5 * key.len() + self.options.out.as_os_str().len();
+        // Bookkeeping never takes the room of the largest chunk, so the
+        // buffers can always make progress. Past that, keys are counted as
+        // over the budget instead of stalling the run.
+        if self.charged + cost + self.pool.chunk_len() <= self.pool.budget() {
+            while !self.pool.try_charge(cost) {
+                self.make_room(cost)?;
+            }
+            self.charged += cost;
+        } else {
+            self.summary.over_budget_bytes += cost as u64;
         }
         let gid = self.groups.len() as u32;
-        let path = self.path_for(grouping, key);
         self.groups.push(Group {
             grouping,
             key: key.into(),
-            path,
             chunk: None,
             created: false,
             header_done: false,
             records: 0,
         });
         self.keys[grouping].insert(key.into(), gid);
-        gid
+        Ok(gid)
+    }
+
+    fn group_path(&self, gid: usize) -> PathBuf {
+        let group = &self.groups[gid];
+        self.path_for(group.grouping, &group.key)
+    }
+
+    /// Puts a chunk into a group's buffer slot (dropping any chunk there).
+    fn put_chunk(&mut self, g: usize, chunk: Chunk) {
+        self.held += chunk.capacity();
+        if let Some(old) = self.groups[g].chunk.replace(chunk) {
+            self.held -= old.capacity();
+        }
+    }
+
+    /// Takes a group's chunk out of its slot.
+    fn take_group_chunk(&mut self, g: usize) -> Option<Chunk> {
+        let chunk = self.groups[g].chunk.take();
+        if let Some(c) = &chunk {
+            self.held -= c.capacity();
+        }
+        chunk
     }
 
     fn path_for(&self, grouping: usize, key: &[u8]) -> PathBuf {
@@ -385,13 +434,13 @@ impl<'a> Router<'a> {
                 let want = (2 * chunk.capacity()).max(len + need);
                 if let Some(mut bigger) = self.pool.try_take_at_least(want) {
                     bigger.push_slice(chunk);
-                    self.groups[g].chunk = Some(bigger); // the old one goes back
+                    self.put_chunk(g, bigger); // the old one goes back
                     self.push_record(g, raw, newline);
                     return Ok(());
                 }
             }
             // Full, or no memory to grow: write it out.
-            let chunk = self.groups[g].chunk.take().expect("checked");
+            let chunk = self.take_group_chunk(g).expect("checked");
             self.send(gid, Payload::Chunk(chunk))?;
         }
         let header: &[u8] = match &self.header {
@@ -417,7 +466,7 @@ impl<'a> Router<'a> {
             }
         }
         self.groups[g].header_done = true;
-        self.groups[g].chunk = Some(chunk);
+        self.put_chunk(g, chunk);
         self.push_record(g, raw, newline);
         Ok(())
     }
@@ -441,25 +490,28 @@ impl<'a> Router<'a> {
             if let Some(chunk) = self.pool.try_take_at_least(len) {
                 return Ok(chunk);
             }
-            let held: usize = self
-                .groups
-                .iter()
-                .filter_map(|g| g.chunk.as_ref())
-                .map(|c| c.capacity())
-                .sum();
-            let coming_back = self.pool.allocated_bytes().saturating_sub(held);
-            let unallocated = self
-                .pool
-                .budget()
-                .saturating_sub(self.pool.allocated_bytes());
-            if coming_back + unallocated < capacity {
-                self.flush_largest()?;
-            }
-            self.check_workers()?;
-            if let Some(chunk) = self.pool.take_timeout(len, Duration::from_millis(50)) {
-                return Ok(chunk);
-            }
+            self.make_room(capacity)?;
         }
+    }
+
+    /// Makes sure `bytes` of memory will come back: if what is in flight to
+    /// the workers (or free in other size classes) cannot cover it, sends
+    /// the largest buffers; then waits a little for memory to return.
+    fn make_room(&mut self, bytes: usize) -> Result<(), PartitionError> {
+        let coming_back = self
+            .pool
+            .allocated_bytes()
+            .saturating_sub(self.held + self.charged);
+        let unallocated = self
+            .pool
+            .budget()
+            .saturating_sub(self.pool.allocated_bytes());
+        if coming_back + unallocated < bytes {
+            self.flush_largest()?;
+        }
+        self.check_workers()?;
+        self.pool.wait_returned(Duration::from_millis(50));
+        Ok(())
     }
 
     /// Sends the quarter (at least one) of the groups' buffers that hold the
@@ -479,7 +531,7 @@ impl<'a> Router<'a> {
         let flush = (held.len() / 4).max(1);
         held.select_nth_unstable_by(flush - 1, |a, b| b.0.cmp(&a.0));
         for &(_, i) in &held[..flush] {
-            let chunk = self.groups[i as usize].chunk.take().expect("held");
+            let chunk = self.take_group_chunk(i as usize).expect("held");
             self.send(i, Payload::Chunk(chunk))?;
             self.summary.early_flushes += 1;
         }
@@ -487,9 +539,8 @@ impl<'a> Router<'a> {
     }
 
     fn send(&mut self, gid: u32, data: Payload) -> Result<(), PartitionError> {
-        let group = &mut self.groups[gid as usize];
-        let create = (!group.created).then(|| group.path.clone());
-        group.created = true;
+        let create = (!self.groups[gid as usize].created).then(|| self.group_path(gid as usize));
+        self.groups[gid as usize].created = true;
         let worker = &self.workers[gid as usize % self.workers.len()];
         let job = Job {
             group: gid,
@@ -518,7 +569,7 @@ impl<'a> Router<'a> {
             .filter(|&i| self.groups[i as usize].chunk.is_some())
             .collect();
         for gid in pending {
-            let chunk = self.groups[gid as usize].chunk.take().expect("pending");
+            let chunk = self.take_group_chunk(gid as usize).expect("pending");
             if let Err(e) = self.send(gid, Payload::Chunk(chunk)) {
                 self.abort();
                 return Err(e);
@@ -528,13 +579,16 @@ impl<'a> Router<'a> {
             self.abort();
             return Err(e);
         }
-        for group in &self.groups {
-            if !group.created {
+        // Memory the chunks held is not needed any more.
+        self.pool = ChunkPool::new(1, 1);
+        for gid in 0..self.groups.len() {
+            if !self.groups[gid].created {
                 continue;
             }
-            let temp = PartialFile::temp_path(&group.path);
-            if let Err(e) = std::fs::rename(&temp, &group.path) {
-                let err = crate::input::with_path(e, &group.path);
+            let path = self.group_path(gid);
+            let temp = PartialFile::temp_path(&path);
+            if let Err(e) = std::fs::rename(&temp, &path) {
+                let err = crate::input::with_path(e, &path);
                 self.abort();
                 return Err(err.into());
             }
@@ -545,7 +599,7 @@ impl<'a> Router<'a> {
             .map(|g| GroupSummary {
                 column: self.columns[g.grouping].name.clone(),
                 key: g.key.to_vec(),
-                path: g.path.clone(),
+                path: self.path_for(g.grouping, &g.key),
                 records: g.records,
             })
             .collect();
@@ -616,10 +670,11 @@ impl<'a> Router<'a> {
             Err(PartitionError::Io(e)) => Some(e),
             _ => None,
         };
-        for group in &self.groups {
-            if group.created {
-                let _ = std::fs::remove_file(PartialFile::temp_path(&group.path));
-                let mut dir = group.path.parent();
+        for gid in 0..self.groups.len() {
+            if self.groups[gid].created {
+                let path = self.group_path(gid);
+                let _ = std::fs::remove_file(PartialFile::temp_path(&path));
+                let mut dir = path.parent();
                 while let Some(d) = dir {
                     if d == self.options.out || std::fs::remove_dir(d).is_err() {
                         break;

@@ -154,28 +154,8 @@ impl ChunkPool {
             Some(buf) => buf,
             None => {
                 let len = inner.class_len(class);
-                if !inner.reserve(len) {
-                    // Release free chunks of other classes to make room.
-                    let mut freed = false;
-                    for (i, queue) in inner.classes.iter().enumerate() {
-                        if i == class {
-                            continue;
-                        }
-                        while let Some(buf) = queue.pop() {
-                            inner.allocated.fetch_sub(buf.capacity(), Ordering::Relaxed);
-                            drop(buf);
-                            if inner.reserve(len) {
-                                freed = true;
-                                break;
-                            }
-                        }
-                        if freed {
-                            break;
-                        }
-                    }
-                    if !freed {
-                        return None;
-                    }
+                if !inner.make_room(len, Some(class)) {
+                    return None;
                 }
                 Vec::with_capacity(len)
             }
@@ -185,6 +165,19 @@ impl ChunkPool {
             class,
             pool: Arc::clone(&self.inner),
         })
+    }
+
+    /// Charges `len` bytes of memory used outside the chunks (bookkeeping
+    /// that grows with the data, such as a table of keys) against the
+    /// budget, for good; `false` if the budget has no room even after
+    /// releasing free chunks.
+    pub fn try_charge(&self, len: usize) -> bool {
+        self.inner.make_room(len, None)
+    }
+
+    /// Waits up to `timeout` for a chunk to come back to the pool.
+    pub fn wait_returned(&self, timeout: Duration) {
+        let _ = self.inner.returned_rx.recv_timeout(timeout);
     }
 }
 
@@ -202,6 +195,27 @@ impl Inner {
             .next_power_of_two()
             .trailing_zeros() as usize;
         class.min(last)
+    }
+
+    /// Counts `len` more bytes if the budget allows, releasing free chunks
+    /// (of any class but `keep`) to make room.
+    fn make_room(&self, len: usize, keep: Option<usize>) -> bool {
+        if self.reserve(len) {
+            return true;
+        }
+        for (i, queue) in self.classes.iter().enumerate() {
+            if Some(i) == keep {
+                continue;
+            }
+            while let Some(buf) = queue.pop() {
+                self.allocated.fetch_sub(buf.capacity(), Ordering::Relaxed);
+                drop(buf);
+                if self.reserve(len) {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// Counts `len` more bytes if the budget allows.
