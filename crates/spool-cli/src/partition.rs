@@ -49,7 +49,8 @@ pub struct Args {
     /// file decompresses with the standard tools.
     #[arg(long, default_value = "none")]
     compress: CompressArg,
-    /// Compression level (zstd 1-22, default 3; gzip 1-9, default 6).
+    /// Compression level (zstd 1-22, default 3; gzip 1-12, default 6; 10-12
+    /// compress harder than gzip itself can).
     #[arg(long)]
     level: Option<i32>,
     /// Writer threads (default: one per core).
@@ -123,7 +124,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     options.compression = match (args.compress, args.level) {
         (CompressArg::None, _) => Compression::None,
         (CompressArg::Zstd, level) => Compression::Zstd(level.unwrap_or(3)),
-        (CompressArg::Gzip, level) => Compression::Gzip(level.unwrap_or(6).clamp(0, 9) as u32),
+        (CompressArg::Gzip, level) => Compression::Gzip(level.unwrap_or(6).clamp(0, 12) as u32),
     };
     if let Some(threads) = args.threads {
         options.workers = threads.max(1);
