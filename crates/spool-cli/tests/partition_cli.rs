@@ -201,3 +201,45 @@ fn reads_standard_input() {
         "x\t1\nx\t3\n"
     );
 }
+
+#[test]
+fn ctrl_c_stops_a_run_waiting_on_input_and_leaves_nothing_complete() {
+    let dir = Dir::new("sigint");
+    let out = dir.0.join("out");
+    let mut child = spool()
+        .args(["partition", "--by", "1", "--out"])
+        .arg(&out)
+        .arg("-")
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // Enough that full chunks reach the writers (temporary files exist),
+    // then the pipe stays open: spool is waiting for more input when
+    // interrupted.
+    let text = sample(50, 1_000_000);
+    stdin.write_all(text.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let started = std::time::Instant::now();
+    while !out.join("col1=k0").exists() {
+        assert!(started.elapsed().as_secs() < 30, "no output appeared");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    // SAFETY: kill(2) with a valid pid of our own child and a valid signal
+    // number has no memory-safety preconditions.
+    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(rc, 0);
+    let output = child.wait_with_output().unwrap();
+    drop(stdin);
+    assert_eq!(
+        output.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(!out.exists(), "partial output left behind");
+}

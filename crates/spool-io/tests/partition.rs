@@ -279,6 +279,23 @@ fn unknown_column_and_non_empty_output_are_usage_errors() {
 }
 
 #[test]
+fn a_failed_run_keeps_an_output_directory_it_did_not_create() {
+    let dir = TempDir::new();
+    let a = write(&dir, "a.tsv", "x\t1\nshort\n");
+    let out = dir.0.join("out");
+    std::fs::create_dir(&out).unwrap();
+    let options = Options::new(vec![a.clone()], out.clone(), vec![ColumnRef("2".into())]);
+    assert!(run(&options).is_err());
+    assert!(out.is_dir(), "the user's empty directory was removed");
+    assert!(all_files(&out).is_empty());
+    // One it created itself is removed, also when the options are wrong.
+    let created = dir.0.join("created");
+    let options = Options::new(vec![a], created.clone(), vec![ColumnRef("name".into())]);
+    assert!(matches!(run(&options), Err(PartitionError::Usage(_))));
+    assert!(!created.exists());
+}
+
+#[test]
 fn missing_input_names_the_path() {
     let dir = TempDir::new();
     let missing = dir.0.join("missing.tsv");

@@ -53,6 +53,8 @@ struct Router<'a> {
     held: usize,
     /// Bytes of group bookkeeping charged to the pool for good.
     charged: usize,
+    /// The run created the output directory (so an abort removes it).
+    created_out: bool,
     pool: ChunkPool,
     workers: Vec<Worker>,
     failed: Arc<AtomicBool>,
@@ -93,8 +95,16 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
     if options.inputs.is_empty() {
         return Err(PartitionError::Usage("no input files".into()));
     }
-    prepare_out_dir(&options.out, options.force)?;
-    let mut router = Router::new(options)?;
+    let created_out = prepare_out_dir(&options.out, options.force)?;
+    let mut router = match Router::new(options, created_out) {
+        Ok(router) => router,
+        Err(e) => {
+            if created_out {
+                let _ = std::fs::remove_dir(&options.out);
+            }
+            return Err(e);
+        }
+    };
     let result = router.route_all();
     let result = match result {
         Ok(()) => router.finish(),
@@ -106,7 +116,8 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
     result.map(|()| router.summary)
 }
 
-fn prepare_out_dir(out: &Path, force: bool) -> Result<(), PartitionError> {
+/// Checks or creates the output directory; returns whether it was created.
+fn prepare_out_dir(out: &Path, force: bool) -> Result<bool, PartitionError> {
     match std::fs::read_dir(out) {
         Ok(mut entries) => {
             if !force && entries.next().is_some() {
@@ -115,18 +126,18 @@ fn prepare_out_dir(out: &Path, force: bool) -> Result<(), PartitionError> {
                     out.display()
                 )));
             }
-            Ok(())
+            Ok(false)
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             std::fs::create_dir_all(out).map_err(|e| crate::input::with_path(e, out))?;
-            Ok(())
+            Ok(true)
         }
         Err(e) => Err(crate::input::with_path(e, out).into()),
     }
 }
 
 impl<'a> Router<'a> {
-    fn new(options: &'a Options) -> Result<Self, PartitionError> {
+    fn new(options: &'a Options, created_out: bool) -> Result<Self, PartitionError> {
         let failed = Arc::new(AtomicBool::new(false));
         let n = options.workers.max(1);
         let per_worker_open = (options.max_open / n).max(1);
@@ -151,6 +162,7 @@ impl<'a> Router<'a> {
             groups: Vec::new(),
             held: 0,
             charged: 0,
+            created_out,
             pool: ChunkPool::with_classes(
                 options.min_chunk_len.min(options.chunk_len),
                 options.chunk_len,
@@ -197,7 +209,17 @@ impl<'a> Router<'a> {
         );
         let raw_counter = Arc::new(std::sync::atomic::AtomicU64::new(0));
         blocks = blocks.count_raw_bytes(raw_counter.clone());
-        while let Some((file, block)) = blocks.next_block()? {
+        if let Some(cancel) = &self.options.cancel {
+            blocks = blocks.cancel_on(cancel.clone());
+        }
+        loop {
+            let next = match blocks.next_block() {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                    return Err(PartitionError::Interrupted)
+                }
+                next => next?,
+            };
+            let Some((file, block)) = next else { break };
             if self
                 .options
                 .cancel
@@ -554,7 +576,16 @@ impl<'a> Router<'a> {
         Ok(())
     }
 
+    /// Fails if a worker failed or the run was cancelled.
     fn check_workers(&self) -> Result<(), PartitionError> {
+        if self
+            .options
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            return Err(PartitionError::Interrupted);
+        }
         if self.failed.load(Ordering::Relaxed) {
             // The error itself is collected when the workers are joined.
             return Err(PartitionError::Io(std::io::Error::other("write failed")));
@@ -683,7 +714,9 @@ impl<'a> Router<'a> {
                 }
             }
         }
-        let _ = std::fs::remove_dir(&self.options.out);
+        if self.created_out {
+            let _ = std::fs::remove_dir(&self.options.out);
+        }
         worker_error
     }
 }

@@ -20,7 +20,10 @@ use std::io::{self, Read};
 use std::path::Path;
 use std::thread::JoinHandle;
 
-use crossbeam_channel::{bounded, Receiver, Sender};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
 
 use super::records::Records;
 
@@ -174,10 +177,37 @@ impl ChunkReader {
     /// [`ReadOptions::max_record_len`] (kind `InvalidData`, naming its byte
     /// offset). After an error the reader is finished.
     pub fn next_block(&mut self) -> io::Result<Option<Block>> {
+        self.next_block_or_cancel(None)
+    }
+
+    /// Like [`next_block`](Self::next_block), but while waiting for the
+    /// input (a slow pipe, a terminal) checks `cancel` ten times a second and
+    /// returns an error of kind `Interrupted` once it is raised.
+    ///
+    /// # Errors
+    ///
+    /// As [`next_block`](Self::next_block), and `Interrupted`.
+    pub fn next_block_or_cancel(
+        &mut self,
+        cancel: Option<&AtomicBool>,
+    ) -> io::Result<Option<Block>> {
         if self.done {
             return Ok(None);
         }
-        match self.full.recv() {
+        let received = match cancel {
+            None => self.full.recv().map_err(|_| ()),
+            Some(flag) => loop {
+                if flag.load(Ordering::Relaxed) {
+                    return Err(io::Error::new(io::ErrorKind::Interrupted, "cancelled"));
+                }
+                match self.full.recv_timeout(Duration::from_millis(100)) {
+                    Ok(message) => break Ok(message),
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => break Err(()),
+                }
+            },
+        };
+        match received {
             Ok(Ok((data, len, offset, first_line))) => Ok(Some(Block {
                 data,
                 len,

@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 use std::io;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 
 use super::{Block, ChunkReader, ReadOptions};
@@ -45,6 +45,7 @@ pub struct FileBlocks {
     /// Open readers, the front one being consumed; with their input index.
     open: VecDeque<(usize, ChunkReader)>,
     counter: Option<Arc<AtomicU64>>,
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 impl FileBlocks {
@@ -58,12 +59,20 @@ impl FileBlocks {
             next_to_open: 0,
             open: VecDeque::new(),
             counter: None,
+            cancel: None,
         }
     }
 
     /// Adds every raw (still compressed) byte read to `counter`.
     pub fn count_raw_bytes(mut self, counter: Arc<AtomicU64>) -> Self {
         self.counter = Some(counter);
+        self
+    }
+
+    /// Stops waiting for input once `cancel` is raised: `next_block` then
+    /// returns an error of kind `Interrupted`.
+    pub fn cancel_on(mut self, cancel: Arc<AtomicBool>) -> Self {
+        self.cancel = Some(cancel);
         self
     }
 
@@ -93,11 +102,12 @@ impl FileBlocks {
                 return Ok(None);
             };
             let index = *index;
-            match reader.next_block() {
+            match reader.next_block_or_cancel(self.cancel.as_deref()) {
                 Ok(Some(block)) => return Ok(Some((index, block))),
                 Ok(None) => {
                     self.open.pop_front();
                 }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => return Err(e),
                 Err(e) => {
                     let path = &self.inputs[index];
                     return Err(crate::input::with_path(e, path));
