@@ -220,14 +220,6 @@ impl<'a> Router<'a> {
                 next => next?,
             };
             let Some((file, block)) = next else { break };
-            if self
-                .options
-                .cancel
-                .as_ref()
-                .is_some_and(|c| c.load(Ordering::Relaxed))
-            {
-                return Err(PartitionError::Interrupted);
-            }
             self.check_workers()?;
             let before = self.summary.records_in;
             self.route_block(file, &block)?;
