@@ -383,3 +383,31 @@ fn many_keys_with_one_open_file_and_a_tiny_budget() {
         assert_eq!(String::from_utf8(got).unwrap(), want);
     }
 }
+
+#[test]
+fn a_skipped_record_makes_no_group_in_any_grouping() {
+    let dir = TempDir::new();
+    // "lonely" has no column 2: with --by 1 --by 2 and --skip-invalid it is
+    // skipped, and must not leave a group (or a manifest line) for col1.
+    let a = write(&dir, "a.tsv", "x\t1\nlonely\nx\t2\n");
+    let out = dir.0.join("out");
+    let mut options = Options::new(
+        vec![a],
+        out.clone(),
+        vec![ColumnRef("1".into()), ColumnRef("2".into())],
+    );
+    options.skip_invalid = true;
+    let summary = run(&options).unwrap();
+    assert_eq!(summary.skipped_invalid, 1);
+    let keys: Vec<&[u8]> = summary.groups.iter().map(|g| &g.key[..]).collect();
+    assert_eq!(keys, [&b"x"[..], b"1", b"2"]);
+    for g in &summary.groups {
+        assert!(
+            g.path.is_file(),
+            "{} is listed but missing",
+            g.path.display()
+        );
+    }
+    let manifest = std::fs::read_to_string(out.join("_partitions.tsv")).unwrap();
+    assert!(!manifest.contains("lonely"), "{manifest}");
+}

@@ -260,13 +260,19 @@ impl<'a> Router<'a> {
                     continue 'records;
                 }
             }
-            for (g, gid) in gids.iter_mut().enumerate().take(groupings) {
+            // Every key first: a record skipped for a missing column must
+            // not leave a group (with no file) behind in another grouping.
+            let mut keys: [&[u8]; MAX_GROUPINGS] = [&[]; MAX_GROUPINGS];
+            for (g, key) in keys.iter_mut().enumerate().take(groupings) {
                 let index = self.columns[g].index;
-                let Some(key) = field(body, delimiter, index) else {
+                let Some(value) = field(body, delimiter, index) else {
                     self.invalid(file, &record, index)?;
                     continue 'records;
                 };
-                *gid = self.group_of(g, key)?;
+                *key = value;
+            }
+            for (g, gid) in gids.iter_mut().enumerate().take(groupings) {
+                *gid = self.group_of(g, keys[g])?;
             }
             for &gid in &gids[..groupings] {
                 self.append(gid, record.raw())?;
