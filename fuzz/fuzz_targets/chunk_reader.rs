@@ -1,7 +1,8 @@
 //! The chunk reader against a model: whatever the bytes, buffer size,
 //! delimiter and record limit, the records (raw bytes, line numbers,
 //! offsets) equal `split_inclusive` on the whole input, or the reader
-//! reports a record over the limit that really is over it. Field splitting
+//! reports a record over the limit that really is over it (and, with a
+//! limit of at least two buffers, always reports one). Field splitting
 //! is checked against `split` on every record.
 #![no_main]
 
@@ -50,6 +51,10 @@ fuzz_target!(|input: Input| {
                 return;
             }
         }
+    }
+    if options.max_record_len >= 2 * options.buffer_len {
+        // The limit is exact from two buffers on: no error, no long record.
+        assert!(model.iter().all(|r| r.len() <= options.max_record_len));
     }
     let mut offset = 0u64;
     let want: Vec<(Vec<u8>, u64, u64)> = model

@@ -38,6 +38,11 @@ pub struct ReadOptions {
     pub delimiter: u8,
     /// Longest record accepted, counting its delimiter; a longer one is an
     /// error naming its byte offset. Default 64 MiB.
+    ///
+    /// The limit bounds how far a buffer grows for a record that does not
+    /// fit in it. It is exact when it is at least `2 * buffer_len` (as by
+    /// default); a smaller limit is not checked on records that sit inside
+    /// one buffer.
     pub max_record_len: usize,
 }
 
@@ -301,22 +306,24 @@ fn fill(
                 break filled;
             }
             if let Some(i) = memchr::memrchr(delimiter, &buf[scanned..filled]) {
+                // Only the buffer's first record (carried over, perhaps
+                // grown for) can be longer than a buffer: measure it.
+                let first = memchr::memchr(delimiter, &buf[scanned..filled]).unwrap_or(i);
+                if scanned + first + 1 > options.max_record_len {
+                    let _ = full.send(Err(too_long(offset, options.max_record_len)));
+                    return;
+                }
                 break scanned + i + 1;
             }
             // No delimiter in a full buffer: one record longer than it.
             scanned = filled;
             if filled > options.max_record_len {
-                let _ = full.send(Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!(
-                        "record at byte offset {offset} is longer than the limit of {} bytes",
-                        options.max_record_len
-                    ),
-                )));
+                let _ = full.send(Err(too_long(offset, options.max_record_len)));
                 return;
             }
-            // Room for one byte past the limit: a record (with its
-            // delimiter) of exactly the limit is allowed.
+            // Room for one byte past the limit: a last record without a
+            // delimiter may be exactly the limit long, so only the byte
+            // after it tells whether the input ends there.
             let grow = filled.min(options.max_record_len + 1 - filled).max(1);
             buf.resize(filled + grow, 0);
         };
@@ -333,6 +340,14 @@ fn fill(
         offset += cut as u64;
         line += lines;
     }
+}
+
+/// The error for a record longer than `limit`, starting at `offset`.
+fn too_long(offset: u64, limit: usize) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("record at byte offset {offset} is longer than the limit of {limit} bytes"),
+    )
 }
 
 /// Reads into `buf`, retrying on interruption.
@@ -404,6 +419,59 @@ mod tests {
         let err = records(&data, limited).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidData);
         assert!(err.to_string().contains("byte offset 3"), "{err}");
+    }
+
+    #[test]
+    fn the_limit_counts_the_delimiter_exactly() {
+        let mut limited = small(4);
+        limited.max_record_len = 10;
+        // 9 bytes and a newline: exactly the limit.
+        let ok = [&b"ab\n"[..], &[b'y'; 9], b"\n"].concat();
+        assert_eq!(records(&ok, limited.clone()).unwrap().len(), 2);
+        // 10 bytes without a newline at the end of the input: the limit.
+        let last = [&b"ab\n"[..], &[b'y'; 10]].concat();
+        assert_eq!(records(&last, limited.clone()).unwrap().len(), 2);
+        // 10 bytes and a newline: one over.
+        let over = [&b"ab\n"[..], &[b'y'; 10], b"\nz\n"].concat();
+        let err = records(&over, limited.clone()).unwrap_err();
+        assert!(err.to_string().contains("byte offset 3"), "{err}");
+        let over_at_end = [&b"ab\n"[..], &[b'y'; 10], b"\n"].concat();
+        assert!(records(&over_at_end, limited).is_err());
+    }
+
+    proptest::proptest! {
+        /// With a limit of at least two buffers, a record over the limit is
+        /// an error and every other input reads back whole.
+        #[test]
+        fn the_limit_is_exact_from_two_buffers(
+            lengths in proptest::collection::vec(0usize..40, 0..30),
+            last_newline: bool,
+            buffer_len in 1usize..12,
+            extra in 0usize..10,
+        ) {
+            let mut data = Vec::new();
+            for (i, len) in lengths.iter().enumerate() {
+                data.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, *len));
+                data.push(b'\n');
+            }
+            if !last_newline {
+                data.pop();
+            }
+            let mut options = small(buffer_len);
+            options.max_record_len = 2 * buffer_len + extra;
+            let over = data
+                .split_inclusive(|&b| b == b'\n')
+                .any(|r| r.len() > options.max_record_len);
+            match records(&data, options) {
+                Ok(got) => {
+                    proptest::prop_assert!(!over);
+                    let raw: Vec<u8> = got.iter().flat_map(|(r, _, _)| r.clone()).collect();
+                    let stripped: Vec<u8> = data.iter().copied().filter(|&b| b != b'\n').collect();
+                    proptest::prop_assert_eq!(raw, stripped);
+                }
+                Err(e) => proptest::prop_assert!(over, "{}", e),
+            }
+        }
     }
 
     #[test]
