@@ -411,3 +411,25 @@ fn a_skipped_record_makes_no_group_in_any_grouping() {
     let manifest = std::fs::read_to_string(out.join("_partitions.tsv")).unwrap();
     assert!(!manifest.contains("lonely"), "{manifest}");
 }
+
+#[test]
+fn a_corrupt_compressed_input_names_the_file_and_where_reading_stopped() {
+    let dir = TempDir::new();
+    let text: String = (0..20_000).map(|i| format!("k{}\t{i}\n", i % 7)).collect();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, text.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    let zst = zstd::encode_all(text.as_bytes(), 1).unwrap();
+    for (name, bytes) in [("cut.tsv.gz", &gz), ("cut.tsv.zst", &zst)] {
+        let path = dir.0.join(name);
+        std::fs::write(&path, &bytes[..bytes.len() * 2 / 3]).unwrap();
+        let out = dir.0.join(format!("out-{name}"));
+        let mut options =
+            Options::new(vec![path.clone()], out.clone(), vec![ColumnRef("1".into())]);
+        options.read.buffer_len = 4096;
+        let msg = run(&options).unwrap_err().to_string();
+        assert!(msg.starts_with(&format!("{}: ", path.display())), "{msg}");
+        assert!(msg.contains("byte offset") && msg.contains("line"), "{msg}");
+        assert!(all_files(&out).is_empty());
+    }
+}

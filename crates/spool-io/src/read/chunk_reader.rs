@@ -298,7 +298,14 @@ fn fill(
                     }
                 }
                 Err(e) => {
-                    let _ = full.send(Err(e));
+                    // Where reading stopped: after the last byte delivered.
+                    let at = offset + filled as u64;
+                    let at_line =
+                        line + memchr::memchr_iter(delimiter, &buf[..filled]).count() as u64;
+                    let _ = full.send(Err(io::Error::new(
+                        e.kind(),
+                        format!("{e} (at byte offset {at}, line {at_line})"),
+                    )));
                     return;
                 }
             }
