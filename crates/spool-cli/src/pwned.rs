@@ -33,13 +33,16 @@ enum Command {
         /// The input holds NTLM hashes (32 hex digits) instead of SHA-1.
         #[arg(long)]
         ntlm: bool,
-        /// Memory for sorting, e.g. 512M or 2G.
+        /// Memory for the build, e.g. 512M or 2G (peak RSS stays within it).
         #[arg(long, default_value = "512M", value_parser = crate::size::parse_size)]
         memory: usize,
+        /// Threads sorting at the end (default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
         /// Skip malformed lines (and report how many) instead of stopping.
         #[arg(long)]
         skip_invalid: bool,
-        /// Folder for temporary sorted runs (default: next to the output).
+        /// Folder for temporary spill files (default: next to the output).
         #[arg(long)]
         temp_dir: Option<PathBuf>,
     },
@@ -122,12 +125,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             memory,
             skip_invalid,
             temp_dir,
+            threads,
         } => {
+            let defaults = BuildOptions::default();
             let opts = BuildOptions {
                 kind: kind(ntlm),
                 memory,
                 skip_invalid,
                 temp_dir,
+                threads: threads.unwrap_or(defaults.threads).max(1),
             };
             run_build(&inputs, &output, &opts)
         }
@@ -215,14 +221,14 @@ fn run_build(
         bar.finish_and_clear();
     }
     eprintln!(
-        "spool pwned build: {} lines, {} hashes written to {} in {:.2}s ({} duplicates merged, {} invalid lines skipped, {} sorted runs)",
+        "spool pwned build: {} lines, {} hashes written to {} in {:.2}s ({} duplicates merged, {} invalid lines skipped, {} spill files)",
         report.lines,
         report.records,
         output.display(),
         start.elapsed().as_secs_f64(),
         report.duplicates,
         report.invalid,
-        report.runs
+        report.spills
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -3,9 +3,9 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::input::Source;
+use crate::buckets::{self, Buckets, Record};
+use crate::input::{Input, Source};
 use crate::parse::{parse_line, LineErrorKind};
-use crate::sort::{merge, sort_chunk, write_run, Record, RECORD_BYTES};
 use crate::writer::IndexWriter;
 use crate::HashKind;
 
@@ -14,12 +14,15 @@ use crate::HashKind;
 pub struct BuildOptions {
     /// Which hashes the input holds.
     pub kind: HashKind,
-    /// Memory for buffered records (the sort's budget), in bytes.
+    /// Memory for the whole build, in bytes: most of it holds records
+    /// waiting to be sorted; the rest is read-ahead and write buffers.
     pub memory: usize,
     /// Skip malformed lines (counting them) instead of failing.
     pub skip_invalid: bool,
-    /// Where sorted runs go (default: next to the output).
+    /// Where spill files go (default: next to the output).
     pub temp_dir: Option<PathBuf>,
+    /// Threads that sort buckets at the end (default: one per core).
+    pub threads: usize,
 }
 
 impl Default for BuildOptions {
@@ -29,6 +32,7 @@ impl Default for BuildOptions {
             memory: 512 << 20,
             skip_invalid: false,
             temp_dir: None,
+            threads: std::thread::available_parallelism().map_or(2, usize::from),
         }
     }
 }
@@ -46,8 +50,8 @@ pub struct BuildReport {
     pub records: u64,
     /// Bytes of (decompressed) input read (each line counted with its newline).
     pub bytes: u64,
-    /// Sorted runs spilled to disk (0 when the input was sorted or fit in memory).
-    pub runs: usize,
+    /// Spill files written (0 when the input was sorted or fit in memory).
+    pub spills: usize,
 }
 
 /// Why a build failed.
@@ -73,11 +77,15 @@ pub enum BuildError {
 /// Progress of a build, for a progress bar.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
-    /// "reading", "merging" or "done".
+    /// "reading", "sorting" or "done".
     pub phase: &'static str,
     /// Input bytes read so far.
     pub bytes: u64,
 }
+
+/// Memory kept out of the record arena: read-ahead ring (4 MiB), write
+/// buffer (1 MiB), buckets in flight while sorting, and the program.
+const RESERVED_MEMORY: usize = 24 << 20;
 
 /// Adds the counts of adjacent equal hashes and feeds the writer.
 struct Dedup {
@@ -88,26 +96,89 @@ struct Dedup {
 }
 
 impl Dedup {
-    fn push(&mut self, r: Record) -> io::Result<()> {
+    fn new(output: &Path, kind: HashKind) -> io::Result<Self> {
+        Ok(Dedup {
+            writer: IndexWriter::create(output, kind)?,
+            pending: None,
+            kind,
+            duplicates: 0,
+        })
+    }
+
+    /// Adds `r`; records must come in non-decreasing hash order.
+    #[inline]
+    fn push(&mut self, r: &Record) -> io::Result<()> {
         match &mut self.pending {
-            Some(p) if p.key == r.key => {
-                p.count = p.count.saturating_add(r.count);
+            Some(p) if buckets::sort_key(p) == buckets::sort_key(r) => {
+                let sum = buckets::count(p).saturating_add(buckets::count(r));
+                p[20..].copy_from_slice(&sum.to_le_bytes());
                 self.duplicates += 1;
             }
             Some(p) => {
-                self.writer.push(&p.key[..self.kind.byte_len()], p.count)?;
-                *p = r;
+                self.writer
+                    .push(&p[..self.kind.byte_len()], buckets::count(p))?;
+                *p = *r;
             }
-            None => self.pending = Some(r),
+            None => self.pending = Some(*r),
         }
         Ok(())
     }
 
-    fn flush(&mut self) -> io::Result<()> {
+    /// Writes the last record and finishes the index; returns its header
+    /// and the number of duplicates merged.
+    fn finish(mut self) -> io::Result<(crate::format::Header, u64)> {
         if let Some(p) = self.pending.take() {
-            self.writer.push(&p.key[..self.kind.byte_len()], p.count)?;
+            self.writer
+                .push(&p[..self.kind.byte_len()], buckets::count(&p))?;
         }
-        Ok(())
+        Ok((self.writer.finish()?, self.duplicates))
+    }
+}
+
+/// Where parsed records go: straight into the index while the input is in
+/// hash order, into buckets from the first record that is not.
+enum Sink {
+    Streaming(Dedup),
+    Sorting(Buckets),
+}
+
+impl Sink {
+    #[inline]
+    fn push(&mut self, r: Record, make_buckets: &dyn Fn() -> Buckets) -> io::Result<u64> {
+        match self {
+            Sink::Streaming(dedup) => {
+                if dedup
+                    .pending
+                    .is_none_or(|p| buckets::sort_key(&p) <= buckets::sort_key(&r))
+                {
+                    dedup.push(&r)?;
+                    return Ok(0);
+                }
+                // Out of order: everything streamed so far goes into the
+                // buckets too (the duplicates merged while streaming are
+                // already single records; their number is returned).
+                let Sink::Streaming(dedup) = std::mem::replace(self, Sink::Sorting(make_buckets()))
+                else {
+                    unreachable!("matched above")
+                };
+                let Sink::Sorting(store) = self else {
+                    unreachable!("just replaced")
+                };
+                let Dedup {
+                    writer,
+                    pending,
+                    duplicates,
+                    ..
+                } = dedup;
+                writer.into_records(|rec| store.push(rec))?;
+                if let Some(p) = pending {
+                    store.push(p)?;
+                }
+                store.push(r)?;
+                Ok(duplicates)
+            }
+            Sink::Sorting(store) => store.push(r).map(|()| 0),
+        }
     }
 }
 
@@ -125,22 +196,14 @@ impl io::Read for NamedRead {
     }
 }
 
-/// Removes the run directory on drop (success or failure).
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Builds the index at `output` from `sources`.
 ///
-/// Records are buffered up to the memory budget. While every chunk is
-/// sorted and follows the previous one (hash-ordered input), records stream
-/// straight into the index: one pass, no temporary files. Otherwise chunks
-/// are sorted (two buckets by the top bit, in parallel) and spilled as runs,
-/// then merged into the index. Duplicated hashes get their counts added.
+/// While the input is in hash order (what the official downloader writes)
+/// records stream straight into the index: one pass, no temporary files,
+/// little memory. From the first record out of order they are dealt into
+/// buckets by their leading bits, spilled to disk when memory runs out,
+/// and each bucket is sorted at the end (see `buckets.rs`). Duplicated
+/// hashes get their counts added.
 ///
 /// # Errors
 ///
@@ -154,129 +217,104 @@ pub fn build(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<BuildReport, BuildError> {
     let kind = opts.kind;
-    // Half the budget for records: a growing Vec may briefly hold twice its length.
-    let cap = (opts.memory / RECORD_BYTES / 2).max(1024);
-    let temp_root = opts.temp_dir.clone().unwrap_or_else(|| {
-        output
-            .parent()
-            .map(Path::to_path_buf)
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or_else(|| ".".into())
-    });
-    let temp = TempDir(temp_root.join(format!(".spool-pwned-runs-{}", std::process::id())));
+    let spill_dir = buckets::spill_dir(output, opts.temp_dir.as_deref());
+    let arena = opts.memory.saturating_sub(RESERVED_MEMORY);
+    let make_buckets = || Buckets::new(arena, spill_dir.clone());
     let mut report = BuildReport::default();
-    let mut chunk: Vec<Record> = Vec::with_capacity(cap.min(1 << 16));
-    let mut stream = Some(Dedup {
-        writer: IndexWriter::create(output, kind)?,
-        pending: None,
-        kind,
-        duplicates: 0,
-    });
-    let mut last_streamed: Option<[u8; 20]> = None;
-    let mut runs: Vec<PathBuf> = Vec::new();
-    // Duplicates merged while streaming, before a switch to runs.
+    let mut sink = Sink::Streaming(Dedup::new(output, kind)?);
     let mut streamed_duplicates = 0u64;
+    let mut next_progress = 0u64;
 
-    let mut flush = |chunk: &mut Vec<Record>,
-                     stream: &mut Option<Dedup>,
-                     runs: &mut Vec<PathBuf>,
-                     last_final: bool|
-     -> io::Result<()> {
-        sort_chunk(chunk);
-        if let Some(dedup) = stream.as_mut() {
-            let follows = match (last_streamed, chunk.first()) {
-                (Some(last), Some(first)) => first.key >= last,
-                _ => true,
-            };
-            if follows {
-                for r in chunk.drain(..) {
-                    dedup.push(r)?;
-                }
-                last_streamed = dedup.pending.map(|p| p.key).or(last_streamed);
-                return Ok(());
-            }
-            // Out of order: what was streamed becomes the first run.
-            let mut dedup = stream.take().expect("checked");
-            dedup.flush()?;
-            streamed_duplicates = dedup.duplicates;
-            std::fs::create_dir_all(&temp.0).map_err(|e| crate::writer::with_path(e, &temp.0))?;
-            let run0 = temp.0.join("run-streamed");
-            dedup.writer.into_run(&run0)?;
-            runs.push(run0);
+    let mut parse = |name: &str, prefix: &[u8], line: &[u8], line_no: u64, start: u64| {
+        report.bytes += line.len() as u64 + 1;
+        let text = line.strip_suffix(b"\r").unwrap_or(line);
+        if text.is_empty() {
+            return Ok(());
         }
-        if !last_final {
-            std::fs::create_dir_all(&temp.0).map_err(|e| crate::writer::with_path(e, &temp.0))?;
-            runs.push(write_run(&temp.0, runs.len(), chunk)?);
-            chunk.clear();
+        report.lines += 1;
+        let mut key = [0u8; 20];
+        match parse_line(text, prefix, kind, &mut key) {
+            Ok(count) => {
+                streamed_duplicates += sink.push(buckets::record(&key, count), &make_buckets)?;
+            }
+            Err(_) if opts.skip_invalid => report.invalid += 1,
+            Err(kind) => {
+                return Err(BuildError::Malformed {
+                    source_name: name.to_string(),
+                    line: line_no,
+                    offset: start,
+                    kind,
+                })
+            }
+        }
+        if report.bytes >= next_progress {
+            next_progress = report.bytes + (8 << 20);
+            progress(Progress {
+                phase: "reading",
+                bytes: report.bytes,
+            });
         }
         Ok(())
     };
 
-    for source in sources {
-        let Source {
-            name,
-            prefix,
-            reader,
-        } = source;
-        let reader = NamedRead {
-            inner: reader,
-            name: name.clone(),
-        };
-        crate::readahead::for_each_line(Box::new(reader), |line, line_no, start| {
-            report.bytes += line.len() as u64 + 1;
-            let text = line.strip_suffix(b"\r").unwrap_or(line);
-            if text.is_empty() {
-                return Ok(());
+    let mut sources = sources.into_iter().peekable();
+    while let Some(Source {
+        name,
+        prefix,
+        input,
+    }) = sources.next()
+    {
+        match input {
+            Input::Reader(reader) => {
+                let reader = NamedRead {
+                    inner: reader,
+                    name: name.clone(),
+                };
+                crate::readahead::for_each_line(Box::new(reader), |line, line_no, start| {
+                    parse(&name, &prefix, line, line_no, start)
+                })?;
             }
-            report.lines += 1;
-            let mut key = [0u8; 20];
-            match parse_line(text, &prefix, kind, &mut key) {
-                Ok(count) => chunk.push(Record { key, count }),
-                Err(_) if opts.skip_invalid => {
-                    report.invalid += 1;
-                    return Ok(());
+            Input::Path(path) => {
+                // A run of files opened when their turn comes (range
+                // files): read whole, a few ahead, on one thread.
+                let mut files = vec![(name, prefix, path)];
+                while let Some(Source {
+                    input: Input::Path(_),
+                    ..
+                }) = sources.peek()
+                {
+                    let Some(Source {
+                        name,
+                        prefix,
+                        input: Input::Path(path),
+                    }) = sources.next()
+                    else {
+                        unreachable!("peeked")
+                    };
+                    files.push((name, prefix, path));
                 }
-                Err(kind) => {
-                    return Err(BuildError::Malformed {
-                        source_name: name.clone(),
-                        line: line_no,
-                        offset: start,
-                        kind,
-                    })
-                }
+                let paths: Vec<PathBuf> = files.iter().map(|f| f.2.clone()).collect();
+                crate::readahead::for_each_line_in_files(&paths, |i, line, line_no, start| {
+                    parse(&files[i].0, &files[i].1, line, line_no, start)
+                })?;
             }
-            if chunk.len() == cap {
-                flush(&mut chunk, &mut stream, &mut runs, false)?;
-                progress(Progress {
-                    phase: "reading",
-                    bytes: report.bytes,
-                });
-            }
-            Ok(())
-        })?;
+        }
     }
-    flush(&mut chunk, &mut stream, &mut runs, true)?;
-    let mut dedup = match stream {
-        Some(d) => d,
-        None => {
+    let (header, duplicates) = match sink {
+        Sink::Streaming(dedup) => dedup.finish()?,
+        Sink::Sorting(mut store) => {
             progress(Progress {
-                phase: "merging",
+                phase: "sorting",
                 bytes: report.bytes,
             });
-            let mut d = Dedup {
-                writer: IndexWriter::create(output, kind)?,
-                pending: None,
-                kind,
-                duplicates: 0,
-            };
-            merge(&runs, &chunk, |r| d.push(r))?;
-            d
+            report.spills = store.spills();
+            let mut dedup = Dedup::new(output, kind)?;
+            store.drain_sorted(opts.threads, |r| dedup.push(r))?;
+            store.remove_spills();
+            dedup.finish()?
         }
     };
-    dedup.flush()?;
-    report.runs = runs.len();
-    report.duplicates = dedup.duplicates + streamed_duplicates;
-    let header = dedup.writer.finish()?;
+    report.duplicates = duplicates + streamed_duplicates;
     report.records = header.records;
     progress(Progress {
         phase: "done",

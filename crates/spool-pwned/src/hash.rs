@@ -1,4 +1,4 @@
-//! Hash kinds and hex decoding.
+//! Hash kinds: what an index holds and how a password becomes its hash.
 
 /// Which hashes an index holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,12 +59,6 @@ impl HashKind {
             }
         }
     }
-}
-
-/// Decodes `hex` (either case) into `out`; false if any digit is not hex
-/// or the lengths disagree.
-pub fn decode_hex(hex: &[u8], out: &mut [u8]) -> bool {
-    hex.len() == 2 * out.len() && faster_hex::hex_decode(hex, out).is_ok()
 }
 
 /// Upper-case hex, as HIBP writes it.

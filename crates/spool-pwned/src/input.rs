@@ -11,8 +11,48 @@ pub struct Source {
     pub name: String,
     /// Hex digits prepended to every line's hash (a range file's name).
     pub prefix: Vec<u8>,
-    /// The decompressed bytes.
-    pub reader: Box<dyn Read + Send>,
+    /// Where the bytes come from.
+    pub input: Input,
+}
+
+/// Where a [`Source`]'s bytes come from.
+pub enum Input {
+    /// An open stream of (decompressed) bytes.
+    Reader(Box<dyn Read + Send>),
+    /// A file, opened (and decompressed if it is gzip or zstd) only when
+    /// its turn comes, so that a directory of a million range files never
+    /// holds more than a few open.
+    Path(PathBuf),
+}
+
+impl Source {
+    /// A source reading `reader`, whose lines hold whole hashes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let source = spool_pwned::input::Source::from_reader("inline", &b"5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:1\n"[..]);
+    /// assert_eq!(source.name, "inline");
+    /// ```
+    pub fn from_reader(name: impl Into<String>, reader: impl Read + Send + 'static) -> Self {
+        Source {
+            name: name.into(),
+            prefix: Vec::new(),
+            input: Input::Reader(Box::new(reader)),
+        }
+    }
+
+    /// Opens the source's stream.
+    ///
+    /// # Errors
+    ///
+    /// If the file cannot be opened or its first bytes read, naming it.
+    pub fn open(self) -> io::Result<Box<dyn Read + Send>> {
+        match self.input {
+            Input::Reader(r) => Ok(r),
+            Input::Path(p) => open_path(&p),
+        }
+    }
 }
 
 /// Expands the command-line inputs into sources, in order: `-` is standard
@@ -29,7 +69,7 @@ pub fn sources(inputs: &[PathBuf]) -> io::Result<Vec<Source>> {
             out.push(Source {
                 name: "-".into(),
                 prefix: Vec::new(),
-                reader: spool_io::input::decompress(Box::new(io::stdin()))?.0,
+                input: Input::Reader(spool_io::input::decompress(Box::new(io::stdin()))?.0),
             });
         } else if input.is_dir() {
             let mut files: Vec<(String, PathBuf)> = std::fs::read_dir(input)
@@ -56,20 +96,23 @@ pub fn sources(inputs: &[PathBuf]) -> io::Result<Vec<Source>> {
                 out.push(Source {
                     name: path.display().to_string(),
                     prefix: stem.into_bytes(),
-                    reader: open(&path)?,
+                    input: Input::Path(path),
                 });
             }
         } else {
             out.push(Source {
                 name: input.display().to_string(),
                 prefix: Vec::new(),
-                reader: open(input)?,
+                // Named inputs are few: open now, so a missing one fails
+                // before any work is done.
+                input: Input::Reader(open_path(input)?),
             });
         }
     }
     Ok(out)
 }
 
-fn open(path: &Path) -> io::Result<Box<dyn Read + Send>> {
+/// Opens a file, decompressing gzip or zstd.
+pub(crate) fn open_path(path: &Path) -> io::Result<Box<dyn Read + Send>> {
     spool_io::input::open(path)
 }

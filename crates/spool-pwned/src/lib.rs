@@ -3,8 +3,10 @@
 //! "was this password pwned, and how often" in microseconds.
 //!
 //! - [`build()`](build::build) reads `HASH:COUNT` lines (full file, range
-//!   directory, NTLM; gzip/zstd streamed), sorts in bounded memory and writes
-//!   the index in one sequential pass ([`IndexWriter`]).
+//!   directory, NTLM; gzip/zstd streamed), streams hash-ordered input
+//!   straight through, sorts anything else in bounded memory by dealing
+//!   records into buckets by their leading bits, and writes the index in one
+//!   sequential pass ([`IndexWriter`]).
 //! - [`Index`] maps an index read-only and looks hashes up through a 16-bit
 //!   fanout table and a binary search within one prefix's records.
 //! - [`sample`] generates deterministic sample data.
@@ -19,7 +21,7 @@
 //! let dir = std::env::temp_dir().join(format!("spool-pwned-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(&dir).unwrap();
 //! let text = "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:10\n";
-//! let source = Source { name: "doc".into(), prefix: vec![], reader: Box::new(text.as_bytes()) };
+//! let source = Source::from_reader("doc", text.as_bytes());
 //! let out = dir.join("index");
 //! build(vec![source], &out, &BuildOptions::default(), &mut |_| {}).unwrap();
 //! let index = Index::open(&out).unwrap();
@@ -29,18 +31,20 @@
 //! ```
 #![deny(missing_docs)]
 
+mod buckets;
 pub mod build;
 pub mod format;
 mod hash;
+mod hex;
 mod index;
 pub mod input;
 mod parse;
 mod readahead;
 pub mod sample;
-mod sort;
 mod writer;
 
-pub use hash::{decode_hex, to_hex, HashKind};
+pub use hash::{to_hex, HashKind};
+pub use hex::decode_hex;
 pub use index::{Index, IndexError};
 pub use parse::{parse_line, LineErrorKind};
 pub use writer::IndexWriter;

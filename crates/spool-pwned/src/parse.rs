@@ -58,8 +58,19 @@ pub fn parse_line(
     key: &mut [u8],
 ) -> Result<u32, LineErrorKind> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
+    // The common case in one pass: the colon right after a whole hash.
+    let expected = kind.hex_len() - prefix.len();
+    if prefix.is_empty() && line.get(expected) == Some(&b':') {
+        let key = &mut key[..kind.byte_len()];
+        if let (true, Some(count)) = (
+            decode_into(&line[..expected], key),
+            parse_count(&line[expected + 1..]),
+        ) {
+            return Ok(count);
+        }
+    }
+    // Otherwise find out what is wrong (or decode a range file's line).
     let Some(colon) = memchr::memchr(b':', line) else {
-        let expected = kind.hex_len() - prefix.len();
         return Err(if line.len() == expected && is_hex(line) {
             LineErrorKind::MissingCount
         } else if line.len() != expected {
@@ -72,7 +83,6 @@ pub fn parse_line(
         });
     };
     let (hex, count) = (&line[..colon], &line[colon + 1..]);
-    let expected = kind.hex_len() - prefix.len();
     if hex.len() != expected {
         return Err(LineErrorKind::WrongLength {
             expected,
@@ -95,7 +105,7 @@ pub fn parse_line(
 }
 
 fn decode_into(hex: &[u8], key: &mut [u8]) -> bool {
-    crate::hash::decode_hex(hex, key)
+    crate::hex::decode_hex(hex, key)
 }
 
 fn is_hex(s: &[u8]) -> bool {

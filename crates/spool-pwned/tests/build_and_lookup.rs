@@ -35,11 +35,7 @@ impl Drop for Dir {
 }
 
 fn text_source(text: &str) -> Source {
-    Source {
-        name: "input.txt".into(),
-        prefix: Vec::new(),
-        reader: Box::new(std::io::Cursor::new(text.as_bytes().to_vec())),
-    }
+    Source::from_reader("input.txt", std::io::Cursor::new(text.as_bytes().to_vec()))
 }
 
 fn build_text(
@@ -200,7 +196,13 @@ fn sorted_unsorted_and_range_inputs_give_identical_indexes() {
             .unwrap();
             assert_eq!(report.records, 5000);
             if i == 0 {
-                assert_eq!(report.runs, 0, "hash-ordered input streams without runs");
+                assert_eq!(
+                    report.spills, 0,
+                    "hash-ordered input streams without spilling"
+                );
+            }
+            if i == 1 && memory < 1 << 20 {
+                assert!(report.spills > 1, "a tiny budget spills: {report:?}");
             }
             bytes.push(std::fs::read(&out).unwrap());
         }
@@ -277,6 +279,40 @@ fn truncated_or_bit_flipped_indexes_are_rejected() {
         check(b"hello, this is not an index at all, just some text bytes....................")
             .contains("bad magic")
     );
+}
+
+#[test]
+fn a_damaged_fanout_table_never_reads_outside_the_file() {
+    let dir = Dir::new("fanout");
+    let mut text = Vec::new();
+    write_sample(&mut text, HashKind::Sha1, 3000, 4, Order::Hash, false).unwrap();
+    let out = dir.0.join("index");
+    build_text(std::str::from_utf8(&text).unwrap(), &out, 1 << 20, false).unwrap();
+    let good = std::fs::read(&out).unwrap();
+    let hashes: Vec<Vec<u8>> = (0..3000)
+        .map(|i| HashKind::Sha1.hash_password(&spool_pwned::sample::sample_password(4, i)))
+        .collect();
+    // Entries set to huge values, to zero, and made to decrease: `open`
+    // reads only the header, so each opens; no lookup may panic or read
+    // past the records, and `verify` names the damage.
+    let table = spool_pwned::format::HEADER_LEN;
+    for (at, value) in [
+        (1000usize, u64::MAX),
+        (30_000, 0),
+        (65_536, 1),
+        (512, 2_999),
+    ] {
+        let mut bad = good.clone();
+        bad[table + 8 * at..table + 8 * at + 8].copy_from_slice(&value.to_le_bytes());
+        let p = dir.0.join("bad");
+        std::fs::write(&p, &bad).unwrap();
+        let index = Index::open(&p).unwrap();
+        for h in &hashes {
+            let _ = index.lookup(h);
+        }
+        let err = index.verify().unwrap_err().to_string();
+        assert!(err.contains("corrupt"), "{err}");
+    }
 }
 
 #[test]

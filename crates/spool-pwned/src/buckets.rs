@@ -1,0 +1,515 @@
+//! Sorting records by hash in bounded memory, without a merge.
+//!
+//! Hashes are uniform, so their leading bits split them into buckets of
+//! nearly equal size, and bucket `b`'s hashes all sort before bucket
+//! `b + 1`'s. [`Buckets`] deals every record into its bucket as it is
+//! parsed — the first pass of a radix sort, done while the record is still
+//! in cache — in fixed-size blocks taken from one arena:
+//!
+//! ```text
+//! arena:  [blk 0: bucket 7][blk 1: bucket 2][blk 2: bucket 7][blk 3: ...]
+//! bucket 7's blocks: 0, 2        bucket 2's blocks: 1
+//! ```
+//!
+//! When the arena is full, every bucket's blocks are written to one spill
+//! file, bucket after bucket, and the arena starts over. At the end each
+//! bucket — its piece of every spill file and of the arena — is gathered
+//! into one small array, sorted (a bucket of a billion-hash corpus is about
+//! 6 MB: it sorts in cache) and handed on in hash order, on worker threads.
+//! Each record is written to disk and read back at most once, and no
+//! comparison-based merge of runs is needed.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+#[cfg(unix)]
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+use crate::writer::with_path;
+
+/// One record: the hash (left-aligned, zero-padded to 20 bytes), then the
+/// count as a little-endian u32. A plain byte array so that the arena can
+/// be allocated zeroed (lazily, by the kernel) and written to disk as is.
+pub type Record = [u8; RECORD_BYTES];
+
+/// Bytes per record.
+pub const RECORD_BYTES: usize = 24;
+
+/// Makes a record.
+pub fn record(key: &[u8; 20], count: u32) -> Record {
+    let mut r = [0u8; RECORD_BYTES];
+    r[..20].copy_from_slice(key);
+    r[20..].copy_from_slice(&count.to_le_bytes());
+    r
+}
+
+/// The count of a record.
+pub fn count(r: &Record) -> u32 {
+    u32::from_le_bytes(r[20..].try_into().expect("4 bytes"))
+}
+
+/// The hash of a record (or any slice of at least 20 bytes starting with
+/// one) as integers that order like its bytes: two integer compares
+/// instead of a `memcmp` call.
+#[inline]
+pub fn sort_key(r: &[u8]) -> (u128, u32) {
+    (
+        u128::from_be_bytes(r[..16].try_into().expect("16 bytes")),
+        u32::from_be_bytes(r[16..20].try_into().expect("4 bytes")),
+    )
+}
+
+/// Records per block: a block is 4080 bytes, about a page.
+const BLOCK_RECORDS: usize = 170;
+const BLOCK_BYTES: usize = BLOCK_RECORDS * RECORD_BYTES;
+
+/// Most buckets: 4096 (12 bits). At a billion hashes a bucket is about
+/// 250,000 records (6 MB), so the final phase needs little memory.
+const MAX_BUCKET_BITS: u32 = 12;
+
+/// Where a bucket's piece of a spill file is.
+#[derive(Clone, Copy, Default)]
+struct Segment {
+    offset: u64,
+    records: u64,
+}
+
+struct Spill {
+    file: File,
+    path: PathBuf,
+    segments: Vec<Segment>,
+}
+
+/// Records dealt into buckets by their leading bits; see the module docs.
+pub struct Buckets {
+    bits: u32,
+    /// An anonymous map: zeroed pages that the kernel provides only when
+    /// written, in 2 MiB huge pages where it can. Pushes write to as many
+    /// places as there are buckets; with 4 KiB pages nearly every push
+    /// missed the TLB.
+    arena: memmap2::MmapMut,
+    blocks: usize,
+    /// Blocks handed out from the arena so far.
+    used: usize,
+    /// Each bucket's blocks in the arena, in order.
+    lists: Vec<Vec<u32>>,
+    /// Where each bucket's next record goes in the arena (a byte offset),
+    /// and where its last block ends: a push touches these two and the
+    /// arena, nothing else.
+    cursor: Vec<usize>,
+    block_end: Vec<usize>,
+    spills: Vec<Spill>,
+    spill_dir: PathBuf,
+    len: u64,
+}
+
+impl Buckets {
+    /// A store using about `memory` bytes of arena; spill files go into
+    /// `spill_dir` (created when first needed).
+    pub fn new(memory: usize, spill_dir: PathBuf) -> Self {
+        let blocks = (memory / (BLOCK_RECORDS * RECORD_BYTES)).max(2);
+        // Each bucket wastes at most one partly filled block: keep that to
+        // a sixteenth of the arena.
+        let bits = (blocks / 16).max(1).ilog2().min(MAX_BUCKET_BITS);
+        let buckets = 1usize << bits;
+        Buckets {
+            bits,
+            arena: anonymous(blocks * BLOCK_BYTES),
+            blocks,
+            used: 0,
+            lists: vec![Vec::new(); buckets],
+            cursor: vec![0; buckets],
+            block_end: vec![0; buckets],
+            spills: Vec::new(),
+            spill_dir,
+            len: 0,
+        }
+    }
+
+    fn bucket_of(&self, r: &Record) -> usize {
+        let top = u32::from_be_bytes(r[..4].try_into().expect("4 bytes"));
+        // `checked_shr`: with 0 bits every record is in bucket 0.
+        (top.checked_shr(32 - self.bits).unwrap_or(0)) as usize
+    }
+
+    /// Number of buckets.
+    pub fn buckets(&self) -> usize {
+        self.lists.len()
+    }
+
+    /// Records pushed so far.
+    #[cfg(test)]
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Spill files written so far.
+    pub fn spills(&self) -> usize {
+        self.spills.len()
+    }
+
+    /// Adds a record, spilling the arena to disk first if it is full.
+    ///
+    /// # Errors
+    ///
+    /// I/O errors writing a spill file, naming it.
+    #[inline]
+    pub fn push(&mut self, r: Record) -> io::Result<()> {
+        let b = self.bucket_of(&r);
+        if self.cursor[b] == self.block_end[b] {
+            self.new_block(b)?;
+        }
+        let at = self.cursor[b];
+        self.arena[at..at + RECORD_BYTES].copy_from_slice(&r);
+        self.cursor[b] = at + RECORD_BYTES;
+        self.len += 1;
+        Ok(())
+    }
+
+    #[cold]
+    fn new_block(&mut self, b: usize) -> io::Result<()> {
+        if self.used == self.blocks {
+            self.spill()?;
+        }
+        self.lists[b].push(self.used as u32);
+        self.cursor[b] = self.used * BLOCK_BYTES;
+        self.block_end[b] = self.cursor[b] + BLOCK_BYTES;
+        self.used += 1;
+        Ok(())
+    }
+
+    /// The records of bucket `b` that are in the arena, block by block, as
+    /// bytes.
+    fn arena_pieces(&self, b: usize) -> impl Iterator<Item = &[u8]> {
+        let list = &self.lists[b];
+        list.iter().enumerate().map(move |(i, &block)| {
+            let start = block as usize * BLOCK_BYTES;
+            let end = if i + 1 == list.len() {
+                self.cursor[b]
+            } else {
+                start + BLOCK_BYTES
+            };
+            &self.arena[start..end]
+        })
+    }
+
+    fn spill(&mut self) -> io::Result<()> {
+        std::fs::create_dir_all(&self.spill_dir).map_err(|e| with_path(e, &self.spill_dir))?;
+        let path = self
+            .spill_dir
+            .join(format!("spill-{:05}", self.spills.len()));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .map_err(|e| with_path(e, &path))?;
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        let mut segments = Vec::with_capacity(self.buckets());
+        let mut offset = 0u64;
+        for b in 0..self.buckets() {
+            let mut records = 0u64;
+            for piece in self.arena_pieces(b) {
+                out.write_all(piece).map_err(|e| with_path(e, &path))?;
+                records += (piece.len() / RECORD_BYTES) as u64;
+            }
+            segments.push(Segment { offset, records });
+            offset += records * RECORD_BYTES as u64;
+        }
+        let file = out
+            .into_inner()
+            .map_err(|e| with_path(e.into_error(), &path))?;
+        self.spills.push(Spill {
+            file,
+            path,
+            segments,
+        });
+        for list in &mut self.lists {
+            list.clear();
+        }
+        self.cursor.fill(0);
+        self.block_end.fill(0);
+        self.used = 0;
+        Ok(())
+    }
+
+    /// Bucket `b` gathered from every spill file and the arena, sorted.
+    fn sorted_bucket(&self, b: usize) -> io::Result<Vec<Record>> {
+        let gathered = self.gather(b)?;
+        Ok(sort_uniform(&gathered, self.bits))
+    }
+
+    /// Bucket `b` gathered from every spill file and the arena.
+    fn gather(&self, b: usize) -> io::Result<Vec<Record>> {
+        let spilled: u64 = self.spills.iter().map(|s| s.segments[b].records).sum();
+        let in_arena: usize = self.arena_pieces(b).map(<[u8]>::len).sum::<usize>() / RECORD_BYTES;
+        let mut out = vec![[0u8; RECORD_BYTES]; spilled as usize + in_arena];
+        let mut at = 0;
+        for spill in &self.spills {
+            let seg = spill.segments[b];
+            let n = seg.records as usize;
+            read_exact_at(&spill.file, out[at..at + n].as_flattened_mut(), seg.offset)
+                .map_err(|e| with_path(e, &spill.path))?;
+            at += n;
+        }
+        for piece in self.arena_pieces(b) {
+            let n = piece.len() / RECORD_BYTES;
+            out[at..at + n].as_flattened_mut().copy_from_slice(piece);
+            at += n;
+        }
+        Ok(out)
+    }
+
+    /// Calls `emit` with every record in hash order (equal hashes adjacent,
+    /// not merged). Buckets are gathered and sorted on `threads` worker
+    /// threads while this thread emits; at most two buckets per worker are
+    /// in flight.
+    ///
+    /// # Errors
+    ///
+    /// I/O errors reading spill files, and whatever `emit` returns.
+    pub fn drain_sorted(
+        &self,
+        threads: usize,
+        mut emit: impl FnMut(&Record) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let threads = threads.clamp(1, self.buckets());
+        std::thread::scope(|scope| {
+            let receivers: Vec<_> = (0..threads)
+                .map(|w| {
+                    let (tx, rx) = mpsc::sync_channel(1);
+                    scope.spawn(move || {
+                        for b in (w..self.buckets()).step_by(threads) {
+                            let sorted = self.sorted_bucket(b);
+                            let failed = sorted.is_err();
+                            if tx.send(sorted).is_err() || failed {
+                                return;
+                            }
+                        }
+                    });
+                    rx
+                })
+                .collect();
+            for b in 0..self.buckets() {
+                let bucket = receivers[b % threads]
+                    .recv()
+                    .map_err(|_| io::Error::other("a sorting thread stopped"))??;
+                for r in &bucket {
+                    emit(r)?;
+                }
+            }
+            // Returning drops the receivers, which stops the workers early
+            // on an error.
+            Ok(())
+        })
+    }
+
+    /// Removes the spill files (also done on drop).
+    pub fn remove_spills(&mut self) {
+        for spill in self.spills.drain(..) {
+            let _ = std::fs::remove_file(&spill.path);
+        }
+        let _ = std::fs::remove_dir(&self.spill_dir);
+    }
+}
+
+impl Drop for Buckets {
+    fn drop(&mut self) {
+        self.remove_spills();
+    }
+}
+
+/// `len` zeroed bytes of anonymous memory (backed by huge pages where the
+/// kernel allows; a failed hint is ignored). Falls back to the heap if the
+/// map fails.
+fn anonymous(len: usize) -> memmap2::MmapMut {
+    let map = memmap2::MmapMut::map_anon(len.max(1)).expect("anonymous memory map");
+    #[cfg(target_os = "linux")]
+    let _ = map.advise(memmap2::Advice::HugePage);
+    map
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    file.read_exact_at(buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = file;
+    f.seek(SeekFrom::Start(offset))?;
+    f.read_exact(buf)
+}
+
+/// Sorts records whose top `skip_bits` bits are all equal and whose next
+/// bits are uniform (hashes): one counting pass on the next `log2(n)` bits
+/// places each record in a group of about one, and each group is then
+/// sorted on its own — linear time in expectation. Skewed input (not
+/// hashes) only makes groups larger; a large group is sorted with
+/// `sort_unstable`, so the worst case stays `O(n log n)`.
+fn sort_uniform(records: &[Record], skip_bits: u32) -> Vec<Record> {
+    let n = records.len();
+    if n < 64 {
+        let mut v = records.to_vec();
+        v.sort_unstable_by_key(|r| sort_key(r));
+        return v;
+    }
+    let bits = n.ilog2().min(20);
+    let digit = |r: &Record| {
+        let top = u64::from_be_bytes(r[..8].try_into().expect("8 bytes"));
+        (top.checked_shl(skip_bits).unwrap_or(0) >> (64 - bits)) as usize
+    };
+    let mut starts = vec![0usize; (1 << bits) + 1];
+    for r in records {
+        starts[digit(r) + 1] += 1;
+    }
+    for d in 1..starts.len() {
+        starts[d] += starts[d - 1];
+    }
+    let mut out = vec![[0u8; RECORD_BYTES]; n];
+    let mut next = starts.clone();
+    for r in records {
+        let d = digit(r);
+        out[next[d]] = *r;
+        next[d] += 1;
+    }
+    for w in starts.windows(2) {
+        let group = &mut out[w[0]..w[1]];
+        match group.len() {
+            0 | 1 => {}
+            2..=16 => insertion_sort(group),
+            _ => group.sort_unstable_by_key(|r| sort_key(r)),
+        }
+    }
+    out
+}
+
+fn insertion_sort(v: &mut [Record]) {
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && sort_key(&v[j - 1]) > sort_key(&v[j]) {
+            v.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
+/// A directory name for spill files next to `output` (or in `temp_dir`).
+pub fn spill_dir(output: &Path, temp_dir: Option<&Path>) -> PathBuf {
+    let root = temp_dir.map(Path::to_path_buf).unwrap_or_else(|| {
+        output
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    });
+    root.join(format!(".spool-pwned-spill-{}", std::process::id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key_of(i: u64) -> [u8; 20] {
+        // A cheap well-mixed key: two multiplicative hashes.
+        let mut k = [0u8; 20];
+        k[..8].copy_from_slice(&i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_be_bytes());
+        k[8..16].copy_from_slice(
+            &(i ^ 0x5555)
+                .wrapping_mul(0xD6E8_FEB8_6659_FD93)
+                .to_be_bytes(),
+        );
+        k[16..].copy_from_slice(&(i as u32).to_be_bytes());
+        k
+    }
+
+    fn drain(b: &Buckets) -> Vec<Record> {
+        let mut out = Vec::new();
+        b.drain_sorted(2, |r| {
+            out.push(*r);
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn spills_and_sorts_like_a_plain_sort() {
+        let dir = std::env::temp_dir().join(format!("spool-buckets-test-{}", std::process::id()));
+        // Tiny arenas force many spills; a large one none.
+        for memory in [0, 8 << 10, 64 << 10, 1 << 20, 64 << 20] {
+            let mut b = Buckets::new(memory, dir.join(memory.to_string()));
+            let mut want = Vec::new();
+            for i in 0..20_000u64 {
+                let r = record(&key_of(i % 15_000), i as u32);
+                b.push(r).unwrap();
+                want.push(r);
+            }
+            assert_eq!(b.len(), 20_000);
+            if memory < 1 << 20 {
+                assert!(b.spills() > 0, "memory {memory}: expected spills");
+            } else {
+                assert_eq!(b.spills(), 0);
+            }
+            let got = drain(&b);
+            want.sort_by_key(|r| sort_key(r));
+            // Equal keys keep no particular order: compare keys, then counts
+            // as multisets per key.
+            let keys = |v: &[Record]| v.iter().map(|r| sort_key(r)).collect::<Vec<_>>();
+            assert_eq!(keys(&got), keys(&want), "memory {memory}");
+            let mut g = got.clone();
+            g.sort();
+            want.sort();
+            assert_eq!(g, want);
+            let spill_dir = b.spill_dir.clone();
+            drop(b);
+            assert!(!spill_dir.exists(), "spill files removed on drop");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn sort_uniform_sorts_uniform_and_skewed_records() {
+        for n in [0usize, 1, 5, 63, 64, 65, 1000, 5000] {
+            // Uniform keys under a fixed 4-bit prefix, with duplicates.
+            let uniform: Vec<Record> = (0..n as u64)
+                .map(|i| {
+                    let mut k = key_of(i % (n as u64 / 2 + 1));
+                    k[0] = (k[0] & 0x0F) | 0x30;
+                    record(&k, i as u32)
+                })
+                .collect();
+            // Skewed: every key shares its first 12 bytes.
+            let skewed: Vec<Record> = (0..n as u64)
+                .map(|i| {
+                    let mut k = [7u8; 20];
+                    k[12..].copy_from_slice(&key_of(i)[..8]);
+                    record(&k, 1)
+                })
+                .collect();
+            for input in [uniform, skewed] {
+                let got = sort_uniform(&input, 4);
+                let mut want = input.clone();
+                want.sort_by_key(|r| sort_key(r));
+                let keys = |v: &[Record]| v.iter().map(|r| sort_key(r)).collect::<Vec<_>>();
+                assert_eq!(keys(&got), keys(&want), "n {n}");
+                let (mut g, mut w) = (got, want);
+                g.sort();
+                w.sort();
+                assert_eq!(g, w, "same records, n {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn bucket_count_follows_the_arena() {
+        let b = Buckets::new(512 << 20, PathBuf::from("unused"));
+        assert_eq!(b.buckets(), 4096);
+        let b = Buckets::new(1 << 20, PathBuf::from("unused"));
+        assert!(b.buckets() >= 8 && b.buckets() <= 16, "{}", b.buckets());
+        let b = Buckets::new(0, PathBuf::from("unused"));
+        assert_eq!(b.buckets(), 1);
+    }
+}

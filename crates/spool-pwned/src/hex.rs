@@ -1,0 +1,226 @@
+//! Hex decoding for the index builder's hot loop: every line of the
+//! corpus (about a billion) carries a 40-digit hash.
+//!
+//! - [`decode_hex`] checks and decodes in one pass. For 32 and 40 digits
+//!   (NTLM and SHA-1) on x86-64 it works on 16 digits at a time with SSE2,
+//!   which every x86-64 CPU has, so no runtime detection is needed; any
+//!   other length or target uses a 256-entry table.
+//! - Measured in the index build (BENCHMARKS.md, pwned section):
+//!   `faster-hex` first checks the digits, then decodes them, and its
+//!   setup costs more than 40 bytes repay.
+//!
+//! The table decoder is the reference the SIMD decoder is tested against,
+//! on every pair of byte values in every position.
+
+/// Value of each byte as a hex digit, or `INVALID`.
+static HEX_VALUE: [u8; 256] = {
+    let mut t = [INVALID; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Marks a byte that is not a hex digit: any value with a bit above the
+/// low four.
+const INVALID: u8 = 0xF0;
+
+/// Decodes `hex` (either case) into `out`; false if any digit is not hex
+/// or the lengths disagree (`out` then holds unspecified bytes).
+///
+/// # Examples
+///
+/// ```
+/// let mut out = [0u8; 2];
+/// assert!(spool_pwned::decode_hex(b"5bAA", &mut out));
+/// assert_eq!(out, [0x5b, 0xaa]);
+/// assert!(!spool_pwned::decode_hex(b"5bAG", &mut out));
+/// ```
+#[inline]
+pub fn decode_hex(hex: &[u8], out: &mut [u8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if let (Ok(hex), Ok(out)) = (
+            <&[u8; 40]>::try_from(hex),
+            <&mut [u8; 20]>::try_from(&mut *out),
+        ) {
+            // SAFETY: SSE2 is part of the x86-64 baseline: every x86-64 CPU
+            // has it, so the target-feature precondition holds.
+            return unsafe { sse2::decode_40(hex, out) };
+        }
+        if let (Ok(hex), Ok(out)) = (
+            <&[u8; 32]>::try_from(hex),
+            <&mut [u8; 16]>::try_from(&mut *out),
+        ) {
+            // SAFETY: as above.
+            return unsafe { sse2::decode_32(hex, out) };
+        }
+    }
+    decode_with_table(hex, out)
+}
+
+/// The portable decoder: one table lookup per digit.
+fn decode_with_table(hex: &[u8], out: &mut [u8]) -> bool {
+    if hex.len() != 2 * out.len() {
+        return false;
+    }
+    let mut bad = 0u8;
+    for (byte, pair) in out.iter_mut().zip(hex.chunks_exact(2)) {
+        let hi = HEX_VALUE[usize::from(pair[0])];
+        let lo = HEX_VALUE[usize::from(pair[1])];
+        bad |= hi | lo;
+        *byte = (hi << 4) | lo;
+    }
+    bad & INVALID == 0
+}
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    //! 16 digits per step. For each byte `c` of a vector:
+    //! `digit = '0' <= c <= '9'`, `letter = 'a' <= (c | 0x20) <= 'f'`
+    //! (signed compares: bytes from 0x80 up are negative and fail both),
+    //! value `(c & 0x0F) + (letter ? 9 : 0)`; then each pair of values
+    //! `hi, lo` (one little-endian u16 lane) becomes `hi << 4 | lo`, and
+    //! two vectors of lanes pack into 16 bytes.
+
+    use std::arch::x86_64::{
+        __m128i, _mm_add_epi8, _mm_and_si128, _mm_cmpgt_epi8, _mm_loadu_si128, _mm_movemask_epi8,
+        _mm_or_si128, _mm_packus_epi16, _mm_set1_epi16, _mm_set1_epi8, _mm_slli_epi16,
+        _mm_srli_epi16, _mm_storeu_si128,
+    };
+
+    /// Loads 16 bytes.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn load(bytes: &[u8; 16]) -> __m128i {
+        // SAFETY: `bytes` is 16 readable bytes; `loadu` has no alignment
+        // requirement.
+        unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) }
+    }
+
+    /// Stores 16 bytes.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn store(out: &mut [u8; 16], v: __m128i) {
+        // SAFETY: `out` is 16 writable bytes; `storeu` has no alignment
+        // requirement.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), v) }
+    }
+
+    /// 16 digits to 8 bytes (in the low byte of each u16 lane), and whether
+    /// all 16 were hex digits.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn lanes(v: __m128i) -> (__m128i, bool) {
+        let digit = _mm_and_si128(
+            _mm_cmpgt_epi8(v, _mm_set1_epi8(b'0' as i8 - 1)),
+            _mm_cmpgt_epi8(_mm_set1_epi8(b'9' as i8 + 1), v),
+        );
+        let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+        let letter = _mm_and_si128(
+            _mm_cmpgt_epi8(folded, _mm_set1_epi8(b'a' as i8 - 1)),
+            _mm_cmpgt_epi8(_mm_set1_epi8(b'f' as i8 + 1), folded),
+        );
+        let valid = _mm_movemask_epi8(_mm_or_si128(digit, letter)) == 0xFFFF;
+        let value = _mm_add_epi8(
+            _mm_and_si128(v, _mm_set1_epi8(0x0F)),
+            _mm_and_si128(letter, _mm_set1_epi8(9)),
+        );
+        let high = _mm_slli_epi16(value, 4);
+        let low = _mm_srli_epi16(value, 8);
+        let byte = _mm_and_si128(_mm_or_si128(high, low), _mm_set1_epi16(0x00FF));
+        (byte, valid)
+    }
+
+    fn half(hex: &[u8; 40], at: usize) -> &[u8; 16] {
+        hex[at..at + 16].try_into().expect("16 bytes")
+    }
+
+    /// 40 digits: two vectors for the first 32, and one that overlaps them
+    /// (digits 24..40) for the last 8.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub fn decode_40(hex: &[u8; 40], out: &mut [u8; 20]) -> bool {
+        let (a, ok_a) = lanes(load(half(hex, 0)));
+        let (b, ok_b) = lanes(load(half(hex, 16)));
+        let (c, ok_c) = lanes(load(half(hex, 24)));
+        let mut first = [0u8; 16];
+        store(&mut first, _mm_packus_epi16(a, b));
+        let mut last = [0u8; 16];
+        store(&mut last, _mm_packus_epi16(c, c));
+        out[..16].copy_from_slice(&first);
+        out[16..].copy_from_slice(&last[4..8]);
+        ok_a & ok_b & ok_c
+    }
+
+    /// 32 digits: two vectors.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub fn decode_32(hex: &[u8; 32], out: &mut [u8; 16]) -> bool {
+        let (a, ok_a) = lanes(load(hex[..16].try_into().expect("16 bytes")));
+        let (b, ok_b) = lanes(load(hex[16..].try_into().expect("16 bytes")));
+        store(out, _mm_packus_epi16(a, b));
+        ok_a & ok_b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_decoder_agrees_with_a_plain_decoder_on_every_byte_pair() {
+        let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                let mut out = [0u8; 1];
+                let want = digit(a).zip(digit(b)).map(|(h, l)| h << 4 | l);
+                let ok = decode_with_table(&[a, b], &mut out);
+                assert_eq!(ok.then_some(out[0]), want, "{a:#x} {b:#x}");
+            }
+        }
+        assert!(!decode_hex(b"abc", &mut [0u8; 1]));
+    }
+
+    /// Every pair of byte values at every pair position of a 40- and a
+    /// 32-digit hash: the fast decoders must agree with the table.
+    #[test]
+    fn fast_decoders_agree_with_the_table_everywhere() {
+        let base = *b"0123456789abcdefABCDEF0123456789aBcDeF09";
+        for pos in (0..40).step_by(2) {
+            for a in 0..=255u8 {
+                for b in 0..=255u8 {
+                    let mut hex = base;
+                    hex[pos] = a;
+                    hex[pos + 1] = b;
+                    let (mut fast, mut slow) = ([0u8; 20], [0u8; 20]);
+                    let ok = decode_hex(&hex, &mut fast);
+                    assert_eq!(
+                        ok,
+                        decode_with_table(&hex, &mut slow),
+                        "{pos} {a:#x} {b:#x}"
+                    );
+                    if ok {
+                        assert_eq!(fast, slow);
+                    }
+                    if pos < 32 {
+                        let (mut fast, mut slow) = ([0u8; 16], [0u8; 16]);
+                        let ok = decode_hex(&hex[..32], &mut fast);
+                        assert_eq!(ok, decode_with_table(&hex[..32], &mut slow));
+                        if ok {
+                            assert_eq!(fast, slow);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
