@@ -198,3 +198,33 @@ fn build_errors_name_the_line() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 invalid lines skipped"));
 }
+
+/// The downloader writes a million range files; they are opened one at a
+/// time, so a directory with far more files than the descriptor limit
+/// builds.
+#[test]
+fn range_directory_larger_than_the_descriptor_limit() {
+    let dir = Dir::new("pwned-ranges");
+    let ranges = dir.0.join("ranges");
+    spool_pwned::sample::write_sample_ranges(&ranges, spool_pwned::HashKind::Sha1, 3000, 2, true)
+        .unwrap();
+    let files = std::fs::read_dir(&ranges).unwrap().count();
+    assert!(files > 2000, "{files} range files");
+    let index = dir.0.join("pwned.idx");
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(r#"ulimit -n 64 && exec "$0" pwned build -o "$1" "$2""#)
+        .arg(env!("CARGO_BIN_EXE_spool"))
+        .arg(&index)
+        .arg(&ranges);
+    let out = run(cmd, None);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("3000 hashes"), "{stderr}");
+    let hash = sha1_hex(&spool_pwned::sample::sample_password(2, 1234));
+    let mut cmd = spool();
+    cmd.args(["pwned", "check", "-i"])
+        .arg(&index)
+        .args(["--hash", &hash]);
+    assert!(run(cmd, None).status.success());
+}
