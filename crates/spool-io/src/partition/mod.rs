@@ -77,7 +77,8 @@ pub struct Options {
     pub filters: Vec<Filter>,
     /// Output encoding.
     pub compression: Compression,
-    /// Writer threads.
+    /// Writer threads (no more than `max_open` are started: each keeps a
+    /// file open).
     pub workers: usize,
     /// Size of the largest buffer chunk (a group's buffer grows up to it).
     pub chunk_len: usize,

@@ -139,7 +139,9 @@ fn prepare_out_dir(out: &Path, force: bool) -> Result<bool, PartitionError> {
 impl<'a> Router<'a> {
     fn new(options: &'a Options, created_out: bool) -> Result<Self, PartitionError> {
         let failed = Arc::new(AtomicBool::new(false));
-        let n = options.workers.max(1);
+        // Each writer keeps at least one file open, so more writers than
+        // `max_open` would open more files than allowed.
+        let n = options.workers.clamp(1, options.max_open.max(1));
         let per_worker_open = (options.max_open / n).max(1);
         let workers = (0..n)
             .map(|_| workers::spawn(options.compression, per_worker_open, 256, failed.clone()))

@@ -103,6 +103,11 @@ fn write_job(
     paths: &mut foldhash::HashMap<u32, PathBuf>,
     report: &mut Report,
 ) -> io::Result<()> {
+    let opening = job.create.is_some() || !open.contains(&job.group);
+    if opening && open.len() == open.cap().get() {
+        // Close one before opening one: never `max_open + 1` at once.
+        open.pop_lru();
+    }
     if let Some(path) = job.create {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| crate::input::with_path(e, dir))?;
