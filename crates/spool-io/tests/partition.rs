@@ -479,3 +479,24 @@ fn open_files_stay_within_max_open_with_more_threads() {
         "{peak} output files open at once with --max-open 2"
     );
 }
+
+#[test]
+fn a_failed_rename_leaves_no_renamed_file_behind() {
+    let dir = TempDir::new();
+    let a = write(&dir, "a.tsv", "a\t1\nb\t2\nc\t3\n");
+    let out = dir.0.join("out");
+    // With --force into a directory where b's file name is taken by a
+    // directory, b's rename fails after a's succeeded.
+    let blocker = out.join("col1=b/part-00000.tsv");
+    std::fs::create_dir_all(blocker.join("keep")).unwrap();
+    let mut options = Options::new(vec![a], out.clone(), vec![ColumnRef("1".into())]);
+    options.force = true;
+    let msg = run(&options).unwrap_err().to_string();
+    assert!(msg.contains(&blocker.display().to_string()), "{msg}");
+    let left: Vec<_> = all_files(&out);
+    assert!(left.is_empty(), "a failed run left {left:?}");
+    assert!(
+        blocker.join("keep").is_dir(),
+        "the user's directory was removed"
+    );
+}

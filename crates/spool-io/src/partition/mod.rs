@@ -27,8 +27,9 @@
 //!
 //! Files: every output is written as `.NAME.partial` and renamed only after
 //! every input was read and every block written. On an error or an
-//! interruption the temporary files are removed, so nothing half-written is
-//! left looking complete.
+//! interruption the temporary files are removed (and, if a rename fails,
+//! the files already renamed), so nothing half-written is left looking
+//! complete.
 //!
 //! [`ChunkPool`]: crate::write::ChunkPool
 

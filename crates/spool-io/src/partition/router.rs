@@ -593,8 +593,8 @@ impl<'a> Router<'a> {
         Ok(())
     }
 
-    /// Sends what is left, waits for the workers, renames every file into
-    /// place and writes the manifest.
+    /// Sends what is left, waits for the workers, writes the manifest and
+    /// renames every file into place (the manifest last).
     fn finish(&mut self) -> Result<(), PartitionError> {
         let pending: Vec<u32> = (0..self.groups.len() as u32)
             .filter(|&i| self.groups[i as usize].chunk.is_some())
@@ -612,18 +612,6 @@ impl<'a> Router<'a> {
         }
         // Memory the chunks held is not needed any more.
         self.pool = ChunkPool::new(1, 1);
-        for gid in 0..self.groups.len() {
-            if !self.groups[gid].created {
-                continue;
-            }
-            let path = self.group_path(gid);
-            let temp = PartialFile::temp_path(&path);
-            if let Err(e) = std::fs::rename(&temp, &path) {
-                let err = crate::input::with_path(e, &path);
-                self.abort();
-                return Err(err.into());
-            }
-        }
         self.summary.groups = self
             .groups
             .iter()
@@ -634,8 +622,44 @@ impl<'a> Router<'a> {
                 records: g.records,
             })
             .collect();
-        self.write_manifest()?;
+        // The manifest is written (not yet renamed) first, so that a full
+        // disk fails the run before any output appears under its name.
+        let manifest = match self.write_manifest() {
+            Ok(manifest) => manifest,
+            Err(e) => {
+                self.abort();
+                return Err(e);
+            }
+        };
+        for gid in 0..self.groups.len() {
+            if !self.groups[gid].created {
+                continue;
+            }
+            let path = self.group_path(gid);
+            let temp = PartialFile::temp_path(&path);
+            if let Err(e) = std::fs::rename(&temp, &path) {
+                let err = crate::input::with_path(e, &path);
+                self.remove_renamed(gid);
+                self.abort();
+                return Err(err.into());
+            }
+        }
+        if let Err(e) = manifest.commit() {
+            self.remove_renamed(self.groups.len());
+            self.abort();
+            return Err(e.into());
+        }
         Ok(())
+    }
+
+    /// Removes the output files of groups `..upto`, renamed into place by a
+    /// run that then failed: a part of the output must not look complete.
+    fn remove_renamed(&self, upto: usize) {
+        for gid in 0..upto {
+            if self.groups[gid].created {
+                let _ = std::fs::remove_file(self.group_path(gid));
+            }
+        }
     }
 
     fn join_workers(&mut self) -> Result<(), PartitionError> {
@@ -665,7 +689,8 @@ impl<'a> Router<'a> {
     /// `_partitions.tsv`: column, full key (escaped, always reversible),
     /// path relative to the output directory, records. Readers of Hive
     /// datasets skip names starting with `_`.
-    fn write_manifest(&self) -> Result<(), PartitionError> {
+    /// Written under its temporary name; the caller commits it.
+    fn write_manifest(&self) -> Result<PartialFile, PartitionError> {
         let path = self.options.out.join("_partitions.tsv");
         let mut file = PartialFile::create(&path)?;
         let mut text = String::from("column\tkey\tpath\trecords\n");
@@ -686,8 +711,7 @@ impl<'a> Router<'a> {
         file.file()
             .write_all(text.as_bytes())
             .map_err(|e| crate::input::with_path(e, &path))?;
-        file.commit()?;
-        Ok(())
+        Ok(file)
     }
 
     /// Stops the workers and removes every temporary file and every
