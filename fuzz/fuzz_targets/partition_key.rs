@@ -1,10 +1,11 @@
 //! Key escaping: every escaped name is one safe path component (no `/`,
 //! NUL or control bytes, not `.`/`..`/hidden, at most 200 bytes), and a
-//! name that was not shortened unescapes to the exact key.
+//! name that was not shortened unescapes to the exact key; `unescape` of
+//! any string does not panic and decodes only well-formed `%XX`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use spool_io::partition::escape::{escape, escape_full, unescape, MAX_NAME_LEN};
+use spool_io::partition::escape::{escape, escape_full, unescape, EMPTY_KEY_NAME, MAX_NAME_LEN};
 
 fuzz_target!(|key: &[u8]| {
     let name = escape(key);
@@ -15,5 +16,15 @@ fuzz_target!(|key: &[u8]| {
     }
     if !key.is_empty() {
         assert_eq!(unescape(&escape_full(key)).as_deref(), Some(key));
+    }
+    // Any name (a directory listing is untrusted too): no panic, and a
+    // decoded `%XX` is always two hex digits.
+    if let Ok(name) = std::str::from_utf8(key) {
+        if unescape(name).is_some() && name != EMPTY_KEY_NAME {
+            let well_formed = name.split('%').skip(1).all(|after| {
+                after.len() >= 2 && after.as_bytes()[..2].iter().all(u8::is_ascii_hexdigit)
+            });
+            assert!(well_formed, "{name:?}");
+        }
     }
 });

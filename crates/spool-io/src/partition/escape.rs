@@ -109,7 +109,12 @@ pub fn unescape(name: &str) -> Option<Vec<u8>> {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
+            // Two hex digits exactly (`from_str_radix` alone would also
+            // take a sign: "%+1").
             let hex = name.get(i + 1..i + 3)?;
+            if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
             out.push(u8::from_str_radix(hex, 16).ok()?);
             i += 3;
         } else {
@@ -199,6 +204,14 @@ mod tests {
             assert_eq!(unescape(&name).unwrap(), key, "{name}");
         }
         assert_eq!(escape(b".."), "%2E.");
+    }
+
+    #[test]
+    fn malformed_escapes_are_refused() {
+        for name in ["%", "%4", "%+1", "%-1", "%G0", "a%é", "%%41"] {
+            assert_eq!(unescape(name), None, "{name}");
+        }
+        assert_eq!(unescape("%4a%4A").unwrap(), b"JJ");
     }
 
     #[test]
