@@ -106,6 +106,33 @@ fn parse_delimiter(s: &str) -> Result<u8, String> {
     }
 }
 
+/// The output encoding; a level outside the documented range is refused
+/// rather than quietly changed (gzip 0 would store, not compress).
+fn compression(compress: CompressArg, level: Option<i32>) -> anyhow::Result<Compression> {
+    Ok(match (compress, level) {
+        (CompressArg::None, None) => Compression::None,
+        (CompressArg::None, Some(_)) => {
+            anyhow::bail!("--level needs --compress zstd or --compress gzip")
+        }
+        (CompressArg::Zstd, level) => {
+            let level = level.unwrap_or(3);
+            anyhow::ensure!(
+                (1..=22).contains(&level),
+                "--level {level}: zstd levels are 1-22"
+            );
+            Compression::Zstd(level)
+        }
+        (CompressArg::Gzip, level) => {
+            let level = level.unwrap_or(6);
+            anyhow::ensure!(
+                (1..=12).contains(&level),
+                "--level {level}: gzip levels are 1-12"
+            );
+            Compression::Gzip(level.unsigned_abs())
+        }
+    })
+}
+
 /// Runs `spool partition`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
@@ -121,11 +148,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|f| Filter::parse(f))
         .collect::<Result<_, _>>()?;
-    options.compression = match (args.compress, args.level) {
-        (CompressArg::None, _) => Compression::None,
-        (CompressArg::Zstd, level) => Compression::Zstd(level.unwrap_or(3)),
-        (CompressArg::Gzip, level) => Compression::Gzip(level.unwrap_or(6).clamp(0, 12) as u32),
-    };
+    options.compression = compression(args.compress, args.level)?;
     if let Some(threads) = args.threads {
         options.workers = threads.max(1);
     }

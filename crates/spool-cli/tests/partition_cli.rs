@@ -164,6 +164,19 @@ fn usage_errors() {
         (vec!["--where", "1~("], "regex"),
         (vec!["--memory", "1M"], "too small"),
         (vec!["--delimiter", "ab"], "not a delimiter"),
+        (
+            vec!["--compress", "gzip", "--level", "0"],
+            "gzip levels are 1-12",
+        ),
+        (
+            vec!["--compress", "gzip", "--level", "13"],
+            "gzip levels are 1-12",
+        ),
+        (
+            vec!["--compress", "zstd", "--level", "23"],
+            "zstd levels are 1-22",
+        ),
+        (vec!["--level", "3"], "--level needs --compress"),
     ] {
         let out = spool()
             .args(["partition", "--by", "1", "--out"])
