@@ -1,11 +1,14 @@
 //! Key escaping: every escaped name is one safe path component (no `/`,
 //! NUL or control bytes, not `.`/`..`/hidden, at most 200 bytes), and a
-//! name that was not shortened unescapes to the exact key; `unescape` of
-//! any string does not panic and decodes only well-formed `%XX`.
+//! name that was not shortened unescapes to the exact key (also with less
+//! room, `escape_within`); `unescape` of any string does not panic and
+//! decodes only well-formed `%XX`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use spool_io::partition::escape::{escape, escape_full, unescape, EMPTY_KEY_NAME, MAX_NAME_LEN};
+use spool_io::partition::escape::{
+    escape, escape_full, escape_within, unescape, EMPTY_KEY_NAME, MAX_NAME_LEN,
+};
 
 fuzz_target!(|key: &[u8]| {
     let name = escape(key);
@@ -16,6 +19,13 @@ fuzz_target!(|key: &[u8]| {
     }
     if !key.is_empty() {
         assert_eq!(unescape(&escape_full(key)).as_deref(), Some(key));
+    }
+    // Less room (a long Hive column name): still safe, still within it.
+    let room = 40 + usize::from(key.first().copied().unwrap_or(0));
+    let short = escape_within(key, room);
+    assert!(short.len() <= room && !short.starts_with('.') && !short.contains('/'));
+    if !short.contains('~') {
+        assert_eq!(unescape(&short).as_deref(), Some(key));
     }
     // Any name (a directory listing is untrusted too): no panic, and a
     // decoded `%XX` is always two hex digits.

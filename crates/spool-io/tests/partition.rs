@@ -500,3 +500,35 @@ fn a_failed_rename_leaves_no_renamed_file_behind() {
         "the user's directory was removed"
     );
 }
+
+#[test]
+fn a_long_column_name_and_a_long_key_still_make_a_valid_file_name() {
+    let dir = TempDir::new();
+    let column = "c".repeat(120);
+    let key = "k".repeat(300);
+    let a = write(&dir, "a.tsv", &format!("{column}\tv\n{key}\t1\nshort\t2\n"));
+    let out = dir.0.join("out");
+    let mut options = Options::new(vec![a], out.clone(), vec![ColumnRef(column.clone())]);
+    options.header = true;
+    let summary = run(&options).unwrap();
+    for g in &summary.groups {
+        let dir_name = g.path.parent().unwrap().file_name().unwrap();
+        assert!(dir_name.len() <= 255, "{}", dir_name.len());
+        assert!(g.path.starts_with(&out));
+        let text = std::fs::read_to_string(&g.path).unwrap();
+        assert!(text.starts_with(&format!("{column}\tv\n")));
+    }
+    // The short key keeps its plain name; with a short column name a
+    // long key is shortened as `escape` says.
+    assert!(out.join(format!("{column}=short/part-00000.tsv")).is_file());
+    let b = write(&dir, "b.tsv", &format!("{key}\t1\n"));
+    let out = dir.0.join("out-b");
+    run(&Options::new(
+        vec![b],
+        out.clone(),
+        vec![ColumnRef("1".into())],
+    ))
+    .unwrap();
+    let name = format!("col1={}", escape::escape(key.as_bytes()));
+    assert!(out.join(name).is_dir());
+}

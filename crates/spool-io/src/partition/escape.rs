@@ -15,6 +15,10 @@
 //! | the literal key `__HIVE_DEFAULT_PARTITION__` | `%5F_HIVE_DEFAULT_PARTITION__` |
 //! | a key whose escaped form exceeds 200 bytes | its first 180 bytes, `~`, and 16 hex digits of a hash of the whole key |
 //!
+//! In the Hive layout the directory name is `COLUMN=KEY`; a long column
+//! name leaves less room, and the key is shortened the same way to keep
+//! the whole name within 255 bytes (see [`escape_within`]).
+//!
 //! Everything else (letters, digits, spaces, other UTF-8) is kept as is.
 //! [`unescape`] inverts every rule but the last; a shortened name is marked
 //! by its `~` (which is otherwise always escaped), and the output's
@@ -40,14 +44,33 @@ const SHORTENED_PREFIX: usize = 180;
 /// assert_eq!(unescape("%2E.%2Fetc%2Fpasswd").unwrap(), b"../etc/passwd");
 /// ```
 pub fn escape(key: &[u8]) -> String {
+    escape_within(key, MAX_NAME_LEN)
+}
+
+/// Like [`escape`], with room for only `max_len` bytes (at least 40): a
+/// longer escaped form keeps its first `max_len - 20` bytes before the `~`
+/// and the hash. For names that share a file name with something else,
+/// such as Hive's `COLUMN=KEY`.
+///
+/// # Examples
+///
+/// ```
+/// use spool_io::partition::escape::{escape, escape_within};
+/// let key = "k".repeat(300);
+/// assert_eq!(escape(key.as_bytes()).len(), 180 + 17);
+/// assert_eq!(escape_within(key.as_bytes(), 60).len(), 40 + 17);
+/// assert_eq!(escape_within(b"short", 60), "short");
+/// ```
+pub fn escape_within(key: &[u8], max_len: usize) -> String {
     if key.is_empty() {
         return EMPTY_KEY_NAME.to_owned();
     }
+    let max_len = max_len.max(40);
     let full = escape_full(key);
-    if full.len() <= MAX_NAME_LEN {
+    if full.len() <= max_len {
         return full;
     }
-    let mut cut = SHORTENED_PREFIX;
+    let mut cut = max_len - (MAX_NAME_LEN - SHORTENED_PREFIX);
     while !full.is_char_boundary(cut) {
         cut -= 1;
     }

@@ -10,11 +10,15 @@ use std::time::Duration;
 
 use regex::bytes::Regex;
 
-use super::escape::{escape, escape_full};
+use super::escape::{escape, escape_full, escape_within, MAX_NAME_LEN};
 use super::workers::{self, Job, Payload, Worker};
 use super::{Column, GroupSummary, Layout, Options, PartitionError, Summary};
 use crate::read::{fields::field, Block, FileBlocks, Record};
 use crate::write::{Chunk, ChunkPool, PartialFile};
+
+/// Longest file name (in bytes) the common file systems allow (ext4, XFS,
+/// Btrfs, ZFS; APFS and NTFS count 255 characters).
+const MAX_FILE_NAME: usize = 255;
 
 /// Most `--by` columns in one run.
 pub const MAX_GROUPINGS: usize = 16;
@@ -412,7 +416,9 @@ impl<'a> Router<'a> {
                 if several {
                     path.push(format!("by-{column}"));
                 }
-                path.push(format!("{column}={}", escape(key)));
+                // `COLUMN=KEY` must fit in one file name.
+                let room = MAX_NAME_LEN.min(MAX_FILE_NAME.saturating_sub(column.len() + 1));
+                path.push(format!("{column}={}", escape_within(key, room)));
                 path.push(format!("part-00000{}", self.extension));
             }
             Layout::Flat => {
