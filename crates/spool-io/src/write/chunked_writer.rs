@@ -9,8 +9,9 @@ use super::{BlockEncoder, Chunk, ChunkPool, Compression};
 ///
 /// Memory is bounded by the pool: a writer holds at most one chunk, and
 /// when the pool's budget is spent a writer that has no chunk encodes the
-/// bytes of each `write` straight through instead of waiting — so many
-/// writers on one thread can share a small budget without deadlock.
+/// bytes of each `write` straight through, a chunk's length at a time,
+/// instead of waiting — so many writers on one thread can share a small
+/// budget without deadlock, and the encoder's buffer stays chunk-sized.
 /// Call [`finish`](ChunkedWriter::finish) to write the last partial chunk
 /// and get the sink back; dropping the writer flushes on a best-effort
 /// basis.
@@ -88,12 +89,13 @@ impl<W: Write> Write for ChunkedWriter<W> {
                 self.chunk = self.pool.try_take();
             }
             let Some(chunk) = self.chunk.as_mut() else {
-                // Budget spent: encode straight through, no buffering.
-                let block = self.encoder.encode(buf)?;
-                self.sink
-                    .as_mut()
-                    .expect("sink until finish")
-                    .write_all(block)?;
+                // Budget spent: encode straight through, no buffering, a
+                // chunk's worth at a time so that a huge `write` does not
+                // make a huge compressed block.
+                let sink = self.sink.as_mut().expect("sink until finish");
+                for piece in buf.chunks(self.pool.chunk_len()) {
+                    sink.write_all(self.encoder.encode(piece)?)?;
+                }
                 return Ok(len);
             };
             let n = chunk.remaining().min(buf.len());
@@ -125,6 +127,29 @@ impl<W: Write> Drop for ChunkedWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_big_write_with_the_budget_spent_is_encoded_a_chunk_at_a_time() {
+        let pool = ChunkPool::new(1024, 1);
+        let held = pool.try_take().unwrap(); // the whole budget
+        let mut w = ChunkedWriter::new(Vec::new(), pool.clone(), Compression::Zstd(1)).unwrap();
+        let data: Vec<u8> = (0..100_000u32).flat_map(|i| i.to_le_bytes()).collect();
+        w.write_all(&data).unwrap();
+        let file = w.finish().unwrap();
+        drop(held);
+        assert_eq!(zstd::decode_all(&file[..]).unwrap(), data);
+        // Every frame holds at most one chunk's worth.
+        let mut rest = &file[..];
+        let mut frames = 0;
+        while !rest.is_empty() {
+            let len = zstd::zstd_safe::find_frame_compressed_size(rest).unwrap();
+            let content = zstd::zstd_safe::get_frame_content_size(&rest[..len]).unwrap();
+            assert!(content.is_some_and(|n| n <= 1024), "{content:?}");
+            rest = &rest[len..];
+            frames += 1;
+        }
+        assert_eq!(frames, data.len().div_ceil(1024));
+    }
 
     #[test]
     fn many_writers_share_a_tiny_budget_without_losing_bytes() {
