@@ -532,3 +532,44 @@ fn a_long_column_name_and_a_long_key_still_make_a_valid_file_name() {
     let name = format!("col1={}", escape::escape(key.as_bytes()));
     assert!(out.join(name).is_dir());
 }
+
+#[test]
+fn records_longer_than_a_chunk_go_out_in_chunk_sized_blocks() {
+    let dir = TempDir::new();
+    let long = "x".repeat(5000);
+    let header = format!("key\t{}", "h".repeat(300));
+    let text = format!("{header}\na\t1\na\t{long}\nb\t{long}\na\t3\n");
+    let a = write(&dir, "a.tsv", &text);
+    let mut options = Options::new(vec![a], dir.0.join("out"), vec![ColumnRef("key".into())]);
+    options.header = true;
+    options.chunk_len = 256;
+    options.min_chunk_len = 16;
+    options.chunk_budget = 256 * 4;
+    options.compression = Compression::Zstd(1);
+    let summary = run(&options).unwrap();
+    for g in &summary.groups {
+        let key = std::str::from_utf8(&g.key).unwrap();
+        let want: String = std::iter::once(format!("{header}\n"))
+            .chain(
+                text.lines()
+                    .skip(1)
+                    .filter(|l| l.starts_with(&format!("{key}\t")))
+                    .map(|l| format!("{l}\n")),
+            )
+            .collect();
+        let raw = std::fs::read(&g.path).unwrap();
+        assert_eq!(
+            String::from_utf8(decode(&g.path, options.compression)).unwrap(),
+            want
+        );
+        // Every block (zstd frame) holds at most one chunk: a long record
+        // was not copied whole outside the pool.
+        let mut rest = &raw[..];
+        while !rest.is_empty() {
+            let len = zstd::zstd_safe::find_frame_compressed_size(rest).unwrap();
+            let content = zstd::zstd_safe::get_frame_content_size(&rest[..len]).unwrap();
+            assert!(content.is_some_and(|n| n <= 256), "{key}: {content:?}");
+            rest = &rest[len..];
+        }
+    }
+}

@@ -11,7 +11,7 @@ use std::time::Duration;
 use regex::bytes::Regex;
 
 use super::escape::{escape, escape_full, escape_within, MAX_NAME_LEN};
-use super::workers::{self, Job, Payload, Worker};
+use super::workers::{self, Job, Worker};
 use super::{Column, GroupSummary, Layout, Options, PartitionError, Summary};
 use crate::read::{fields::field, Block, FileBlocks, Record};
 use crate::write::{Chunk, ChunkPool, PartialFile};
@@ -469,23 +469,15 @@ impl<'a> Router<'a> {
             }
             // Full, or no memory to grow: write it out.
             let chunk = self.take_group_chunk(g).expect("checked");
-            self.send(gid, Payload::Chunk(chunk))?;
+            self.send(gid, chunk)?;
         }
-        let header: &[u8] = match &self.header {
-            Some(h) if !self.groups[g].header_done => h,
-            _ => &[],
+        let header_len = match &self.header {
+            Some(h) if !self.groups[g].header_done => h.len(),
+            _ => 0,
         };
-        let total = header.len() + need;
+        let total = header_len + need;
         if total > max {
-            // A record larger than the largest chunk is written on its own.
-            let mut owned = Vec::with_capacity(total);
-            owned.extend_from_slice(header);
-            owned.extend_from_slice(raw);
-            if newline {
-                owned.push(self.options.read.delimiter);
-            }
-            self.groups[g].header_done = true;
-            return self.send(gid, Payload::Owned(owned));
+            return self.append_long(gid, header_len > 0, raw, newline);
         }
         let mut chunk = self.take_chunk(total)?;
         if let Some(h) = &self.header {
@@ -496,6 +488,43 @@ impl<'a> Router<'a> {
         self.groups[g].header_done = true;
         self.put_chunk(g, chunk);
         self.push_record(g, raw, newline);
+        Ok(())
+    }
+
+    /// Appends a record (and the header, if it is the group's first)
+    /// larger than the largest chunk: it goes out in chunk-sized pieces —
+    /// blocks are only concatenated, so a record may span several — and
+    /// memory stays within the pool's budget whatever the record's length.
+    /// The last piece stays as the group's buffer.
+    #[cold]
+    fn append_long(
+        &mut self,
+        gid: u32,
+        with_header: bool,
+        raw: &[u8],
+        newline: bool,
+    ) -> Result<(), PartitionError> {
+        let header = match &self.header {
+            Some(h) if with_header => h.clone(),
+            _ => Vec::new(),
+        };
+        let delimiter = [self.options.read.delimiter];
+        let tail: &[u8] = if newline { &delimiter } else { &[] };
+        self.groups[gid as usize].header_done = true;
+        let max = self.pool.chunk_len();
+        let mut chunk = self.take_chunk(max)?;
+        for mut part in [&header[..], raw, tail] {
+            while !part.is_empty() {
+                if chunk.remaining() == 0 {
+                    self.send(gid, chunk)?;
+                    chunk = self.take_chunk(max)?;
+                }
+                let n = chunk.remaining().min(part.len());
+                chunk.push_slice(&part[..n]);
+                part = &part[n..];
+            }
+        }
+        self.put_chunk(gid as usize, chunk);
         Ok(())
     }
 
@@ -560,13 +589,13 @@ impl<'a> Router<'a> {
         held.select_nth_unstable_by(flush - 1, |a, b| b.0.cmp(&a.0));
         for &(_, i) in &held[..flush] {
             let chunk = self.take_group_chunk(i as usize).expect("held");
-            self.send(i, Payload::Chunk(chunk))?;
+            self.send(i, chunk)?;
             self.summary.early_flushes += 1;
         }
         Ok(())
     }
 
-    fn send(&mut self, gid: u32, data: Payload) -> Result<(), PartitionError> {
+    fn send(&mut self, gid: u32, data: Chunk) -> Result<(), PartitionError> {
         let create = (!self.groups[gid as usize].created).then(|| self.group_path(gid as usize));
         self.groups[gid as usize].created = true;
         let worker = &self.workers[gid as usize % self.workers.len()];
@@ -607,7 +636,7 @@ impl<'a> Router<'a> {
             .collect();
         for gid in pending {
             let chunk = self.take_group_chunk(gid as usize).expect("pending");
-            if let Err(e) = self.send(gid, Payload::Chunk(chunk)) {
+            if let Err(e) = self.send(gid, chunk) {
                 self.abort();
                 return Err(e);
             }

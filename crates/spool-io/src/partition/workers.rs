@@ -19,29 +19,12 @@ use lru::LruCache;
 
 use crate::write::{BlockEncoder, Chunk, Compression, PartialFile};
 
-/// Bytes to write for one group.
-pub(crate) enum Payload {
-    /// A pool chunk (goes back to the pool when written).
-    Chunk(Chunk),
-    /// A record larger than a chunk, written on its own.
-    Owned(Vec<u8>),
-}
-
-impl std::ops::Deref for Payload {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Payload::Chunk(c) => c,
-            Payload::Owned(v) => v,
-        }
-    }
-}
-
 /// One block for one group; the group's first job carries its path.
 pub(crate) struct Job {
     pub group: u32,
     pub create: Option<PathBuf>,
-    pub data: Payload,
+    /// A pool chunk (goes back to the pool when written).
+    pub data: Chunk,
 }
 
 /// What a worker did, reported when it ends.
