@@ -434,52 +434,6 @@ fn a_corrupt_compressed_input_names_the_file_and_where_reading_stopped() {
     }
 }
 
-/// Output files this process has open under `dir` now.
-#[cfg(target_os = "linux")]
-fn open_outputs(dir: &Path) -> usize {
-    let Ok(fds) = std::fs::read_dir("/proc/self/fd") else {
-        return 0;
-    };
-    fds.filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
-        .filter(|target| target.starts_with(dir))
-        .count()
-}
-
-#[cfg(target_os = "linux")]
-#[test]
-fn open_files_stay_within_max_open_with_more_threads() {
-    let dir = TempDir::new();
-    let text: String = (0..10_000).map(|i| format!("{}\t{i}\n", i % 300)).collect();
-    let a = write(&dir, "a.tsv", &text);
-    let out = dir.0.join("out");
-    let mut options = Options::new(vec![a], out.clone(), vec![ColumnRef("1".into())]);
-    options.workers = 4;
-    options.max_open = 2;
-    options.chunk_len = 64;
-    options.min_chunk_len = 16;
-    options.chunk_budget = 64 * 16;
-    let done = AtomicBool::new(false);
-    let peak = std::thread::scope(|scope| {
-        let sampler = scope.spawn(|| {
-            let mut peak = 0;
-            while !done.load(Ordering::Relaxed) {
-                peak = peak.max(open_outputs(&out));
-                std::thread::yield_now();
-            }
-            peak
-        });
-        let summary = run(&options).unwrap();
-        done.store(true, Ordering::Relaxed);
-        assert!(summary.reopened > 0);
-        sampler.join().unwrap()
-    });
-    assert!(peak > 0, "the sampler saw no open output file");
-    assert!(
-        peak <= 2,
-        "{peak} output files open at once with --max-open 2"
-    );
-}
-
 #[test]
 fn a_failed_rename_leaves_no_renamed_file_behind() {
     let dir = TempDir::new();
