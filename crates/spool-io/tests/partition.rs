@@ -527,3 +527,36 @@ fn records_longer_than_a_chunk_go_out_in_chunk_sized_blocks() {
         }
     }
 }
+
+#[test]
+fn records_need_not_be_utf8_but_the_header_must_be() {
+    let dir = TempDir::new();
+    let a = dir.0.join("a.tsv");
+    std::fs::write(&a, b"k\tv\n\xff\xfe\t1\nok\t\xc3\x28\n").unwrap();
+    let mut options = Options::new(
+        vec![a.clone()],
+        dir.0.join("out"),
+        vec![ColumnRef("k".into())],
+    );
+    options.header = true;
+    options.filters = vec![Filter::parse("v~.").unwrap()];
+    let summary = run(&options).unwrap();
+    assert_eq!((summary.groups.len(), summary.filtered), (2, 0));
+    let b = dir.0.join("b.tsv");
+    std::fs::write(&b, b"k\t\xff\n1\t2\n").unwrap();
+    let mut options = Options::new(
+        vec![b.clone()],
+        dir.0.join("out-b"),
+        vec![ColumnRef("k".into())],
+    );
+    options.header = true;
+    options.skip_invalid = true;
+    let msg = run(&options).unwrap_err().to_string();
+    assert!(
+        msg.starts_with(&format!(
+            "{}:1: byte offset 0: header is not valid UTF-8",
+            b.display()
+        )),
+        "{msg}"
+    );
+}
