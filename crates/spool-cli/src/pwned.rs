@@ -36,7 +36,7 @@ enum Command {
         /// Memory for the build, e.g. 512M or 2G (peak RSS stays within it).
         #[arg(long, default_value = "512M", value_parser = crate::size::parse_size)]
         memory: usize,
-        /// Threads sorting at the end (default: one per core).
+        /// Threads parsing lines and sorting buckets (default: one per core).
         #[arg(long)]
         threads: Option<usize>,
         /// Skip malformed lines (and report how many) instead of stopping.

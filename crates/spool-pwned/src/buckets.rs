@@ -24,7 +24,6 @@ use std::io::{self, BufWriter, Write};
 #[cfg(unix)]
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 
 use crate::writer::with_path;
 
@@ -139,8 +138,7 @@ impl Buckets {
     }
 
     /// Records pushed so far.
-    #[cfg(test)]
-    fn len(&self) -> u64 {
+    fn len_records(&self) -> u64 {
         self.len
     }
 
@@ -262,48 +260,55 @@ impl Buckets {
         Ok(out)
     }
 
-    /// Calls `emit` with every record in hash order (equal hashes adjacent,
-    /// not merged). Buckets are gathered and sorted on `threads` worker
-    /// threads while this thread emits; at most two buckets per worker are
-    /// in flight.
+    /// Bytes the final phase holds at once with `threads` workers, as
+    /// measured: per worker about eight buckets' worth (one gathered, its
+    /// sorted copy and encoding, two encodings waiting in its channel, and
+    /// what its allocator keeps), plus the bucket being written; buckets of
+    /// uniform hashes vary by a few percent.
+    pub fn drain_memory(&self, threads: usize) -> usize {
+        let bucket = (self.len_records() / self.buckets() as u64) as usize * RECORD_BYTES;
+        bucket * 11 / 10 * (8 * threads.max(1) + 1)
+    }
+
+    /// Spills what the arena holds and gives the arena's memory back, if
+    /// anything was spilled already (so this costs one more spill file,
+    /// not a first one): the final phase then has the whole budget for
+    /// buckets in flight instead of holding them on top of a full arena.
+    ///
+    /// # Errors
+    ///
+    /// I/O errors writing the spill file, naming it.
+    pub fn release_arena(&mut self) -> io::Result<()> {
+        if self.spills.is_empty() || self.blocks == 0 {
+            return Ok(());
+        }
+        self.spill()?;
+        self.arena = anonymous(0);
+        self.blocks = 0;
+        Ok(())
+    }
+
+    /// Sorts every bucket on `threads` worker threads, turns each into a
+    /// `T` there with `finish`, and calls `emit` with them in hash order
+    /// (equal hashes are adjacent within a bucket, never across buckets).
+    /// At most two buckets per worker are in flight.
     ///
     /// # Errors
     ///
     /// I/O errors reading spill files, and whatever `emit` returns.
-    pub fn drain_sorted(
+    pub fn drain_sorted<T: Send>(
         &self,
         threads: usize,
-        mut emit: impl FnMut(&Record) -> io::Result<()>,
+        finish: impl Fn(Vec<Record>) -> T + Sync,
+        mut emit: impl FnMut(T) -> io::Result<()>,
     ) -> io::Result<()> {
-        let threads = threads.clamp(1, self.buckets());
-        std::thread::scope(|scope| {
-            let receivers: Vec<_> = (0..threads)
-                .map(|w| {
-                    let (tx, rx) = mpsc::sync_channel(1);
-                    scope.spawn(move || {
-                        for b in (w..self.buckets()).step_by(threads) {
-                            let sorted = self.sorted_bucket(b);
-                            let failed = sorted.is_err();
-                            if tx.send(sorted).is_err() || failed {
-                                return;
-                            }
-                        }
-                    });
-                    rx
-                })
-                .collect();
-            for b in 0..self.buckets() {
-                let bucket = receivers[b % threads]
-                    .recv()
-                    .map_err(|_| io::Error::other("a sorting thread stopped"))??;
-                for r in &bucket {
-                    emit(r)?;
-                }
-            }
-            // Returning drops the receivers, which stops the workers early
-            // on an error.
-            Ok(())
-        })
+        crate::ordered::for_each_ordered(
+            (0..self.buckets()).map(Ok),
+            threads.clamp(1, self.buckets()),
+            || (),
+            |b, _| self.sorted_bucket(b).map(&finish),
+            |bucket| emit(bucket?),
+        )
     }
 
     /// Removes the spill files (also done on drop).
@@ -427,10 +432,14 @@ mod tests {
 
     fn drain(b: &Buckets) -> Vec<Record> {
         let mut out = Vec::new();
-        b.drain_sorted(2, |r| {
-            out.push(*r);
-            Ok(())
-        })
+        b.drain_sorted(
+            2,
+            |bucket| bucket,
+            |bucket| {
+                out.extend(bucket);
+                Ok(())
+            },
+        )
         .unwrap();
         out
     }
@@ -447,13 +456,21 @@ mod tests {
                 b.push(r).unwrap();
                 want.push(r);
             }
-            assert_eq!(b.len(), 20_000);
+            assert_eq!(b.len_records(), 20_000);
             if memory < 1 << 20 {
                 assert!(b.spills() > 0, "memory {memory}: expected spills");
             } else {
                 assert_eq!(b.spills(), 0);
             }
-            let got = drain(&b);
+            let mut got = drain(&b);
+            if b.spills() > 0 {
+                // Giving the arena back first changes nothing in the output.
+                b.release_arena().unwrap();
+                assert_eq!(b.blocks, 0);
+                let again = drain(&b);
+                assert_eq!(again.len(), got.len());
+                got = again;
+            }
             want.sort_by_key(|r| sort_key(r));
             // Equal keys keep no particular order: compare keys, then counts
             // as multisets per key.

@@ -38,6 +38,7 @@ mod hash;
 mod hex;
 mod index;
 pub mod input;
+mod ordered;
 mod parse;
 mod readahead;
 pub mod sample;

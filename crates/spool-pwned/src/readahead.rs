@@ -1,91 +1,111 @@
-//! Lines for the index builder, read ahead on another thread so this one
-//! only splits and parses, and no line is ever copied.
+//! Input for the index builder as chunks of whole lines, read ahead on
+//! another thread, so the parsing threads only split and parse and no line
+//! is ever copied.
 //!
-//! - [`for_each_line`]: one large stream through `spool_io`'s
+//! - [`stream_chunks`]: one large stream through `spool_io`'s
 //!   [`ChunkReader`], which fills recycled 1 MiB buffers (decompressing on
 //!   the way) and cuts them at line ends.
-//! - [`for_each_line_in_files`]: many small files (the downloader's range
-//!   files, about 30 KB each, a million of them), each read whole into a
-//!   recycled buffer by one reader thread that opens them one at a time —
-//!   not a thread and a ring of 1 MiB buffers per file.
+//! - [`file_chunks`]: many small files (the downloader's range files,
+//!   about 30 KB each, a million of them), each read whole by one reader
+//!   thread that opens them one at a time, a few ahead — not a thread, a
+//!   descriptor and a ring of 1 MiB buffers per file.
 
 use std::io::{self, Read};
 use std::path::PathBuf;
 use std::sync::mpsc;
 
-use spool_io::read::{ChunkReader, ReadOptions, Records};
+use spool_io::read::{Block, ChunkReader, ReadOptions, Records};
 
-/// Whole files read ahead by [`for_each_line_in_files`].
+/// Whole files read ahead by [`file_chunks`].
 const FILES_AHEAD: usize = 16;
 
-/// Calls `f(line, line_number, byte_offset)` for every line of `input`
-/// (without its `\n` but with a `\r` if it has one; a last line without a
-/// newline is included), reading ahead on another thread. Stops at the
-/// first error `f` returns.
+/// Whole lines of one input: a block of a stream, or a whole file.
+pub struct Chunk {
+    text: Text,
+    /// Which input (for names and prefixes): the index given by the caller.
+    pub input: usize,
+}
+
+enum Text {
+    Block(Block),
+    File(Vec<u8>),
+}
+
+impl Chunk {
+    /// The chunk's lines (each without its `\n`, with its `\r` if it has
+    /// one; a last line without a newline is included), with their line
+    /// numbers and byte offsets in the input.
+    pub fn lines(&self) -> impl Iterator<Item = (&[u8], u64, u64)> {
+        let records = match &self.text {
+            Text::Block(block) => block.records(),
+            Text::File(bytes) => Records::new(bytes, b'\n', 1, 0),
+        };
+        records.map(|record| {
+            let raw = record.raw();
+            (
+                raw.strip_suffix(b"\n").unwrap_or(raw),
+                record.line(),
+                record.offset(),
+            )
+        })
+    }
+}
+
+/// The chunks of one stream, read ahead in recycled 1 MiB buffers;
+/// `in_flight` chunks may be held at once (the ring is sized for them).
 ///
 /// # Errors
 ///
-/// Read errors (including a line over 64 MiB), and whatever `f` returns.
-pub fn for_each_line<E: From<io::Error>>(
+/// Each item may be a read error (including a line over 64 MiB).
+pub fn stream_chunks(
     input: Box<dyn Read + Send>,
-    mut f: impl FnMut(&[u8], u64, u64) -> Result<(), E>,
-) -> Result<(), E> {
-    ChunkReader::new(input, ReadOptions::default()).for_each_record(|record| {
-        let raw = record.raw();
-        f(
-            raw.strip_suffix(b"\n").unwrap_or(raw),
-            record.line(),
-            record.offset(),
-        )
+    index: usize,
+    in_flight: usize,
+) -> impl Iterator<Item = io::Result<Chunk>> {
+    let options = ReadOptions {
+        buffers: in_flight + 2,
+        ..ReadOptions::default()
+    };
+    let mut reader = ChunkReader::new(input, options);
+    std::iter::from_fn(move || reader.next_block().transpose()).map(move |block| {
+        block.map(|b| Chunk {
+            text: Text::Block(b),
+            input: index,
+        })
     })
 }
 
-/// Calls `f(file, line, line_number, byte_offset)` for every line of every
-/// file in `paths` (in order; `file` indexes `paths`), reading the files
-/// whole, a few ahead, on one reader thread. Lines are as in
-/// [`for_each_line`]. Stops at the first error.
+/// Every file of `paths` as one chunk, in order (`input` = its index in
+/// `paths` plus `first_index`), read whole, a few files ahead, on one reader
+/// thread that holds one file open at a time.
 ///
 /// # Errors
 ///
-/// A file that cannot be opened or read (naming it), and whatever `f`
-/// returns.
-pub fn for_each_line_in_files<E: From<io::Error>>(
-    paths: &[PathBuf],
-    mut f: impl FnMut(usize, &[u8], u64, u64) -> Result<(), E>,
-) -> Result<(), E> {
-    let (full_tx, full_rx) = mpsc::sync_channel::<io::Result<Vec<u8>>>(FILES_AHEAD);
-    let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
-    std::thread::scope(|scope| {
-        scope.spawn(move || {
-            for path in paths {
-                let mut buf = empty_rx.try_recv().unwrap_or_default();
-                buf.clear();
-                let read = crate::input::open_path(path)
-                    .and_then(|mut r| r.read_to_end(&mut buf))
-                    .map_err(|e| spool_io::input::with_path(e, path));
-                let failed = read.is_err();
-                if full_tx.send(read.map(|_| buf)).is_err() || failed {
-                    return;
-                }
+/// Each item may be an error naming a file that cannot be opened or read;
+/// no file after it is read.
+pub fn file_chunks(
+    paths: Vec<PathBuf>,
+    first_index: usize,
+) -> impl Iterator<Item = io::Result<Chunk>> {
+    let (tx, rx) = mpsc::sync_channel::<io::Result<Vec<u8>>>(FILES_AHEAD);
+    std::thread::spawn(move || {
+        for path in &paths {
+            let mut buf = Vec::new();
+            let read = crate::input::open_path(path)
+                .and_then(|mut r| r.read_to_end(&mut buf))
+                .map_err(|e| spool_io::input::with_path(e, path));
+            let failed = read.is_err();
+            // A closed channel means the build stopped: stop reading.
+            if tx.send(read.map(|_| buf)).is_err() || failed {
+                return;
             }
-        });
-        for file in 0..paths.len() {
-            let buf = full_rx
-                .recv()
-                .map_err(|_| io::Error::other("the file reader thread stopped"))??;
-            for record in Records::new(&buf, b'\n', 1, 0) {
-                let raw = record.raw();
-                f(
-                    file,
-                    raw.strip_suffix(b"\n").unwrap_or(raw),
-                    record.line(),
-                    record.offset(),
-                )?;
-            }
-            // The reader may have finished: then the buffer is just freed.
-            let _ = empty_tx.send(buf);
         }
-        Ok(())
+    });
+    rx.into_iter().enumerate().map(move |(i, bytes)| {
+        bytes.map(|b| Chunk {
+            text: Text::File(b),
+            input: first_index + i,
+        })
     })
 }
 
@@ -93,23 +113,30 @@ pub fn for_each_line_in_files<E: From<io::Error>>(
 mod tests {
     use super::*;
 
+    fn lines(chunks: impl Iterator<Item = io::Result<Chunk>>) -> Vec<(usize, String, u64, u64)> {
+        let mut got = Vec::new();
+        for chunk in chunks {
+            let chunk = chunk.unwrap();
+            for (l, n, o) in chunk.lines() {
+                got.push((chunk.input, String::from_utf8(l.to_vec()).unwrap(), n, o));
+            }
+        }
+        got
+    }
+
     #[test]
     fn crlf_is_left_to_the_parser_and_numbers_count_from_one() {
-        let mut got = Vec::new();
-        for_each_line::<io::Error>(
+        let got = lines(stream_chunks(
             Box::new(io::Cursor::new(b"a\r\nb\nc".to_vec())),
-            |l, n, o| {
-                got.push((l.to_vec(), n, o));
-                Ok(())
-            },
-        )
-        .unwrap();
+            7,
+            2,
+        ));
         assert_eq!(
             got,
             [
-                (b"a\r".to_vec(), 1, 0),
-                (b"b".to_vec(), 2, 3),
-                (b"c".to_vec(), 3, 5)
+                (7, "a\r".to_string(), 1, 0),
+                (7, "b".to_string(), 2, 3),
+                (7, "c".to_string(), 3, 5)
             ]
         );
     }
@@ -125,18 +152,14 @@ mod tests {
                 p
             })
             .collect();
-        let mut got = Vec::new();
-        for_each_line_in_files::<io::Error>(&paths, |file, l, n, o| {
-            got.push((file, String::from_utf8(l.to_vec()).unwrap(), n, o));
-            Ok(())
-        })
-        .unwrap();
+        let got = lines(file_chunks(paths, 3));
         assert_eq!(got.len(), 80);
-        assert_eq!(got[2], (1, "a1\r".to_string(), 1, 0));
-        assert_eq!(got[79], (39, "b39".to_string(), 2, 5));
-        let missing = [dir.join("missing.txt")];
-        let err = for_each_line_in_files::<io::Error>(&missing, |_, _, _, _| Ok(())).unwrap_err();
+        assert_eq!(got[2], (4, "a1\r".to_string(), 1, 0));
+        assert_eq!(got[79], (42, "b39".to_string(), 2, 5));
+        let mut missing = file_chunks(vec![dir.join("missing.txt")], 0);
+        let err = missing.next().unwrap().err().unwrap();
         assert!(err.to_string().contains("missing.txt"), "{err}");
+        assert!(missing.next().is_none());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -185,6 +185,108 @@ impl IndexWriter {
     }
 }
 
+/// Index records encoded from one sorted stretch of records, duplicates
+/// merged — made on a worker thread, so that the writer only copies bytes
+/// and joins checksums.
+pub(crate) struct EncodedRun {
+    bytes: Vec<u8>,
+    crc: crc32fast::Hasher,
+    /// Records per 16-bit prefix, ascending.
+    prefixes: Vec<(u16, u64)>,
+    /// First and last hash, as `buckets::sort_key` integers.
+    first: Option<(u128, u32)>,
+    last: Option<(u128, u32)>,
+    records: u64,
+    total: u64,
+    /// Records merged into an equal hash before them.
+    pub duplicates: u64,
+}
+
+impl EncodedRun {
+    /// Encodes `sorted` (in hash order; equal hashes adjacent) for an index
+    /// of `kind`.
+    pub fn new(sorted: &[Record], kind: HashKind) -> Self {
+        let key_len = kind.byte_len();
+        let len = format::record_len(kind);
+        let mut run = EncodedRun {
+            bytes: Vec::with_capacity(sorted.len() * len),
+            crc: crc32fast::Hasher::new(),
+            prefixes: Vec::new(),
+            first: sorted.first().map(|r| buckets::sort_key(r)),
+            last: None,
+            records: 0,
+            total: 0,
+            duplicates: 0,
+        };
+        let mut last_key = None;
+        for r in sorted {
+            let key = buckets::sort_key(r);
+            let count = buckets::count(r);
+            if last_key == Some(key) {
+                let at = run.bytes.len() - 4;
+                let merged = u32::from_le_bytes(run.bytes[at..].try_into().expect("4 bytes"))
+                    .saturating_add(count);
+                run.bytes[at..].copy_from_slice(&merged.to_le_bytes());
+                run.duplicates += 1;
+                continue;
+            }
+            last_key = Some(key);
+            let prefix = u16::from_be_bytes([r[0], r[1]]);
+            match run.prefixes.last_mut() {
+                Some((p, n)) if *p == prefix => *n += 1,
+                _ => run.prefixes.push((prefix, 1)),
+            }
+            run.bytes.extend_from_slice(&r[PREFIX_BYTES..key_len]);
+            run.bytes.extend_from_slice(&count.to_le_bytes());
+            run.records += 1;
+        }
+        run.last = last_key;
+        run.total = run
+            .bytes
+            .chunks_exact(len)
+            .map(|rec| {
+                u64::from(u32::from_le_bytes(
+                    rec[len - 4..].try_into().expect("4 bytes"),
+                ))
+            })
+            .sum();
+        run.crc.update(&run.bytes);
+        run
+    }
+}
+
+impl IndexWriter {
+    /// Appends a run encoded by [`EncodedRun::new`], whose hashes must all
+    /// follow the last one written.
+    ///
+    /// # Errors
+    ///
+    /// I/O errors, and `InvalidInput` if the run does not follow.
+    pub(crate) fn append(&mut self, run: &EncodedRun) -> io::Result<()> {
+        let Some(first) = run.first else {
+            return Ok(());
+        };
+        if self.last.is_some_and(|last| first <= last) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "hashes must arrive sorted and distinct",
+            ));
+        }
+        self.flush_buf()?;
+        self.file
+            .write_all(&run.bytes)
+            .map_err(|e| with_path(e, &self.temp))?;
+        self.crc.combine(&run.crc);
+        for &(prefix, n) in &run.prefixes {
+            self.fanout[usize::from(prefix) + 1] += n;
+        }
+        self.records += run.records;
+        self.total += run.total;
+        self.last = run.last;
+        Ok(())
+    }
+}
+
 impl Drop for IndexWriter {
     fn drop(&mut self) {
         if !self.finished {

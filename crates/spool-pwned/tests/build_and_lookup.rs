@@ -81,6 +81,7 @@ proptest! {
         let out = dir.0.join("index");
         let report = build_text(&text, &out, memory, false).unwrap();
         prop_assert_eq!(report.records, want.len() as u64);
+        prop_assert_eq!(report.duplicates, report.lines - want.len() as u64);
         let index = Index::open(&out).unwrap();
         index.verify().unwrap();
         for (key, count) in &want {
