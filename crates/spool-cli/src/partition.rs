@@ -72,6 +72,11 @@ pub struct Args {
     /// Write into an output directory that is not empty.
     #[arg(long)]
     force: bool,
+    /// Flush every output file to disk before renaming it into place (and
+    /// the directories after), so even a power loss cannot leave a renamed
+    /// file with missing data; the run then waits for the disk.
+    #[arg(long)]
+    fsync: bool,
     /// No progress bar.
     #[arg(short, long)]
     quiet: bool,
@@ -159,6 +164,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     options.skip_invalid = args.skip_invalid;
     options.force = args.force;
+    options.fsync = args.fsync;
     options.set_memory(args.memory)?;
 
     let cancel = Arc::new(AtomicBool::new(false));

@@ -256,3 +256,39 @@ fn ctrl_c_stops_a_run_waiting_on_input_and_leaves_nothing_complete() {
     assert!(err.contains("interrupted"), "{err}");
     assert!(!out.exists(), "partial output left behind");
 }
+
+#[test]
+fn fsync_writes_the_same_output() {
+    let dir = Dir::new("fsync");
+    let text = sample(5, 2000);
+    let input = dir.0.join("in.tsv");
+    std::fs::write(&input, &text).unwrap();
+    let mut outputs = Vec::new();
+    for (name, extra) in [("plain", &[][..]), ("synced", &["--fsync"][..])] {
+        let out = dir.0.join(name);
+        ok(spool()
+            .args(["partition", "--by", "1", "--layout", "flat", "-q"])
+            .args(extra)
+            .arg("--out")
+            .arg(&out)
+            .arg(&input)
+            .output()
+            .unwrap());
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        files.sort();
+        outputs.push(files);
+    }
+    assert_eq!(outputs[0].len(), 6, "5 keys and the manifest");
+    assert_eq!(outputs[0], outputs[1]);
+    let k3 = &outputs[1].iter().find(|(n, _)| n == "k3.tsv").unwrap().1;
+    assert_eq!(String::from_utf8_lossy(k3), expected(&text, "k3"));
+}

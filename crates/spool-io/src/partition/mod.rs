@@ -95,6 +95,11 @@ pub struct Options {
     pub skip_invalid: bool,
     /// Write into an output directory that is not empty.
     pub force: bool,
+    /// Flush every output file to disk before it is renamed into place,
+    /// and the directories after, so that not even a power loss can leave
+    /// a renamed file with missing data. Off by default (as in DuckDB,
+    /// Polars and xsv): the run then waits for the disk.
+    pub fsync: bool,
     /// How inputs are read.
     pub read: ReadOptions,
     /// Inputs read ahead at once.
@@ -127,6 +132,7 @@ impl Options {
             layout: Layout::Hive,
             skip_invalid: false,
             force: false,
+            fsync: false,
             read: ReadOptions::default(),
             parallel_inputs: 2,
             cancel: None,

@@ -666,6 +666,12 @@ impl<'a> Router<'a> {
                 return Err(e);
             }
         };
+        if self.options.fsync {
+            if let Err(e) = self.sync_files(&manifest) {
+                self.abort();
+                return Err(e.into());
+            }
+        }
         for gid in 0..self.groups.len() {
             if !self.groups[gid].created {
                 continue;
@@ -683,6 +689,41 @@ impl<'a> Router<'a> {
             self.remove_renamed(self.groups.len());
             self.abort();
             return Err(e.into());
+        }
+        if self.options.fsync {
+            // The renames themselves are made durable by syncing the
+            // directories that hold them.
+            self.sync_directories()?;
+        }
+        Ok(())
+    }
+
+    /// Flushes every output file (still under its temporary name) and the
+    /// manifest to disk.
+    fn sync_files(&self, manifest: &PartialFile) -> std::io::Result<()> {
+        for gid in 0..self.groups.len() {
+            if self.groups[gid].created {
+                let temp = PartialFile::temp_path(&self.group_path(gid));
+                std::fs::File::open(&temp)
+                    .and_then(|f| f.sync_all())
+                    .map_err(|e| crate::input::with_path(e, &temp))?;
+            }
+        }
+        manifest.sync()
+    }
+
+    /// Flushes the directories of the output files and the output
+    /// directory itself (their entries: the renames).
+    fn sync_directories(&self) -> Result<(), PartitionError> {
+        let mut dirs: Vec<PathBuf> = (0..self.groups.len())
+            .filter(|&gid| self.groups[gid].created)
+            .filter_map(|gid| self.group_path(gid).parent().map(Path::to_path_buf))
+            .collect();
+        dirs.push(self.options.out.clone());
+        dirs.sort();
+        dirs.dedup();
+        for dir in dirs {
+            sync_directory(&dir).map_err(|e| crate::input::with_path(e, &dir))?;
         }
         Ok(())
     }
@@ -804,5 +845,19 @@ mod tests {
         let got = zstd::decode_all(&std::fs::read(dir.join("out/a.csv.zst")).unwrap()[..]).unwrap();
         assert_eq!(got, b"a,1\n");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// Makes a directory's entries durable (a no-op where directories cannot be
+/// opened, as on Windows, whose renames need no such step).
+fn sync_directory(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::fs::File::open(dir)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(())
     }
 }

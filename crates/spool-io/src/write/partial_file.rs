@@ -78,6 +78,19 @@ impl PartialFile {
         self.file.as_mut().expect("open until commit")
     }
 
+    /// Flushes the file's data to disk (`fsync`).
+    ///
+    /// # Errors
+    ///
+    /// If the flush fails; the message names the temporary file.
+    pub fn sync(&self) -> io::Result<()> {
+        self.file
+            .as_ref()
+            .expect("open until commit")
+            .sync_all()
+            .map_err(|e| crate::input::with_path(e, &self.temp))
+    }
+
     /// Flushes, closes and renames the file to its real name.
     ///
     /// # Errors
