@@ -821,6 +821,20 @@ impl<'a> Router<'a> {
     }
 }
 
+/// Makes a directory's entries durable (a no-op where directories cannot be
+/// opened, as on Windows, whose renames need no such step).
+fn sync_directory(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::fs::File::open(dir)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -845,19 +859,5 @@ mod tests {
         let got = zstd::decode_all(&std::fs::read(dir.join("out/a.csv.zst")).unwrap()[..]).unwrap();
         assert_eq!(got, b"a,1\n");
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
-
-/// Makes a directory's entries durable (a no-op where directories cannot be
-/// opened, as on Windows, whose renames need no such step).
-fn sync_directory(dir: &Path) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        std::fs::File::open(dir)?.sync_all()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = dir;
-        Ok(())
     }
 }
