@@ -107,10 +107,8 @@ impl Buckets {
     /// A store using about `memory` bytes of arena; spill files go into
     /// `spill_dir` (created when first needed).
     pub fn new(memory: usize, spill_dir: PathBuf) -> Self {
-        let blocks = (memory / (BLOCK_RECORDS * RECORD_BYTES)).max(2);
-        // Each bucket wastes at most one partly filled block: keep that to
-        // a sixteenth of the arena.
-        let bits = (blocks / 16).max(1).ilog2().min(MAX_BUCKET_BITS);
+        let blocks = Self::blocks_for(memory);
+        let bits = Self::bits_for(memory);
         let buckets = 1usize << bits;
         Buckets {
             bits,
@@ -126,10 +124,22 @@ impl Buckets {
         }
     }
 
+    fn blocks_for(memory: usize) -> usize {
+        (memory / BLOCK_BYTES).max(2)
+    }
+
+    /// The bucket bits of a store of `memory` bytes: each bucket wastes at
+    /// most one partly filled block, so there are at most a sixteenth as
+    /// many buckets as blocks.
+    pub fn bits_for(memory: usize) -> u32 {
+        (Self::blocks_for(memory) / 16)
+            .max(1)
+            .ilog2()
+            .min(MAX_BUCKET_BITS)
+    }
+
     fn bucket_of(&self, r: &Record) -> usize {
-        let top = u32::from_be_bytes(r[..4].try_into().expect("4 bytes"));
-        // `checked_shr`: with 0 bits every record is in bucket 0.
-        (top.checked_shr(32 - self.bits).unwrap_or(0)) as usize
+        digit(r, 0, self.bits)
     }
 
     /// Number of buckets.
@@ -162,6 +172,33 @@ impl Buckets {
         self.arena[at..at + RECORD_BYTES].copy_from_slice(&r);
         self.cursor[b] = at + RECORD_BYTES;
         self.len += 1;
+        Ok(())
+    }
+
+    /// Adds records grouped by bucket (as [`group_by_bucket`] leaves them):
+    /// each run is copied into its bucket's blocks whole, instead of one
+    /// record at a time to a different place each.
+    ///
+    /// # Errors
+    ///
+    /// I/O errors writing a spill file, naming it.
+    pub fn push_runs(&mut self, records: &[Record], runs: &[BucketRun]) -> io::Result<()> {
+        for run in runs {
+            let b = run.bucket as usize;
+            debug_assert!(b < self.buckets());
+            let mut rest = records[run.start as usize..run.end as usize].as_flattened();
+            while !rest.is_empty() {
+                if self.cursor[b] == self.block_end[b] {
+                    self.new_block(b)?;
+                }
+                let at = self.cursor[b];
+                let n = (self.block_end[b] - at).min(rest.len());
+                self.arena[at..at + n].copy_from_slice(&rest[..n]);
+                self.cursor[b] = at + n;
+                rest = &rest[n..];
+            }
+            self.len += u64::from(run.end - run.start);
+        }
         Ok(())
     }
 
@@ -349,6 +386,81 @@ fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
     f.read_exact(buf)
 }
 
+/// The `bits` bits of a record's hash after its first `skip` bits (0 when
+/// `bits` is 0).
+#[inline]
+fn digit(r: &Record, skip: u32, bits: u32) -> usize {
+    if bits == 0 {
+        return 0;
+    }
+    let top = u64::from_be_bytes(r[..8].try_into().expect("8 bytes"));
+    (top.checked_shl(skip).unwrap_or(0) >> (64 - bits)) as usize
+}
+
+/// Stable counting sort of `records` into `out` by [`digit`]; returns where
+/// each digit's group starts (`2^bits + 1` entries, the last is the end).
+fn counting_sort(records: &[Record], out: &mut Vec<Record>, skip: u32, bits: u32) -> Vec<usize> {
+    let mut starts = vec![0usize; (1 << bits) + 1];
+    for r in records {
+        starts[digit(r, skip, bits) + 1] += 1;
+    }
+    for d in 1..starts.len() {
+        starts[d] += starts[d - 1];
+    }
+    out.clear();
+    out.resize(records.len(), [0u8; RECORD_BYTES]);
+    let mut next = starts.clone();
+    for r in records {
+        let d = digit(r, skip, bits);
+        out[next[d]] = *r;
+        next[d] += 1;
+    }
+    starts
+}
+
+/// Records `start..end` of a batch, all in bucket `bucket`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BucketRun {
+    /// The bucket.
+    pub bucket: u32,
+    /// First record of the run.
+    pub start: u32,
+    /// One past its last record.
+    pub end: u32,
+}
+
+/// Groups a batch of records by their bucket of `bits` bits for
+/// [`Buckets::push_runs`]: a batch in hash order already is (its order is
+/// kept and `true` returned); any other is counting-sorted by bucket
+/// through `scratch`. Returns whether the batch was in hash order, and the
+/// runs.
+pub fn group_by_bucket(
+    records: &mut Vec<Record>,
+    scratch: &mut Vec<Record>,
+    bits: u32,
+) -> (bool, Vec<BucketRun>) {
+    let sorted = records
+        .windows(2)
+        .all(|w| sort_key(&w[0]) <= sort_key(&w[1]));
+    if !sorted {
+        counting_sort(records, scratch, 0, bits);
+        std::mem::swap(records, scratch);
+    }
+    let mut runs: Vec<BucketRun> = Vec::new();
+    for (i, r) in records.iter().enumerate() {
+        let bucket = digit(r, 0, bits) as u32;
+        match runs.last_mut() {
+            Some(run) if run.bucket == bucket => run.end = i as u32 + 1,
+            _ => runs.push(BucketRun {
+                bucket,
+                start: i as u32,
+                end: i as u32 + 1,
+            }),
+        }
+    }
+    (sorted, runs)
+}
+
 /// Sorts records whose top `skip_bits` bits are all equal and whose next
 /// bits are uniform (hashes): one counting pass on the next `log2(n)` bits
 /// places each record in a group of about one, and each group is then
@@ -362,25 +474,8 @@ fn sort_uniform(records: &[Record], skip_bits: u32) -> Vec<Record> {
         v.sort_unstable_by_key(|r| sort_key(r));
         return v;
     }
-    let bits = n.ilog2().min(20);
-    let digit = |r: &Record| {
-        let top = u64::from_be_bytes(r[..8].try_into().expect("8 bytes"));
-        (top.checked_shl(skip_bits).unwrap_or(0) >> (64 - bits)) as usize
-    };
-    let mut starts = vec![0usize; (1 << bits) + 1];
-    for r in records {
-        starts[digit(r) + 1] += 1;
-    }
-    for d in 1..starts.len() {
-        starts[d] += starts[d - 1];
-    }
-    let mut out = vec![[0u8; RECORD_BYTES]; n];
-    let mut next = starts.clone();
-    for r in records {
-        let d = digit(r);
-        out[next[d]] = *r;
-        next[d] += 1;
-    }
+    let mut out = Vec::new();
+    let starts = counting_sort(records, &mut out, skip_bits, n.ilog2().min(20));
     for w in starts.windows(2) {
         let group = &mut out[w[0]..w[1]];
         match group.len() {
@@ -518,6 +613,37 @@ mod tests {
                 assert_eq!(g, w, "same records, n {n}");
             }
         }
+    }
+
+    #[test]
+    fn runs_pushed_whole_drain_like_records_pushed_one_by_one() {
+        let dir = std::env::temp_dir().join(format!("spool-buckets-runs-{}", std::process::id()));
+        for memory in [0, 64 << 10, 16 << 20] {
+            let bits = Buckets::bits_for(memory);
+            let mut one = Buckets::new(memory, dir.join(format!("one-{memory}")));
+            let mut runs = Buckets::new(memory, dir.join(format!("runs-{memory}")));
+            let mut scratch = Vec::new();
+            for batch in 0..20u64 {
+                let mut records: Vec<Record> = (0..1000u64)
+                    .map(|i| record(&key_of(batch * 1000 + i), i as u32))
+                    .collect();
+                if batch % 3 == 0 {
+                    records.sort_by_key(|r| sort_key(r));
+                }
+                for r in &records {
+                    one.push(*r).unwrap();
+                }
+                let (sorted, grouped) = group_by_bucket(&mut records, &mut scratch, bits);
+                assert_eq!(sorted, batch % 3 == 0);
+                assert_eq!(grouped.iter().map(|r| r.end - r.start).sum::<u32>(), 1000);
+                assert!(grouped.windows(2).all(|w| w[0].bucket < w[1].bucket));
+                runs.push_runs(&records, &grouped).unwrap();
+            }
+            assert_eq!(one.len_records(), runs.len_records());
+            assert_eq!(one.spills() > 0, runs.spills() > 0, "memory {memory}");
+            assert_eq!(drain(&one), drain(&runs), "memory {memory}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

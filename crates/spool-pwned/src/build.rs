@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use std::sync::{Mutex, PoisonError};
 
-use crate::buckets::{self, Buckets, Record};
+use crate::buckets::{self, group_by_bucket, BucketRun, Buckets, Record};
 use crate::input::{Input, Source};
 use crate::parse::{parse_line, LineErrorKind};
 use crate::readahead::{file_chunks, stream_chunks, Chunk};
@@ -156,42 +156,61 @@ enum Sink {
 }
 
 impl Sink {
-    #[inline]
-    fn push(&mut self, r: Record, make_buckets: &dyn Fn() -> Buckets) -> io::Result<u64> {
-        match self {
-            Sink::Streaming(dedup) => {
-                if dedup
-                    .pending
-                    .is_none_or(|p| buckets::sort_key(&p) <= buckets::sort_key(&r))
-                {
-                    dedup.push(&r)?;
-                    return Ok(0);
+    /// Takes a batch from a parsing thread. A batch in hash order keeps
+    /// streaming if it follows what was streamed; anything else goes into
+    /// buckets, run by run. Returns the duplicates merged while streaming
+    /// when the sink switches to sorting.
+    fn push_batch(
+        &mut self,
+        records: &[Record],
+        sorted: bool,
+        runs: &[BucketRun],
+        make_buckets: &dyn Fn() -> Buckets,
+    ) -> io::Result<u64> {
+        if let Sink::Streaming(dedup) = self {
+            let follows = match (dedup.pending, records.first()) {
+                (Some(p), Some(first)) => buckets::sort_key(&p) <= buckets::sort_key(first),
+                _ => true,
+            };
+            if sorted && follows {
+                for r in records {
+                    dedup.push(r)?;
                 }
-                // Out of order: everything streamed so far goes into the
-                // buckets too (the duplicates merged while streaming are
-                // already single records; their number is returned).
-                let Sink::Streaming(dedup) = std::mem::replace(self, Sink::Sorting(make_buckets()))
-                else {
-                    unreachable!("matched above")
-                };
-                let Sink::Sorting(store) = self else {
-                    unreachable!("just replaced")
-                };
-                let Dedup {
-                    writer,
-                    pending,
-                    duplicates,
-                    ..
-                } = dedup;
-                writer.into_records(|rec| store.push(rec))?;
-                if let Some(p) = pending {
-                    store.push(p)?;
-                }
-                store.push(r)?;
-                Ok(duplicates)
+                return Ok(0);
             }
-            Sink::Sorting(store) => store.push(r).map(|()| 0),
         }
+        let duplicates = self.switch_to_sorting(make_buckets)?;
+        let Sink::Sorting(store) = self else {
+            unreachable!("switched")
+        };
+        store.push_runs(records, runs)?;
+        Ok(duplicates)
+    }
+
+    /// From streaming to sorting: everything streamed so far goes into the
+    /// buckets too. The duplicates merged while streaming are already
+    /// single records; their number is returned.
+    fn switch_to_sorting(&mut self, make_buckets: &dyn Fn() -> Buckets) -> io::Result<u64> {
+        if let Sink::Sorting(_) = self {
+            return Ok(0);
+        }
+        let Sink::Streaming(dedup) = std::mem::replace(self, Sink::Sorting(make_buckets())) else {
+            unreachable!("checked above")
+        };
+        let Sink::Sorting(store) = self else {
+            unreachable!("just replaced")
+        };
+        let Dedup {
+            writer,
+            pending,
+            duplicates,
+            ..
+        } = dedup;
+        writer.into_records(|rec| store.push(rec))?;
+        if let Some(p) = pending {
+            store.push(p)?;
+        }
+        Ok(duplicates)
     }
 }
 
@@ -220,7 +239,12 @@ enum Group {
 /// What a parsing thread made of one chunk.
 struct Parsed {
     input: usize,
+    /// The records, grouped by bucket (in input order if that was hash
+    /// order).
     records: Vec<Record>,
+    /// Whether the records were in hash order.
+    sorted: bool,
+    runs: Vec<BucketRun>,
     lines: u64,
     invalid: u64,
     bytes: u64,
@@ -230,12 +254,14 @@ struct Parsed {
 }
 
 /// Parses a chunk's lines into records (in a recycled vector from
-/// `batches`).
+/// `batches`) and groups them by bucket of `bits` bits, using `scratch`.
 fn parse_chunk(
     chunk: &Chunk,
     prefix: &[u8],
     opts: &BuildOptions,
+    bits: u32,
     batches: &Mutex<Vec<Vec<Record>>>,
+    scratch: &mut Vec<Record>,
 ) -> Parsed {
     let records = batches
         .lock()
@@ -245,6 +271,8 @@ fn parse_chunk(
     let mut parsed = Parsed {
         input: chunk.input,
         records,
+        sorted: true,
+        runs: Vec::new(),
         lines: 0,
         invalid: 0,
         bytes: 0,
@@ -268,6 +296,7 @@ fn parse_chunk(
             }
         }
     }
+    (parsed.sorted, parsed.runs) = group_by_bucket(&mut parsed.records, scratch, bits);
     parsed
 }
 
@@ -297,6 +326,7 @@ pub fn build(
         RESERVED_MEMORY + DRAIN_HEADROOM + RESERVED_PER_THREAD * opts.threads.max(1),
     );
     let make_buckets = || Buckets::new(arena, spill_dir.clone());
+    let bits = Buckets::bits_for(arena);
     let mut report = BuildReport::default();
     let mut sink = Sink::Streaming(Dedup::new(output, kind)?);
     let mut streamed_duplicates = 0u64;
@@ -333,15 +363,23 @@ pub fn build(
         crate::ordered::for_each_ordered(
             chunks.map(|c| c.map_err(BuildError::from)),
             workers,
-            || (),
-            |chunk, _| parse_chunk(&chunk, &inputs[chunk.input].1, opts, &batches),
+            Vec::new,
+            |chunk, scratch| {
+                parse_chunk(
+                    &chunk,
+                    &inputs[chunk.input].1,
+                    opts,
+                    bits,
+                    &batches,
+                    scratch,
+                )
+            },
             |parsed: Parsed| {
                 report.bytes += parsed.bytes;
                 report.lines += parsed.lines;
                 report.invalid += parsed.invalid;
-                for r in &parsed.records {
-                    streamed_duplicates += sink.push(*r, &make_buckets)?;
-                }
+                streamed_duplicates +=
+                    sink.push_batch(&parsed.records, parsed.sorted, &parsed.runs, &make_buckets)?;
                 if let Some((line, offset, kind)) = parsed.error {
                     return Err(BuildError::Malformed {
                         source_name: inputs[parsed.input].0.clone(),
