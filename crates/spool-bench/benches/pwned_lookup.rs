@@ -97,16 +97,7 @@ fn main() {
         pages.push(resident(0) as u128);
         assert_eq!(got, *want);
     }
-    cold.sort_unstable();
-    pages.sort_unstable();
-    println!(
-        "cold open + lookup: p50 {:.1} µs, p99 {:.1} µs over {} samples; pages read: p50 {}, max {}",
-        percentile(&cold, 0.5) as f64 / 1e3,
-        percentile(&cold, 0.99) as f64 / 1e3,
-        cold.len(),
-        percentile(&pages, 0.5),
-        pages[pages.len() - 1]
-    );
+    println!("cold open + lookup: {}", cold_summary(cold, pages));
 
     // 2. A long-lived process's view: the header and table are cached, the
     // records are not (dropped with fadvise, which spares pages that some
@@ -137,14 +128,23 @@ fn main() {
         pages.push((resident(records_at) - before) as u128);
         assert_eq!(got, *want);
     }
-    cold.sort_unstable();
-    pages.sort_unstable();
     println!(
-        "cold lookup in an open index (records not cached): p50 {:.1} µs, p99 {:.1} µs; pages read: p50 {}, mean {:.2}, max {}",
-        percentile(&cold, 0.5) as f64 / 1e3,
-        percentile(&cold, 0.99) as f64 / 1e3,
+        "cold lookup in an open index (records not cached): {}",
+        cold_summary(cold, pages)
+    );
+}
+
+/// Latency percentiles and pages read by a set of cold lookups.
+fn cold_summary(mut times: Vec<u128>, mut pages: Vec<u128>) -> String {
+    times.sort_unstable();
+    pages.sort_unstable();
+    format!(
+        "p50 {:.1} µs, p99 {:.1} µs over {} samples; pages read: p50 {}, mean {:.2}, max {}",
+        percentile(&times, 0.5) as f64 / 1e3,
+        percentile(&times, 0.99) as f64 / 1e3,
+        times.len(),
         percentile(&pages, 0.5),
         pages.iter().sum::<u128>() as f64 / pages.len() as f64,
         pages[pages.len() - 1]
-    );
+    )
 }
