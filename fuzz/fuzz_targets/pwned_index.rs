@@ -1,9 +1,9 @@
 //! Damaged index files: a valid index (built once) with arbitrary bytes
 //! flipped and an arbitrary truncation. Opening must reject it or accept it
 //! without panicking, and an accepted file must answer lookups and verify
-//! without panicking (the header checksum guards the header; the fanout
-//! table is range-checked on open; records are only read through checked
-//! slices).
+//! without panicking (the header checksum guards the header; open checks
+//! the size; each lookup range-checks the two table entries it uses, and
+//! records are only read through checked slices).
 #![no_main]
 
 use std::sync::OnceLock;
