@@ -13,7 +13,7 @@ use regex::bytes::Regex;
 use super::escape::{escape, escape_full, escape_within, MAX_NAME_LEN};
 use super::workers::{self, Job, Worker};
 use super::{Column, GroupSummary, Layout, Options, PartitionError, Summary};
-use crate::read::{fields::field, Block, FileBlocks, Record};
+use crate::read::{fields::field, Block, FileBlocks, Record, Records};
 use crate::write::{Chunk, ChunkPool, PartialFile};
 
 /// Longest file name (in bytes) the common file systems allow (ext4, XFS,
@@ -299,12 +299,20 @@ impl<'a> Router<'a> {
                 })?;
                 let names: Vec<&str> = text.split(self.options.delimiter as char).collect();
                 self.resolve_columns(Some(&names))?;
-                let mut line = body.to_vec();
-                line.push(self.options.read.delimiter);
+                // Written as read, so a CRLF header stays CRLF like the
+                // records under it.
+                let mut line = record.raw().to_vec();
+                if line.last() != Some(&self.options.read.delimiter) {
+                    line.push(self.options.read.delimiter);
+                }
                 self.header = Some(line);
             }
             Some(first) => {
-                if first[..first.len() - 1] != *body {
+                let delimiter = self.options.read.delimiter;
+                let first_body = Records::new(first, delimiter, 1, 0)
+                    .next()
+                    .map(|r| r.bytes());
+                if first_body != Some(body) {
                     return Err(self.input_error(
                         file,
                         record,
