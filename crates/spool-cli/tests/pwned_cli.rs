@@ -228,3 +228,28 @@ fn range_directory_larger_than_the_descriptor_limit() {
         .args(["--hash", &hash]);
     assert!(run(cmd, None).status.success());
 }
+
+/// What KeePassXC's `keepassxc-cli analyze --hibp FILE --okon BINARY` does:
+/// it refuses a FILE not named `*.okon`, passes the SHA-1 in lowercase hex
+/// as `--path FILE --hash HEX`, and reads only the exit code (1 found,
+/// 2 cannot load, anything else not found).
+#[test]
+fn keepassxc_invocation() {
+    let dir = Dir::new("keepassxc");
+    let index = built_index(&dir);
+    let okon_file = dir.0.join("pwned.okon");
+    std::fs::rename(&index, &okon_file).unwrap();
+    for (password, code) in [
+        (spool_pwned::sample::sample_password(5, 11), 1),
+        ("not in the sample".to_string(), 0),
+    ] {
+        let lower = sha1_hex(&password).to_lowercase();
+        let out = okon()
+            .arg("--path")
+            .arg(&okon_file)
+            .args(["--hash", &lower])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{password}");
+    }
+}
