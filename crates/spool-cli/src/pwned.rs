@@ -36,7 +36,8 @@ enum Command {
         /// Memory for the build, e.g. 512M or 2G (peak RSS stays within it).
         #[arg(long, default_value = "512M", value_parser = crate::size::parse_size)]
         memory: usize,
-        /// Threads parsing lines and sorting buckets (default: one per core).
+        /// Threads parsing lines and sorting buckets (default: one per core,
+        /// at most 8).
         #[arg(long)]
         threads: Option<usize>,
         /// Skip malformed lines (and report how many) instead of stopping.

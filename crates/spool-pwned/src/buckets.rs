@@ -204,6 +204,10 @@ impl Buckets {
 
     #[cold]
     fn new_block(&mut self, b: usize) -> io::Result<()> {
+        assert!(
+            self.blocks > 0,
+            "records pushed after the arena was released"
+        );
         if self.used == self.blocks {
             self.spill()?;
         }
@@ -311,6 +315,7 @@ impl Buckets {
     /// anything was spilled already (so this costs one more spill file,
     /// not a first one): the final phase then has the whole budget for
     /// buckets in flight instead of holding them on top of a full arena.
+    /// Only for the final phase: nothing may be pushed afterwards.
     ///
     /// # Errors
     ///

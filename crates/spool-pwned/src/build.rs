@@ -24,7 +24,8 @@ pub struct BuildOptions {
     pub skip_invalid: bool,
     /// Where spill files go (default: next to the output).
     pub temp_dir: Option<PathBuf>,
-    /// Threads that parse lines and sort buckets (default: one per core).
+    /// Threads that parse lines and sort buckets (default: one per core, at
+    /// most 8).
     pub threads: usize,
 }
 
@@ -35,7 +36,10 @@ impl Default for BuildOptions {
             memory: 512 << 20,
             skip_invalid: false,
             temp_dir: None,
-            threads: std::thread::available_parallelism().map_or(2, usize::from),
+            // One thread takes every parsed batch in order; beyond about
+            // eight parsing threads it is the limit, and more would only
+            // add read-ahead buffers.
+            threads: std::thread::available_parallelism().map_or(2, |n| n.get().min(8)),
         }
     }
 }
