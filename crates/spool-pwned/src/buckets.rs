@@ -88,7 +88,6 @@ pub struct Buckets {
     /// places as there are buckets; with 4 KiB pages nearly every push
     /// missed the TLB.
     arena: memmap2::MmapMut,
-    blocks: usize,
     /// Blocks handed out from the arena so far.
     used: usize,
     /// Each bucket's blocks in the arena, in order.
@@ -113,7 +112,6 @@ impl Buckets {
         Buckets {
             bits,
             arena: anonymous(blocks * BLOCK_BYTES),
-            blocks,
             used: 0,
             lists: vec![Vec::new(); buckets],
             cursor: vec![0; buckets],
@@ -122,6 +120,11 @@ impl Buckets {
             spill_dir,
             len: 0,
         }
+    }
+
+    /// Blocks the arena holds (0 once it was released).
+    fn blocks(&self) -> usize {
+        self.arena.len() / BLOCK_BYTES
     }
 
     fn blocks_for(memory: usize) -> usize {
@@ -205,10 +208,10 @@ impl Buckets {
     #[cold]
     fn new_block(&mut self, b: usize) -> io::Result<()> {
         assert!(
-            self.blocks > 0,
+            self.blocks() > 0,
             "records pushed after the arena was released"
         );
-        if self.used == self.blocks {
+        if self.used == self.blocks() {
             self.spill()?;
         }
         self.lists[b].push(self.used as u32);
@@ -321,12 +324,11 @@ impl Buckets {
     ///
     /// I/O errors writing the spill file, naming it.
     pub fn release_arena(&mut self) -> io::Result<()> {
-        if self.spills.is_empty() || self.blocks == 0 {
+        if self.spills.is_empty() || self.blocks() == 0 {
             return Ok(());
         }
         self.spill()?;
         self.arena = anonymous(0);
-        self.blocks = 0;
         Ok(())
     }
 
@@ -566,7 +568,7 @@ mod tests {
             if b.spills() > 0 {
                 // Giving the arena back first changes nothing in the output.
                 b.release_arena().unwrap();
-                assert_eq!(b.blocks, 0);
+                assert_eq!(b.blocks(), 0);
                 let again = drain(&b);
                 assert_eq!(again.len(), got.len());
                 got = again;
