@@ -105,13 +105,17 @@ pub struct Buckets {
 impl Buckets {
     /// A store using about `memory` bytes of arena; spill files go into
     /// `spill_dir` (created when first needed).
-    pub fn new(memory: usize, spill_dir: PathBuf) -> Self {
+    ///
+    /// # Errors
+    ///
+    /// If the arena cannot be reserved.
+    pub fn new(memory: usize, spill_dir: PathBuf) -> io::Result<Self> {
         let blocks = Self::blocks_for(memory);
         let bits = Self::bits_for(memory);
         let buckets = 1usize << bits;
-        Buckets {
+        Ok(Buckets {
             bits,
-            arena: anonymous(blocks * BLOCK_BYTES),
+            arena: anonymous(blocks * BLOCK_BYTES)?,
             used: 0,
             lists: vec![Vec::new(); buckets],
             cursor: vec![0; buckets],
@@ -119,7 +123,7 @@ impl Buckets {
             spills: Vec::new(),
             spill_dir,
             len: 0,
-        }
+        })
     }
 
     /// Blocks the arena holds (0 once it was released).
@@ -328,7 +332,7 @@ impl Buckets {
             return Ok(());
         }
         self.spill()?;
-        self.arena = anonymous(0);
+        self.arena = anonymous(0)?;
         Ok(())
     }
 
@@ -371,13 +375,22 @@ impl Drop for Buckets {
 }
 
 /// `len` zeroed bytes of anonymous memory (backed by huge pages where the
-/// kernel allows; a failed hint is ignored). Falls back to the heap if the
-/// map fails.
-fn anonymous(len: usize) -> memmap2::MmapMut {
-    let map = memmap2::MmapMut::map_anon(len.max(1)).expect("anonymous memory map");
+/// kernel allows; a failed hint is ignored).
+///
+/// # Errors
+///
+/// If the system will not reserve that much memory (the message says how
+/// much, so a too large `--memory` is easy to spot).
+fn anonymous(len: usize) -> io::Result<memmap2::MmapMut> {
+    let map = memmap2::MmapMut::map_anon(len.max(1)).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("cannot reserve {len} bytes of memory for sorting: {e}"),
+        )
+    })?;
     #[cfg(target_os = "linux")]
     let _ = map.advise(memmap2::Advice::HugePage);
-    map
+    Ok(map)
 }
 
 #[cfg(unix)]
@@ -551,7 +564,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("spool-buckets-test-{}", std::process::id()));
         // Tiny arenas force many spills; a large one none.
         for memory in [0, 8 << 10, 64 << 10, 1 << 20, 64 << 20] {
-            let mut b = Buckets::new(memory, dir.join(memory.to_string()));
+            let mut b = Buckets::new(memory, dir.join(memory.to_string())).unwrap();
             let mut want = Vec::new();
             for i in 0..20_000u64 {
                 let r = record(&key_of(i % 15_000), i as u32);
@@ -627,8 +640,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("spool-buckets-runs-{}", std::process::id()));
         for memory in [0, 64 << 10, 16 << 20] {
             let bits = Buckets::bits_for(memory);
-            let mut one = Buckets::new(memory, dir.join(format!("one-{memory}")));
-            let mut runs = Buckets::new(memory, dir.join(format!("runs-{memory}")));
+            let mut one = Buckets::new(memory, dir.join(format!("one-{memory}"))).unwrap();
+            let mut runs = Buckets::new(memory, dir.join(format!("runs-{memory}"))).unwrap();
             let mut scratch = Vec::new();
             for batch in 0..20u64 {
                 let mut records: Vec<Record> = (0..1000u64)
@@ -655,11 +668,11 @@ mod tests {
 
     #[test]
     fn bucket_count_follows_the_arena() {
-        let b = Buckets::new(512 << 20, PathBuf::from("unused"));
+        let b = Buckets::new(512 << 20, PathBuf::from("unused")).unwrap();
         assert_eq!(b.buckets(), 4096);
-        let b = Buckets::new(1 << 20, PathBuf::from("unused"));
+        let b = Buckets::new(1 << 20, PathBuf::from("unused")).unwrap();
         assert!(b.buckets() >= 8 && b.buckets() <= 16, "{}", b.buckets());
-        let b = Buckets::new(0, PathBuf::from("unused"));
+        let b = Buckets::new(0, PathBuf::from("unused")).unwrap();
         assert_eq!(b.buckets(), 1);
     }
 }

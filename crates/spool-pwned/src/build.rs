@@ -169,7 +169,7 @@ impl Sink {
         records: &[Record],
         sorted: bool,
         runs: &[BucketRun],
-        make_buckets: &dyn Fn() -> Buckets,
+        make_buckets: &dyn Fn() -> io::Result<Buckets>,
     ) -> io::Result<u64> {
         if let Sink::Streaming(dedup) = self {
             let follows = match (dedup.pending, records.first()) {
@@ -194,11 +194,14 @@ impl Sink {
     /// From streaming to sorting: everything streamed so far goes into the
     /// buckets too. The duplicates merged while streaming are already
     /// single records; their number is returned.
-    fn switch_to_sorting(&mut self, make_buckets: &dyn Fn() -> Buckets) -> io::Result<u64> {
+    fn switch_to_sorting(
+        &mut self,
+        make_buckets: &dyn Fn() -> io::Result<Buckets>,
+    ) -> io::Result<u64> {
         if let Sink::Sorting(_) = self {
             return Ok(0);
         }
-        let Sink::Streaming(dedup) = std::mem::replace(self, Sink::Sorting(make_buckets())) else {
+        let Sink::Streaming(dedup) = std::mem::replace(self, Sink::Sorting(make_buckets()?)) else {
             unreachable!("checked above")
         };
         let Sink::Sorting(store) = self else {
