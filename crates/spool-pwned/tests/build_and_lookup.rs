@@ -87,6 +87,8 @@ proptest! {
         for (key, count) in &want {
             prop_assert_eq!(index.lookup(key), Some((*count).min(u64::from(u32::MAX)) as u32));
         }
+        let total: u64 = want.values().map(|c| (*c).min(u64::from(u32::MAX))).sum();
+        prop_assert_eq!(index.header().total_count, total);
         for key in &keys {
             let mut absent = *key;
             absent[19] ^= 0x5a;
