@@ -224,9 +224,10 @@ impl EncodedRun {
             let count = buckets::count(r);
             if last_key == Some(key) {
                 let at = run.bytes.len() - 4;
-                let merged = u32::from_le_bytes(run.bytes[at..].try_into().expect("4 bytes"))
-                    .saturating_add(count);
+                let before = u32::from_le_bytes(run.bytes[at..].try_into().expect("4 bytes"));
+                let merged = before.saturating_add(count);
                 run.bytes[at..].copy_from_slice(&merged.to_le_bytes());
+                run.total += u64::from(merged - before);
                 run.duplicates += 1;
                 continue;
             }
@@ -239,17 +240,9 @@ impl EncodedRun {
             run.bytes.extend_from_slice(&r[PREFIX_BYTES..key_len]);
             run.bytes.extend_from_slice(&count.to_le_bytes());
             run.records += 1;
+            run.total += u64::from(count);
         }
         run.last = last_key;
-        run.total = run
-            .bytes
-            .chunks_exact(len)
-            .map(|rec| {
-                u64::from(u32::from_le_bytes(
-                    rec[len - 4..].try_into().expect("4 bytes"),
-                ))
-            })
-            .sum();
         run.crc.update(&run.bytes);
         run
     }
