@@ -6,7 +6,7 @@ use std::path::Path;
 use memmap2::Mmap;
 
 use crate::format::{self, Header, FANOUT_ENTRIES, HEADER_LEN, PREFIX_BYTES, RECORDS_OFFSET};
-use crate::HashKind;
+use crate::{HashKind, Records};
 
 /// Why an index could not be opened or verified.
 #[derive(Debug, thiserror::Error)]
@@ -177,6 +177,52 @@ impl Index {
             }
         }
         None
+    }
+
+    /// The records whose hashes start with the 20 bits `prefix` — the five
+    /// hex digits of a Pwned Passwords range query — in hash order, as a
+    /// view into the map: nothing is copied.
+    ///
+    /// Reads two fanout entries, then binary-searches the 16-bit prefix's
+    /// records for those whose next four bits match. Like
+    /// [`lookup`](Self::lookup), it range-checks the table entries it uses:
+    /// a damaged table gives wrong records at worst, never a read outside
+    /// the file.
+    ///
+    /// # Panics
+    ///
+    /// If `prefix` does not fit in 20 bits.
+    pub fn range(&self, prefix: u32) -> Records<'_> {
+        assert!(
+            prefix < 1 << 20,
+            "a range prefix has 20 bits, got {prefix:#x}"
+        );
+        let kind = self.header.kind;
+        let p = (prefix >> 4) as usize;
+        let (lo, hi) = (self.fanout(p), self.fanout(p + 1));
+        if lo > hi || hi > self.header.records {
+            return Records::new(&[], kind); // a corrupt table: `verify` reports it
+        }
+        let len = format::record_len(kind);
+        let bucket =
+            &self.map[RECORDS_OFFSET + lo as usize * len..RECORDS_OFFSET + hi as usize * len];
+        let n = bucket.len() / len;
+        // Records with hash digit 5 below `digit`: the bucket is sorted, so
+        // they come first.
+        let below = |digit: u8| {
+            let (mut lo, mut hi) = (0, n);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if bucket[mid * len] >> 4 < digit {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        };
+        let digit = (prefix & 0xF) as u8;
+        Records::new(&bucket[below(digit) * len..below(digit + 1) * len], kind)
     }
 
     /// Checks the checksum of the fanout table and the records (reads the

@@ -8,7 +8,9 @@
 //!   records into buckets by their leading bits, and writes the index in one
 //!   sequential pass ([`IndexWriter`]).
 //! - [`Index`] maps an index read-only and looks hashes up through a 16-bit
-//!   fanout table and a binary search within one prefix's records.
+//!   fanout table and a binary search within one prefix's records;
+//!   [`Index::range`] hands out the [`Records`] of a five-hex-digit range
+//!   query without copying them.
 //! - [`sample`] generates deterministic sample data.
 //!
 //! The file format is in [`format`](mod@format) and `docs/pwned-format.md`: 22 bytes per
@@ -41,6 +43,7 @@ pub mod input;
 mod ordered;
 mod parse;
 mod readahead;
+mod records;
 pub mod sample;
 mod writer;
 
@@ -48,4 +51,5 @@ pub use hash::{to_hex, HashKind};
 pub use hex::decode_hex;
 pub use index::{Index, IndexError};
 pub use parse::{parse_line, LineErrorKind};
+pub use records::{Record, Records};
 pub use writer::IndexWriter;

@@ -68,8 +68,10 @@ pub fn write_sample(
 }
 
 /// Writes the sample as a directory of range files `XXXXX.txt` (the first
-/// five hex digits name the file; lines hold the rest), like the official
-/// downloader.
+/// five hex digits name the file; lines hold the rest), byte for byte as the
+/// official downloader saves the API's responses: upper-case `SUFFIX:COUNT`
+/// lines in hash order, separated by CRLF (LF unless `crlf`), with no line
+/// break after the last.
 ///
 /// # Errors
 ///
@@ -94,10 +96,13 @@ pub fn write_sample_ranges(
             let path = dir.join(format!("{prefix}.txt"));
             let file =
                 std::fs::File::create(&path).map_err(|e| crate::writer::with_path(e, &path))?;
-            current = Some((prefix.to_string(), io::BufWriter::new(file)));
+            let mut f = io::BufWriter::new(file);
+            write!(f, "{rest}:{count}")?;
+            current = Some((prefix.to_string(), f));
+        } else {
+            let f = &mut current.as_mut().expect("open").1;
+            write!(f, "{eol}{rest}:{count}")?;
         }
-        let f = &mut current.as_mut().expect("just set").1;
-        write!(f, "{rest}:{count}{eol}")?;
     }
     if let Some((_, mut f)) = current {
         f.flush()?;
