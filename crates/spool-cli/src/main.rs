@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 mod demo;
 mod partition;
 mod pwned;
+mod pwned_serve;
 mod size;
 
 /// Move bytes without wasted copies: demos and tools built on spool.

@@ -98,6 +98,9 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Serve indexes over HTTP: the Pwned Passwords range API
+    /// (`/range/{prefix}`), counts (`/check/...`), `/healthz`, `/metrics`.
+    Serve(crate::pwned_serve::Args),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -144,6 +147,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             hash,
             batch,
         } => run_check(&index, password, hash, batch),
+        Command::Serve(args) => crate::pwned_serve::run(args),
         Command::Verify { index } => {
             let index = Index::open(&index)?;
             index.verify()?;

@@ -1,0 +1,98 @@
+//! What the service serves and the limits it holds clients to.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The service's configuration: `spool pwned serve`'s options.
+///
+/// # Examples
+///
+/// ```
+/// let config = spool_serve::Config {
+///     sha1: Some("pwned.idx".into()),
+///     ..spool_serve::Config::default()
+/// };
+/// assert_eq!(config.listen.to_string(), "127.0.0.1:8082");
+/// assert!(!config.access_log, "the log would hold hash prefixes: opt in");
+/// ```
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Address to listen on; port 0 picks a free one.
+    pub listen: SocketAddr,
+    /// The SHA-1 index (the main corpus), if served.
+    pub sha1: Option<PathBuf>,
+    /// The NTLM index, if served.
+    pub ntlm: Option<PathBuf>,
+    /// Reload when an index path is replaced (renamed over), as well as on
+    /// SIGHUP.
+    pub watch: bool,
+    /// Check an index's checksums (reading the whole file) before serving
+    /// it, at start and on every reload.
+    pub verify: bool,
+    /// Write one JSON line per request to standard error. Off by default:
+    /// the lines hold hash prefixes and hashes, which narrow down the
+    /// passwords being checked.
+    pub access_log: bool,
+    /// Worker threads (default: one per core).
+    pub threads: Option<usize>,
+    /// What a client may cost.
+    pub limits: Limits,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8082)),
+            sha1: None,
+            ntlm: None,
+            watch: false,
+            verify: false,
+            access_log: false,
+            threads: None,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// Limits against slow, large or numerous requests.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Connections served at once. Each holds a task and about 16 KiB of
+    /// buffers; further connections wait in the kernel's accept backlog
+    /// until one closes. 512 by default: below the usual 1,024 open-file
+    /// limit, far above what a few application servers with connection
+    /// pools need.
+    pub max_connections: usize,
+    /// Time a client has to send a request's headers, counted from the
+    /// connection's start or the end of the previous response — so it also
+    /// closes idle keep-alive connections, which would otherwise hold a
+    /// connection slot forever (slowloris). 10 s by default.
+    pub header_timeout: Duration,
+    /// Time a client has to send a request body (`POST /check/plain`) once
+    /// its headers are in; 408 after. 10 s by default.
+    pub body_timeout: Duration,
+    /// Largest request body: a password. 4 KiB by default — longer than
+    /// any passphrase, short enough that buffering it costs nothing; 413
+    /// beyond.
+    pub max_body: usize,
+    /// Largest request head (request line and headers). 8 KiB by default
+    /// (what most servers accept); 431 beyond.
+    pub max_header_bytes: usize,
+    /// On shutdown, how long in-flight requests may take before their
+    /// connections are cut. 10 s by default.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_connections: 512,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(10),
+            max_body: 4096,
+            max_header_bytes: 8192,
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! The service as `spool pwned serve` runs it: a runtime, the server,
+//! signals and the watch of the index files. Operational messages (what is
+//! served, reloads, shutdown) go to standard error, one line each.
+//!
+//! | signal           | effect                                                  |
+//! |------------------|---------------------------------------------------------|
+//! | SIGTERM, SIGINT  | stop accepting, finish requests in flight, exit         |
+//! | SIGHUP           | reopen the index paths and swap the new indexes in      |
+
+use std::net::SocketAddr;
+
+use tokio::signal::unix::{signal, SignalKind};
+
+use crate::{watch, Config, Handle, ServeError, Server};
+
+/// Prefix of the service's messages.
+pub(crate) const NAME: &str = "spool pwned serve";
+
+/// Serves `config` until SIGTERM or SIGINT; calls `ready` with the bound
+/// address once signals are handled and connections accepted.
+///
+/// # Errors
+///
+/// A [`ServeError`] if the service could not start.
+pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
+    let threads = config
+        .threads
+        .or_else(|| std::thread::available_parallelism().ok().map(Into::into))
+        .unwrap_or(1)
+        .max(1);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .enable_all()
+        .build()
+        .map_err(ServeError::Runtime)?;
+    runtime.block_on(serve(config, ready))
+}
+
+async fn serve(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
+    let server = Server::bind(&config).await?;
+    let handle = server.handle();
+    report_indexes(&handle, "serving");
+    let mut hangup = signal(SignalKind::hangup()).map_err(ServeError::Runtime)?;
+    let mut terminate = signal(SignalKind::terminate()).map_err(ServeError::Runtime)?;
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(ServeError::Runtime)?;
+    let _watcher = match config.watch {
+        true => Some(watch::spawn(handle.clone())?),
+        false => None,
+    };
+    let reloader = handle.clone();
+    tokio::spawn(async move {
+        while hangup.recv().await.is_some() {
+            reload(&reloader, "SIGHUP").await;
+        }
+    });
+    ready(server.local_addr());
+    server
+        .run(async move {
+            tokio::select! {
+                _ = terminate.recv() => {}
+                _ = interrupt.recv() => {}
+            }
+            eprintln!("{NAME}: shutting down: finishing the requests in flight");
+        })
+        .await;
+    Ok(())
+}
+
+/// Reloads off the async threads (opening, and verifying if asked, blocks)
+/// and says what happened.
+pub(crate) async fn reload(handle: &Handle, why: &str) {
+    let reloader = handle.clone();
+    match tokio::task::spawn_blocking(move || reloader.reload()).await {
+        Ok(Ok(_)) => report_indexes(handle, &format!("reloaded ({why})")),
+        Ok(Err(e)) => {
+            eprintln!("{NAME}: reload ({why}) failed, still serving the previous index: {e}")
+        }
+        Err(e) => eprintln!("{NAME}: reload ({why}) failed: {e}"),
+    }
+}
+
+fn report_indexes(handle: &Handle, what: &str) {
+    for kind in [spool_pwned::HashKind::Sha1, spool_pwned::HashKind::Ntlm] {
+        if let Some(loaded) = handle.indexes().get(kind).as_ref() {
+            let index = loaded.index();
+            eprintln!(
+                "{NAME}: {what}: {} ({} {} hashes, ETag {})",
+                index.path(),
+                index.header().records,
+                crate::query::kind_name(kind),
+                loaded.etag().to_str().unwrap_or_default()
+            );
+        }
+    }
+}
