@@ -116,6 +116,17 @@ impl Loaded {
     }
 }
 
+impl std::fmt::Debug for Loaded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Loaded")
+            .field("path", &self.index.path())
+            .field("records", &self.index.header().records)
+            .field("etag", &self.etag)
+            .field("built", &self.built)
+            .finish()
+    }
+}
+
 /// The indexes a server serves, one slot per hash kind, swappable.
 pub struct Indexes {
     sha1: Slot,

@@ -1,0 +1,247 @@
+//! `spool pwned serve` as an operator runs it: sample range files → `pwned
+//! build` → `serve` → every range byte-identical to its file; a rebuilt
+//! index swapped in by SIGHUP under load with no failed request, or by
+//! `--watch`; SIGTERM ends it cleanly.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+mod support;
+use support::Dir;
+
+fn spool(args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_spool"));
+    cmd.args(args);
+    cmd
+}
+
+fn ok(mut cmd: Command) {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// `pwned sample` then `pwned build` (which renames the index into place).
+fn build_sample(dir: &Dir, seed: u64, index: &Path) {
+    let text = dir.0.join(format!("sample-{seed}.txt"));
+    let seed = seed.to_string();
+    ok(spool(&[
+        "pwned",
+        "sample",
+        "--lines",
+        "5000",
+        "--seed",
+        &seed,
+        "-o",
+        path(&text),
+    ]));
+    ok(spool(&["pwned", "build", "-o", path(index), path(&text)]));
+}
+
+/// A running `spool pwned serve` and the lines of its standard error.
+struct Served {
+    child: Child,
+    base: String,
+    stderr: Receiver<String>,
+}
+
+impl Served {
+    fn start(args: &[&str]) -> Served {
+        let mut child = spool(&["pwned", "serve", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, stderr) = channel();
+        let lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        std::thread::spawn(move || lines.map_while(Result::ok).try_for_each(|l| tx.send(l)));
+        let mut served = Served {
+            child,
+            base: String::new(),
+            stderr,
+        };
+        let line = served.wait_for("listening on ");
+        served.base = line.split("listening on ").nth(1).unwrap().to_string();
+        served
+    }
+
+    /// The next standard error line containing `text` (within 10 s).
+    fn wait_for(&mut self, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.stderr.recv_timeout(left) {
+                Ok(line) if line.contains(text) => return line,
+                Ok(_) => {}
+                Err(e) => panic!("no `{text}` on standard error: {e}"),
+            }
+        }
+    }
+
+    fn signal(&self, signal: libc::c_int) {
+        // SAFETY: kill has no memory-safety preconditions; the pid is our
+        // own child's, which has not been reaped yet.
+        assert_eq!(
+            unsafe { libc::kill(self.child.id() as libc::pid_t, signal) },
+            0
+        );
+    }
+
+    /// SIGTERM, then the exit status (within 10 s).
+    fn terminate(mut self) -> std::process::ExitStatus {
+        self.signal(libc::SIGTERM);
+        self.wait_for("shutting down");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "still running after SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn http() -> reqwest::blocking::Client {
+    reqwest::blocking::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn range_files_build_serve_and_come_back_byte_identical() {
+    let dir = Dir::new("serve-round-trip");
+    let ranges = dir.0.join("ranges");
+    let index = dir.0.join("pwned.idx");
+    ok(spool(&[
+        "pwned",
+        "sample",
+        "--lines",
+        "2000",
+        "--crlf",
+        "--ranges",
+        path(&ranges),
+    ]));
+    ok(spool(&[
+        "pwned",
+        "build",
+        "-o",
+        path(&index),
+        path(&ranges),
+    ]));
+    let served = Served::start(&["--sha1", path(&index)]);
+    let client = http();
+    let range = |prefix: &str| {
+        let url = format!("{}/range/{prefix}", served.base);
+        client.get(url).send().unwrap().bytes().unwrap()
+    };
+    let mut files = 0;
+    for entry in std::fs::read_dir(&ranges).unwrap() {
+        let file = entry.unwrap().path();
+        let prefix = file.file_stem().unwrap().to_str().unwrap();
+        assert!(
+            range(prefix) == std::fs::read(&file).unwrap(),
+            "range {prefix}"
+        );
+        files += 1;
+    }
+    assert!(files > 1000);
+    for prefix in (0..200u32).map(|i| format!("{:05X}", i * 5237)) {
+        if !ranges.join(format!("{prefix}.txt")).exists() {
+            assert!(range(&prefix).is_empty(), "{prefix}");
+        }
+    }
+    assert!(served.terminate().success());
+}
+
+/// Asks for one count over and over until `stop`: every answer must be
+/// the old index's or the new one's, and never the old after the new.
+fn ask(url: String, old: String, new: String, stop: Arc<AtomicBool>) -> (u64, u64, Vec<String>) {
+    let client = http();
+    let (mut olds, mut news, mut failures) = (0, 0, Vec::new());
+    while !stop.load(Ordering::Relaxed) {
+        match client
+            .get(&url)
+            .send()
+            .and_then(|r| r.error_for_status())
+            .and_then(|r| r.text())
+        {
+            Ok(count) if count == new => news += 1,
+            Ok(count) if count == old && news == 0 => olds += 1,
+            Ok(count) => failures.push(format!("count {count} after {news} new")),
+            Err(e) => failures.push(e.to_string()),
+        }
+    }
+    (olds, news, failures)
+}
+
+#[test]
+fn sighup_swaps_a_rebuilt_index_under_load_with_no_failed_request() {
+    let dir = Dir::new("serve-sighup");
+    let index = dir.0.join("pwned.idx");
+    build_sample(&dir, 1, &index);
+    let mut served = Served::start(&["--sha1", path(&index)]);
+    let hash = spool_pwned::to_hex(&spool_pwned::HashKind::Sha1.hash_password("sample-1-3"));
+    let old = spool_pwned::sample::sample_count(1, 3).to_string();
+    let stop = Arc::new(AtomicBool::new(false));
+    let clients: Vec<_> = (0..4)
+        .map(|_| {
+            let (url, old, stop) = (
+                format!("{}/check/sha1/{hash}", served.base),
+                old.clone(),
+                Arc::clone(&stop),
+            );
+            std::thread::spawn(move || ask(url, old, "0".into(), stop))
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    // Another sample, built over the served path (temporary name, rename).
+    build_sample(&dir, 2, &index);
+    served.signal(libc::SIGHUP);
+    served.wait_for("reloaded (SIGHUP)");
+    std::thread::sleep(Duration::from_millis(300));
+    stop.store(true, Ordering::Relaxed);
+    for client in clients {
+        let (olds, news, failures) = client.join().unwrap();
+        assert!(failures.is_empty(), "{failures:?}");
+        assert!(olds > 0 && news > 0, "{olds} old, {news} new answers");
+    }
+    assert!(served.terminate().success());
+}
+
+#[test]
+fn watch_reloads_an_index_renamed_over_the_served_path() {
+    let dir = Dir::new("serve-watch");
+    let index = dir.0.join("pwned.idx");
+    build_sample(&dir, 1, &index);
+    let mut served = Served::start(&["--watch", "--sha1", path(&index)]);
+    let hash = spool_pwned::to_hex(&spool_pwned::HashKind::Sha1.hash_password("sample-2-3"));
+    let url = format!("{}/check/sha1/{hash}", served.base);
+    let client = http();
+    assert_eq!(client.get(&url).send().unwrap().text().unwrap(), "0");
+    build_sample(&dir, 2, &index);
+    served.wait_for("reloaded (index file replaced)");
+    let new = spool_pwned::sample::sample_count(2, 3).to_string();
+    assert_eq!(client.get(&url).send().unwrap().text().unwrap(), new);
+    assert!(served.terminate().success());
+}
