@@ -90,6 +90,12 @@ impl Served {
         }
     }
 
+    /// The standard error lines not read yet, up to the end of the stream
+    /// (once the process has exited).
+    fn rest(&self) -> Vec<String> {
+        self.stderr.iter().collect()
+    }
+
     fn signal(&self, signal: libc::c_int) {
         // SAFETY: kill has no memory-safety preconditions; the pid is our
         // own child's, which has not been reaped yet.
@@ -100,7 +106,7 @@ impl Served {
     }
 
     /// SIGTERM, then the exit status (within 10 s).
-    fn terminate(mut self) -> std::process::ExitStatus {
+    fn terminate(&mut self) -> std::process::ExitStatus {
         self.signal(libc::SIGTERM);
         self.wait_for("shutting down");
         let deadline = Instant::now() + Duration::from_secs(10);
@@ -149,7 +155,7 @@ fn range_files_build_serve_and_come_back_byte_identical() {
         path(&index),
         path(&ranges),
     ]));
-    let served = Served::start(&["--sha1", path(&index)]);
+    let mut served = Served::start(&["--sha1", path(&index)]);
     let client = http();
     let range = |prefix: &str| {
         let url = format!("{}/range/{prefix}", served.base);
@@ -244,4 +250,50 @@ fn watch_reloads_an_index_renamed_over_the_served_path() {
     let new = spool_pwned::sample::sample_count(2, 3).to_string();
     assert_eq!(client.get(&url).send().unwrap().text().unwrap(), new);
     assert!(served.terminate().success());
+}
+
+#[test]
+fn the_access_log_is_off_by_default_and_never_holds_a_password() {
+    let dir = Dir::new("serve-access-log");
+    let index = dir.0.join("pwned.idx");
+    build_sample(&dir, 1, &index);
+    let client = http();
+    for logging in [false, true] {
+        let mut args = vec!["--sha1", path(&index)];
+        if logging {
+            args.push("--access-log");
+        }
+        let mut served = Served::start(&args);
+        let range = client
+            .get(format!("{}/range/5BAA6", served.base))
+            .send()
+            .unwrap();
+        assert!(range.status().is_success());
+        let plain = client
+            .post(format!("{}/check/plain", served.base))
+            .body("a secret password")
+            .send()
+            .unwrap();
+        assert_eq!(plain.text().unwrap(), "0");
+        client
+            .get(format!("{}/healthz", served.base))
+            .send()
+            .unwrap();
+        let mut log = Vec::new();
+        if logging {
+            // The log thread writes asynchronously: the last line is
+            // /healthz's.
+            log.push(served.wait_for("\"target\":\"/range/5BAA6\""));
+            log.push(served.wait_for("\"target\":\"/check/plain\""));
+            log.push(served.wait_for("\"target\":\"/healthz\""));
+            assert!(log[0].contains("\"method\":\"GET\"") && log[0].contains("\"status\":200"));
+            assert!(log[0].contains("\"peer\":\"127.0.0.1:"));
+        }
+        assert!(served.terminate().success());
+        log.extend(served.rest());
+        assert!(log.iter().all(|l| !l.contains("secret")), "{log:?}");
+        if !logging {
+            assert!(log.iter().all(|l| !l.contains("\"target\"")), "{log:?}");
+        }
+    }
 }

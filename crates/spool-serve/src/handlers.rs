@@ -8,13 +8,12 @@
 
 use std::sync::Arc;
 
-use axum::body::Body;
-use axum::extract::State;
+use axum::extract::{Request, State};
 use axum::http::header::{
     ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
     ACCESS_CONTROL_MAX_AGE, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ETAG, LAST_MODIFIED, VARY,
 };
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use spool_pwned::HashKind;
@@ -51,7 +50,8 @@ fn no_index(kind: HashKind) -> Response {
 /// `GET /range/{prefix}[?mode=ntlm]`: the suffixes and counts of every
 /// hash starting with the prefix (see [`range`]); `Add-Padding: true`
 /// appends padding (see [`padding`]).
-pub(crate) async fn range(State(app): State<Arc<App>>, uri: Uri, headers: HeaderMap) -> Response {
+pub(crate) async fn range(State(app): State<Arc<App>>, request: Request) -> Response {
+    let (uri, headers) = (request.uri(), request.headers());
     let tail = uri.path().strip_prefix("/range/").unwrap_or_default();
     let prefix = match range::parse_prefix(tail.as_bytes()) {
         Ok(prefix) => prefix,
@@ -63,7 +63,7 @@ pub(crate) async fn range(State(app): State<Arc<App>>, uri: Uri, headers: Header
     let Some(loaded) = loaded.as_ref() else {
         return no_index(kind);
     };
-    let mut response = if !padded && not_modified(&headers, loaded.etag()) {
+    let mut response = if !padded && not_modified(headers, loaded.etag()) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
         let mut body = Vec::new();
@@ -107,27 +107,19 @@ pub(crate) async fn range_preflight() -> Response {
 }
 
 /// `GET /check/sha1/{hash}`: the hash's count, 0 if absent.
-pub(crate) async fn check_sha1(
-    State(app): State<Arc<App>>,
-    uri: Uri,
-    headers: HeaderMap,
-) -> Response {
-    check_hash(&app, HashKind::Sha1, &uri, "/check/sha1/", &headers)
+pub(crate) async fn check_sha1(State(app): State<Arc<App>>, request: Request) -> Response {
+    check_hash(&app, HashKind::Sha1, &request, "/check/sha1/")
 }
 
 /// `GET /check/ntlm/{hash}`: the hash's count, 0 if absent.
-pub(crate) async fn check_ntlm(
-    State(app): State<Arc<App>>,
-    uri: Uri,
-    headers: HeaderMap,
-) -> Response {
-    check_hash(&app, HashKind::Ntlm, &uri, "/check/ntlm/", &headers)
+pub(crate) async fn check_ntlm(State(app): State<Arc<App>>, request: Request) -> Response {
+    check_hash(&app, HashKind::Ntlm, &request, "/check/ntlm/")
 }
 
-fn check_hash(app: &App, kind: HashKind, uri: &Uri, route: &str, headers: &HeaderMap) -> Response {
-    let tail = uri.path().strip_prefix(route).unwrap_or_default();
+fn check_hash(app: &App, kind: HashKind, request: &Request, route: &str) -> Response {
+    let tail = request.uri().path().strip_prefix(route).unwrap_or_default();
     match parse_hash(kind, tail.as_bytes()) {
-        Ok(hash) => count(app, kind, &hash, headers),
+        Ok(hash) => count(app, kind, &hash, request.headers()),
         Err(why) => reason(StatusCode::BAD_REQUEST, why),
     }
 }
@@ -135,12 +127,9 @@ fn check_hash(app: &App, kind: HashKind, uri: &Uri, route: &str, headers: &Heade
 /// `POST /check/plain[?mode=ntlm]`: the count of the password that is the
 /// request body (UTF-8, taken exactly as sent). In the body, not the URL:
 /// URLs end up in access logs, proxy logs and browser histories.
-pub(crate) async fn check_plain(
-    State(app): State<Arc<App>>,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Body,
-) -> Response {
+pub(crate) async fn check_plain(State(app): State<Arc<App>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let (uri, headers) = (parts.uri, parts.headers);
     let limits = app.limits;
     let too_long = || {
         reason(

@@ -141,8 +141,13 @@ impl Server {
             };
             let _ = stream.set_nodelay(true);
             let router = self.router.clone();
+            // Only the access log wants the peer: without it, no request
+            // pays for an extension map.
+            let peer = self.app.access_log.is_some().then_some(Peer(peer));
             let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
-                request.extensions_mut().insert(Peer(peer));
+                if let Some(peer) = peer {
+                    request.extensions_mut().insert(peer);
+                }
                 router.clone().oneshot(request)
             });
             let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
