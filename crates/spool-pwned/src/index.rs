@@ -140,54 +140,25 @@ impl Index {
                     .expect("4 bytes"),
             )
         };
-        let (mut lo, mut hi) = (lo, hi);
-        if hi - lo > 16 {
-            // Guess the rank from the hash's share of the prefix's range,
-            // then double the step away from the guess until `want` is
-            // bracketed: the pages touched stay near the guess.
-            let v = u64::from_be_bytes(want[..8].try_into().expect("8 bytes"));
-            let guess = lo + ((u128::from(v) * (hi - lo) as u128) >> 64) as usize;
-            let mut step = 1;
-            match key_at(guess).cmp(want) {
-                std::cmp::Ordering::Equal => return Some(count_at(guess)),
-                std::cmp::Ordering::Less => {
-                    lo = guess + 1;
-                    while lo + step < hi && key_at(lo + step) < want {
-                        lo += step + 1;
-                        step *= 2;
-                    }
-                    hi = hi.min(lo + step + 1);
-                }
-                std::cmp::Ordering::Greater => {
-                    hi = guess;
-                    while hi > lo + step && key_at(hi - step - 1) > want {
-                        hi -= step + 1;
-                        step *= 2;
-                    }
-                    lo = lo.max(hi.saturating_sub(step + 1));
-                }
-            }
-        }
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            match key_at(mid).cmp(want) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(count_at(mid)),
-            }
-        }
-        None
+        // Guess the rank from the hash's share of the prefix's range, then
+        // search outward from the guess: the pages touched stay near it.
+        let v = u64::from_be_bytes(want[..8].try_into().expect("8 bytes"));
+        let guess = lo + ((u128::from(v) * (hi - lo) as u128) >> 64) as usize;
+        let at = partition_near(lo, hi, guess, |i| key_at(i) < want);
+        (at < hi && key_at(at) == want).then(|| count_at(at))
     }
 
     /// The records whose hashes start with the 20 bits `prefix` — the five
     /// hex digits of a Pwned Passwords range query — in hash order, as a
     /// view into the map: nothing is copied.
     ///
-    /// Reads two fanout entries, then binary-searches the 16-bit prefix's
-    /// records for those whose next four bits match. Like
-    /// [`lookup`](Self::lookup), it range-checks the table entries it uses:
-    /// a damaged table gives wrong records at worst, never a read outside
-    /// the file.
+    /// Reads two fanout entries, then finds the 16-bit prefix's records
+    /// whose next four bits match: hashes are uniform, so records of digit
+    /// `d` start near `d/16` of the way through, and the search widens from
+    /// there (pages touched stay near the answer, as in
+    /// [`lookup`](Self::lookup)). Like `lookup`, it range-checks the table
+    /// entries it uses: a damaged table gives wrong records at worst, never
+    /// a read outside the file.
     ///
     /// # Panics
     ///
@@ -207,22 +178,14 @@ impl Index {
         let bucket =
             &self.map[RECORDS_OFFSET + lo as usize * len..RECORDS_OFFSET + hi as usize * len];
         let n = bucket.len() / len;
-        // Records with hash digit 5 below `digit`: the bucket is sorted, so
-        // they come first.
-        let below = |digit: u8| {
-            let (mut lo, mut hi) = (0, n);
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                if bucket[mid * len] >> 4 < digit {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            lo
-        };
         let digit = (prefix & 0xF) as u8;
-        Records::new(&bucket[below(digit) * len..below(digit + 1) * len], kind)
+        // The bucket is sorted: records whose hash digit 5 is below `digit`
+        // come first, then those of `digit` (about n/16 of them).
+        let start = partition_near(0, n, n * usize::from(digit) / 16, |i| {
+            bucket[i * len] >> 4 < digit
+        });
+        let end = partition_near(start, n, start + n / 16, |i| bucket[i * len] >> 4 <= digit);
+        Records::new(&bucket[start * len..end * len], kind)
     }
 
     /// Checks the checksum of the fanout table and the records (reads the
@@ -256,5 +219,79 @@ impl Index {
     /// Hash kind of the index.
     pub fn kind(&self) -> HashKind {
         self.header.kind
+    }
+}
+
+/// The first `i` in `lo..hi` for which `before(i)` is false, `before` being
+/// true then false across the range; searched from `guess` outward with
+/// doubling steps, then by bisection, so that the indexes probed stay near
+/// the answer when the guess is good. Any `before` (a damaged index is not
+/// sorted) gives some `i` in `lo..=hi`, having probed only `lo..hi`.
+fn partition_near(lo: usize, hi: usize, guess: usize, before: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (lo, hi);
+    let guess = guess.clamp(lo, hi);
+    let mut step = 1;
+    if guess < hi && before(guess) {
+        lo = guess + 1;
+        while lo + step <= hi && before(lo + step - 1) {
+            lo += step;
+            step *= 2;
+        }
+        hi = hi.min(lo + step - 1);
+    } else {
+        hi = guess;
+        while hi >= lo + step && !before(hi - step) {
+            hi -= step;
+            step *= 2;
+        }
+        if hi >= lo + step {
+            lo = hi - step + 1;
+        }
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if before(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+#[cfg(test)]
+mod tests {
+    use super::partition_near;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Against the plain partition point, from any guess, probing only
+        /// inside the range.
+        #[test]
+        fn partition_near_finds_the_partition_point(
+            hi in 0usize..300, split in 0usize..300, lo in 0usize..300, guess in 0usize..600,
+        ) {
+            let (lo, split) = (lo.min(hi), split.min(hi));
+            let before = |i: usize| {
+                assert!((lo..hi).contains(&i), "probed {i} outside {lo}..{hi}");
+                i < split
+            };
+            prop_assert_eq!(partition_near(lo, hi, guess, before), split.max(lo));
+        }
+
+        /// A damaged (unsorted) range: still an answer in bounds, no probe
+        /// outside.
+        #[test]
+        fn partition_near_stays_in_bounds_on_any_predicate(
+            bits in prop::collection::vec(any::<bool>(), 0..300), lo in 0usize..300, guess in 0usize..600,
+        ) {
+            let (hi, lo) = (bits.len(), lo.min(bits.len()));
+            let before = |i: usize| {
+                assert!((lo..hi).contains(&i), "probed {i} outside {lo}..{hi}");
+                bits[i]
+            };
+            let at = partition_near(lo, hi, guess, before);
+            prop_assert!((lo..=hi).contains(&at));
+        }
     }
 }

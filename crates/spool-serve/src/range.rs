@@ -57,22 +57,43 @@ pub fn encoded_len_bound(records: &Records<'_>) -> usize {
 pub fn encode(records: Records<'_>, out: &mut Vec<u8>) {
     out.reserve(encoded_len_bound(&records));
     let mut digits = itoa::Buffer::new();
+    // One line at a time in a stack buffer, copied out whole: the
+    // separator, the suffix, the colon, the count.
+    let mut line = [0u8; LINE_MAX];
+    line[..2].copy_from_slice(b"\r\n");
     for (i, record) in records.iter().enumerate() {
-        if i > 0 {
-            out.extend_from_slice(b"\r\n");
-        }
         let key = record.key();
         // The key starts at hash byte 2, whose high nibble is the prefix's
         // fifth digit: the suffix starts at its low nibble.
-        out.push(HEX_UPPER[usize::from(key[0] & 0x0F)]);
+        line[2] = HEX_UPPER[usize::from(key[0] & 0x0F)];
+        let mut end = 3;
         for &byte in &key[1..] {
-            out.push(HEX_UPPER[usize::from(byte >> 4)]);
-            out.push(HEX_UPPER[usize::from(byte & 0x0F)]);
+            line[end..end + 2].copy_from_slice(&HEX_PAIRS[usize::from(byte)]);
+            end += 2;
         }
-        out.push(b':');
-        out.extend_from_slice(digits.format(record.count()).as_bytes());
+        line[end] = b':';
+        let count = digits.format(record.count()).as_bytes();
+        line[end + 1..end + 1 + count.len()].copy_from_slice(count);
+        end += 1 + count.len();
+        let start = if i == 0 { 2 } else { 0 };
+        out.extend_from_slice(&line[start..end]);
     }
 }
+
+/// The longest line with its separator: CRLF, 35 suffix digits (SHA-1),
+/// a colon, ten count digits.
+const LINE_MAX: usize = 2 + 35 + 1 + 10;
+
+/// Each byte's two upper-case hex digits.
+static HEX_PAIRS: [[u8; 2]; 256] = {
+    let mut pairs = [[0u8; 2]; 256];
+    let mut b = 0;
+    while b < 256 {
+        pairs[b] = [HEX_UPPER[b >> 4], HEX_UPPER[b & 0x0F]];
+        b += 1;
+    }
+    pairs
+};
 
 /// Parses a range prefix: exactly five hex digits, either case.
 ///
