@@ -6,7 +6,8 @@
 # keep-alive, the client on the same machine. Every answer of a short
 # checking run is verified first (counts exact; range lines well formed and
 # LINES/2^20 per range on average); then RUNS timed runs per endpoint,
-# alternating. Wrap it in `flock /work/bench.lock` on a shared machine.
+# alternating; then ApacheBench without keep-alive, as the anchor measured.
+# Wrap it in `flock /work/bench.lock` on a shared machine.
 #
 # Usage: LINES=100000000 scripts/bench-serve.sh
 #   INDEX=FILE       reuse an index built from `spool pwned sample --lines
@@ -98,6 +99,7 @@ results="$work/results.txt"
 : > "$results"
 for run in $(seq "$runs"); do
     for endpoint in check range; do
+        cat "$index" > /dev/null # other work on the machine may have evicted it
         rm -f "$work/stop"
         sample_rss "$work/stop" > "$work/rss.txt" &
         sampler=$!
@@ -114,6 +116,19 @@ for run in $(seq "$runs"); do
         [ -z "$errors" ] || { echo "FAILED: errors"; exit 1; }
     done
 done
+
+if command -v ab >/dev/null; then
+    # The anchor's published figures (oschonrock/hibp's hibp-server) come
+    # from ApacheBench without keep-alive: a new connection per request.
+    hash=$(head -1 "$HASHES" | cut -d' ' -f1)
+    echo "== ab -c100 -n50000 (no keep-alive, as the anchor's README), /check/sha1"
+    for run in $(seq "$runs"); do
+        out=$(ab -q -c100 -n50000 "$url/check/sha1/$hash" 2>&1)
+        failed=$(echo "$out" | awk '/^Failed requests:/ {print $3}')
+        echo "ab run $run: $(echo "$out" | awk '/^Requests per second:/ {print $4}') req/s, failed $failed"
+        [ "$failed" = 0 ] || { echo "FAILED"; exit 1; }
+    done
+fi
 
 echo "== medians (min-max) over $runs runs"
 python3 - "$results" <<'EOF'

@@ -141,12 +141,12 @@ struct Slot {
 }
 
 impl Indexes {
-    /// Opens the given indexes (at least one).
+    /// Opens the given indexes.
     ///
     /// # Errors
     ///
     /// The first [`LoadError`].
-    pub fn open(
+    pub(crate) fn open(
         sha1: Option<PathBuf>,
         ntlm: Option<PathBuf>,
         verify: bool,
@@ -187,12 +187,15 @@ impl Indexes {
 
     /// Opens every served path anew and, once all opened, swaps them in;
     /// on error nothing changes. Returns the indexes now served. Reloads
-    /// run one at a time.
+    /// run one at a time. (Reached through [`Handle::reload`], which also
+    /// updates the metrics.)
+    ///
+    /// [`Handle::reload`]: crate::Handle::reload
     ///
     /// # Errors
     ///
     /// The first [`LoadError`]; the indexes served stay as they were.
-    pub fn reload(&self) -> Result<Vec<(HashKind, Arc<Loaded>)>, LoadError> {
+    pub(crate) fn reload(&self) -> Result<Vec<(HashKind, Arc<Loaded>)>, LoadError> {
         let _one_at_a_time = self.reloading.lock().unwrap_or_else(|e| e.into_inner());
         let mut opened = Vec::new();
         for kind in [HashKind::Sha1, HashKind::Ntlm] {
