@@ -7,6 +7,7 @@ pub mod chain_peers;
 pub mod partition_peers;
 pub mod pool_peers;
 pub mod read_peers;
+pub mod reassembler_floor;
 pub mod reassembler_peers;
 pub mod schedules;
 pub mod stream_peers;
