@@ -20,10 +20,19 @@
 //!
 //! The buffered bytes may wrap around the end of the buffer, so they are two
 //! slices at most ([`Reader::as_slices`]); likewise the spare capacity
-//! ([`Writer::spare_mut`]). The stream byte with absolute index `i` always
-//! lives at position `i % capacity`, which is what lets the
+//! ([`Writer::spare_mut`]). Byte positions are fixed while bytes are
+//! buffered, which is what lets the
 //! [`Reassembler`](crate::reassembler::Reassembler) write out-of-order bytes
 //! straight into the spare capacity at their final place.
+//!
+//! # Rewind when empty
+//!
+//! When nothing is buffered, the writer starts again at position 0 (in
+//! [`Writer::push`] and [`Writer::spare_mut`]). A pipe that is drained as it
+//! is filled — the common case — then keeps reusing the same few
+//! cache-warm lines at the front of the buffer instead of walking the whole
+//! capacity, and its pushes and peeks rarely wrap. Nothing moves: an empty
+//! stream has no bytes to keep in place.
 //!
 //! # Halves
 //!
@@ -182,6 +191,45 @@ impl ByteStream {
     #[inline]
     pub(crate) fn tail(&self) -> usize {
         wrap(self.head + self.len, self.buf.len())
+    }
+
+    /// Total bytes pushed (the writer's count, without the view).
+    #[inline]
+    pub(crate) fn pushed(&self) -> u64 {
+        self.pushed
+    }
+
+    /// Bytes that can be pushed before the stream is full, for the
+    /// reassembler's window.
+    #[inline]
+    pub(crate) fn room(&self) -> usize {
+        self.available()
+    }
+
+    /// Starts writing at position 0 again if nothing is buffered (see the
+    /// [module documentation](self)). Callers that place bytes beyond the
+    /// tail (the reassembler) call it only when no such bytes exist.
+    #[inline]
+    pub(crate) fn rewind_if_empty(&mut self) {
+        if self.len == 0 {
+            self.head = 0;
+        }
+    }
+
+    /// Copies `data` (which must fit) to the tail, wrapping if needed, and
+    /// commits it. One `memcpy`, two only when the bytes wrap.
+    #[inline]
+    pub(crate) fn append(&mut self, data: &[u8]) {
+        debug_assert!(data.len() <= self.available());
+        let cap = self.buf.len();
+        let tail = self.tail();
+        let first = data.len().min(cap - tail);
+        self.buf[tail..tail + first].copy_from_slice(&data[..first]);
+        if first < data.len() {
+            self.buf[..data.len() - first].copy_from_slice(&data[first..]);
+        }
+        self.len += data.len();
+        self.pushed += data.len() as u64;
     }
 
     /// The whole ring, for writers that place bytes by absolute position

@@ -45,7 +45,9 @@ impl Reader {
     /// ```
     #[inline]
     pub fn peek(&self) -> &[u8] {
-        self.as_slices().0
+        let s = &self.0;
+        let end = (s.head + s.len).min(s.buf.len());
+        &s.buf[s.head..end]
     }
 
     /// All buffered bytes in order, as at most two slices (the second is
