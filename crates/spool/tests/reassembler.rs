@@ -324,3 +324,35 @@ fn wrap_around_the_ring() {
     assert_eq!(out, text);
     assert!(r.reader().is_finished());
 }
+
+#[test]
+fn pending_bytes_stay_put_when_the_output_is_drained() {
+    // The output rewinds to the front of its ring only when nothing is
+    // buffered and nothing is pending; bytes stored ahead must not move.
+    let mut t = Harness::new(8);
+    t.insert(0, "abc").read_all("abc");
+    t.insert(5, "fg").pending(2); // empty output, nothing pending: rewinds
+    t.insert(3, "de").pending(0).read_all("defg");
+    t.insert(9, "j").pending(1).read_all(""); // pending while drained
+    t.insert(7, "hi").pending(0).read_all("hij");
+    t.insert(10, "klmnopqrstu").pushed(18).read_all("klmnopqr");
+}
+
+#[test]
+fn spans_touching_many_pending_ranges() {
+    let mut t = Harness::new(64);
+    for index in [2, 6, 10, 14, 30] {
+        t.insert(
+            index,
+            &"cdefghijklmnopqrstuvwxyzABCDEFGHIJKL"[index as usize - 2..][..2],
+        );
+    }
+    t.pending(10);
+    // Covers the first four ranges and the holes between them: only the
+    // holes are new.
+    t.insert(1, "bcdefghijklmnop").pending(10 + 15 - 8);
+    t.insert(0, "a")
+        .pushed(16)
+        .pending(2)
+        .read_all("abcdefghijklmnop");
+}

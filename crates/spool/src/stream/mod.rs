@@ -75,12 +75,13 @@ pub use writer::Writer;
 #[derive(Clone, Debug)]
 pub struct ByteStream {
     buf: Box<[u8]>,
-    /// Position of the first buffered byte; always `bytes_popped % capacity`.
+    /// Position of the first buffered byte.
     head: usize,
     /// Number of buffered bytes.
     len: usize,
+    /// Bytes pushed over the stream's life; `pushed - len` were popped, so
+    /// a pop updates two fields, not three.
     pushed: u64,
-    popped: u64,
     closed: bool,
     error: bool,
 }
@@ -131,7 +132,6 @@ impl ByteStream {
             head: 0,
             len: 0,
             pushed: 0,
-            popped: 0,
             closed: false,
             error: false,
         }
@@ -261,17 +261,12 @@ impl ByteStream {
         let n = n.min(self.len);
         self.head = wrap(self.head + n, self.buf.len());
         self.len -= n;
-        self.popped += n as u64;
         n
     }
 }
 
-/// `pos % cap` for `pos < 2 * cap`, without a division.
+/// `pos % cap` for `pos < 2 * cap`, without a division or a branch.
 #[inline]
 fn wrap(pos: usize, cap: usize) -> usize {
-    if pos >= cap {
-        pos - cap
-    } else {
-        pos
-    }
+    pos - if pos >= cap { cap } else { 0 }
 }
