@@ -83,6 +83,7 @@ pub struct VecDequePipe {
 
 impl VecDequePipe {
     /// A pipe holding at most `capacity` bytes.
+    #[inline]
     pub fn new(capacity: usize) -> Self {
         Self {
             buf: VecDeque::with_capacity(capacity),
@@ -91,6 +92,7 @@ impl VecDequePipe {
     }
 
     /// Pushes what fits; returns how many bytes were taken.
+    #[inline]
     pub fn push(&mut self, data: &[u8]) -> usize {
         let n = data.len().min(self.capacity - self.buf.len());
         self.buf.extend(&data[..n]);
@@ -98,21 +100,25 @@ impl VecDequePipe {
     }
 
     /// The contiguous front.
+    #[inline]
     pub fn peek(&self) -> &[u8] {
         self.buf.as_slices().0
     }
 
     /// Removes `n` bytes from the front.
+    #[inline]
     pub fn pop(&mut self, n: usize) {
         self.buf.drain(..n.min(self.buf.len()));
     }
 
     /// Bytes buffered.
+    #[inline]
     pub fn len(&self) -> usize {
         self.buf.len()
     }
 
     /// Whether nothing is buffered.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.buf.is_empty()
     }
@@ -149,6 +155,7 @@ pub struct CopyPipe {
 
 impl CopyPipe {
     /// A pipe holding at most `capacity` bytes.
+    #[inline]
     pub fn new(capacity: usize) -> Self {
         Self {
             buf: vec![0; capacity].into_boxed_slice(),
