@@ -356,3 +356,31 @@ fn spans_touching_many_pending_ranges() {
         .pending(2)
         .read_all("abcdefghijklmnop");
 }
+
+#[test]
+fn a_restored_output_is_the_one_written_into() {
+    // The lab's tests save a stream and assign it back; the reassembler
+    // must go on writing into the stream it was given.
+    let mut r = Reassembler::new(ByteStream::new(16));
+    r.insert(0, b"ab", false);
+    r.insert(6, b"gh", true); // pending, and the end
+    let saved = r.output().clone();
+    r.reader().pop(2);
+    let old = r.replace_output(saved);
+    assert_eq!(old.reader_ref().bytes_popped(), 2);
+    assert_eq!(r.bytes_pending(), 2, "pending bytes move to the new output");
+    r.insert(2, b"cd", false);
+    assert_eq!(r.reader().peek(), b"abcd");
+    assert_eq!(r.writer().bytes_pushed(), 4);
+    r.insert(4, b"ef", false);
+    assert!(r.writer().is_closed(), "the known end stays");
+    assert_eq!(r.reader().peek(), b"abcdefgh");
+
+    // A smaller stream: what its window cannot hold is dropped.
+    let mut r = Reassembler::new(ByteStream::new(16));
+    r.insert(2, b"cdefghij", false);
+    r.replace_output(ByteStream::new(4));
+    assert_eq!(r.bytes_pending(), 2);
+    r.insert(0, b"abcdef", false);
+    assert_eq!(r.reader().peek(), b"abcd");
+}

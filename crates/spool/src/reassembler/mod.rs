@@ -184,6 +184,12 @@ impl Reassembler {
         self.output.writer_ref()
     }
 
+    /// The output stream, for queries and copies (`r.output().clone()`
+    /// saves it for [`replace_output`](Self::replace_output)).
+    pub fn output(&self) -> &ByteStream {
+        &self.output
+    }
+
     /// Marks the output stream as failed.
     pub fn set_error(&mut self) {
         self.output.set_error();
@@ -192,6 +198,53 @@ impl Reassembler {
     /// Gives back the output stream; pending bytes are discarded.
     pub fn into_output(self) -> ByteStream {
         self.output
+    }
+
+    /// Puts `output` in place of the output stream and returns the old one:
+    /// what the CS144 lab's `reassembler.reader() = saved_stream` does. The
+    /// reassembler keeps writing into the stream it now holds: pending bytes
+    /// move into its window (those outside it are dropped, those it already
+    /// has are written out at once), and the known end stays.
+    ///
+    /// Unlike [`insert`](Self::insert) this allocates: the pending bytes are
+    /// copied out of the old ring before they move, and a stream of another
+    /// capacity needs a pending set of its size.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::{reassembler::Reassembler, stream::ByteStream};
+    ///
+    /// let mut r = Reassembler::new(ByteStream::new(8));
+    /// r.insert(0, b"ab", false);
+    /// r.insert(4, b"ef", false); // pending
+    /// let saved = r.output().clone();
+    /// r.reader().pop(2);
+    /// r.replace_output(saved); // "ab" is buffered again
+    /// r.insert(2, b"cd", false);
+    /// assert_eq!(r.reader().peek(), b"abcdef");
+    /// ```
+    pub fn replace_output(&mut self, output: ByteStream) -> ByteStream {
+        let map = self.ring_map();
+        let window_end = map.pushed + self.output.room() as u64;
+        let ring = self.output.ring();
+        let mut saved = Vec::new();
+        self.pending.for_each_run(&map, window_end, |a, b| {
+            let mut bytes = vec![0; (b - a) as usize];
+            map.read(ring, a, &mut bytes);
+            saved.push((a, bytes));
+        });
+        if output.capacity() == self.output.capacity() {
+            self.pending.clear();
+        } else {
+            self.pending = PendingSet::new(output.capacity());
+        }
+        let old = std::mem::replace(&mut self.output, output);
+        for (index, bytes) in saved {
+            self.insert(index, &bytes, false);
+        }
+        self.close_at_end();
+        old
     }
 
     /// Handles a substring marked last: it fixes the stream's end at

@@ -26,6 +26,16 @@ pub(super) struct RingMap {
 }
 
 impl RingMap {
+    /// Copies the bytes at stream indices `index..index + out.len()` (inside
+    /// the window) out of the ring.
+    pub(super) fn read(&self, ring: &[u8], index: u64, out: &mut [u8]) {
+        let pos = wrap(self.tail + (index - self.pushed) as usize, self.capacity);
+        let first = out.len().min(self.capacity - pos);
+        out[..first].copy_from_slice(&ring[pos..pos + first]);
+        let rest = out.len() - first;
+        out[first..].copy_from_slice(&ring[..rest]);
+    }
+
     /// Copies `bytes` (stream indices `index..`, inside the window) to their
     /// ring positions: one `memcpy`, two if they wrap.
     #[inline]
@@ -138,6 +148,33 @@ impl PendingSet {
                 on_new(a, a + len as u64);
             }) as u64;
         }
+    }
+
+    /// Calls `f(start, end)` for each run of pending indices, in increasing
+    /// order (a run that wraps around the ring may come as two).
+    /// `window_end` is one past the last index the window holds.
+    pub(super) fn for_each_run(&self, map: &RingMap, window_end: u64, mut f: impl FnMut(u64, u64)) {
+        if !self.in_bitmap {
+            for &(s, e) in self.ranges.as_slice() {
+                f(s, e);
+            }
+            return;
+        }
+        for (lo, hi, abs) in map.ring_ranges(map.pushed, window_end) {
+            self.bits.for_each_run(lo, hi, |a, b| {
+                f(abs + (a - lo) as u64, abs + (b - lo) as u64);
+            });
+        }
+    }
+
+    /// Empties the set (back to range mode).
+    pub(super) fn clear(&mut self) {
+        if self.in_bitmap {
+            self.bits.clear();
+        }
+        self.ranges.clear();
+        self.in_bitmap = false;
+        self.count = 0;
     }
 
     /// Removes the run of pending indices that starts at `map.pushed` (at most

@@ -233,10 +233,17 @@ impl ByteStream {
     }
 
     /// The whole ring, for writers that place bytes by absolute position
-    /// (the reassembler). Position of absolute index `i` is `i % capacity`.
+    /// (the reassembler): stream index `bytes_pushed + k` is at
+    /// `(tail + k) % capacity` while the stream is not rewound.
     #[inline]
     pub(crate) fn ring_mut(&mut self) -> &mut [u8] {
         &mut self.buf
+    }
+
+    /// The whole ring, for reading bytes placed by absolute position.
+    #[inline]
+    pub(crate) fn ring(&self) -> &[u8] {
+        &self.buf
     }
 
     /// Marks `n` bytes after the buffered ones as written.
