@@ -1,7 +1,8 @@
 // C++ tests of spool.hpp in the CS144 lab's style: ByteStream (basics,
 // capacity, many writes, a randomised run against std::string), Reassembler
 // (single, sequential, duplicates, holes, overlapping, window, end of
-// stream), copy and move semantics, and error reporting. Built with
+// stream), copy and move semantics, assignment to a reassembler's reader
+// (the lab's save-and-restore), and error reporting. Built with
 // AddressSanitizer and UndefinedBehaviorSanitizer by the test script.
 #include <cstdio>
 #include <random>
@@ -156,6 +157,48 @@ void reassembler_window_and_end() {
   CHECK(big.bytes_pending() == 0 && !big.writer().is_closed());
 }
 
+void assignment_restores_a_reassemblers_stream() {
+  // The lab's tests save a stream and assign it back; the reassembler must
+  // keep writing into the stream its reader() now shows.
+  spool::Reassembler r {spool::ByteStream {16}};
+  r.insert(0, "ab", false);
+  r.insert(6, "gh", false);
+  spool::ByteStream saved = r.reader();
+  r.reader().pop(2);
+  CHECK(r.reader().bytes_buffered() == 0);
+  r.reader() = saved;
+  CHECK(r.reader().peek() == "ab" && r.reader().bytes_popped() == 0);
+  r.insert(2, "cd", false);
+  CHECK(r.reader().peek() == "abcd");
+  CHECK(r.writer().bytes_pushed() == 4);
+  CHECK(r.bytes_pending() == 2);
+
+  // Through a Reader copy and through a move, too.
+  spool::Reader copy = r.reader();
+  r.reader().pop(4);
+  r.reader() = std::move(copy);
+  r.insert(4, "ef", false);
+  r.insert(8, "", true);
+  CHECK(read_all(r.reader()) == "abcdefgh" && r.reader().is_finished());
+
+  // Moving from a reader copies it: the reassembler keeps its stream.
+  spool::Reassembler q {spool::ByteStream {8}};
+  q.insert(0, "xy", false);
+  spool::ByteStream taken = std::move(q.reader());
+  q.insert(2, "z", false);
+  CHECK(taken.reader().peek() == "xy" && q.reader().peek() == "xyz");
+
+  // Plain streams: assignment is a deep copy, self-assignment a no-op.
+  spool::ByteStream a {8};
+  a.writer().push("abc");
+  spool::ByteStream b {2};
+  b = a;
+  a.reader().pop(1);
+  b = b;
+  CHECK(b.reader().peek() == "abc" && a.reader().peek() == "bc");
+  CHECK(b.writer().available_capacity() == 5);
+}
+
 void errors_are_reported() {
   spool::Reassembler r {spool::ByteStream {4}};
   // Writing to the reassembler's output behind its back is refused.
@@ -181,6 +224,7 @@ int main() {
   reassembler_single_and_sequential();
   reassembler_holes_duplicates_overlaps();
   reassembler_window_and_end();
+  assignment_restores_a_reassemblers_stream();
   errors_are_reported();
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed != 0 ? 1 : 0;
