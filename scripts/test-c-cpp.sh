@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # C and C++ tests: builds the C ABI library, then the C test and the C++
-# wrapper's tests with AddressSanitizer and UndefinedBehaviorSanitizer.
+# wrapper's tests with AddressSanitizer and UndefinedBehaviorSanitizer, then
+# the C++ benchmark in its short mode (every peer's output checked; the
+# full run is scripts/bench-cpp.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -19,3 +21,5 @@ cc -std=c11 -Wall -Wextra -Werror "${san[@]}" -Ibindings/c/include \
 c++ -std=c++20 -Wall -Wextra -Werror "${san[@]}" -Ibindings/c/include -Ibindings/cpp \
     bindings/cpp/tests/test_spool.cpp "$lib" "${links[@]}" -o "$out/test_spool_cpp"
 "$out/test_spool_cpp"
+
+bash scripts/bench-cpp.sh --short

@@ -22,8 +22,17 @@
 //
 // Queries cost no call: every handle publishes a spool_stream_state that
 // the library refreshes whenever the stream changes, and peek(),
-// bytes_buffered(), bytes_pushed() and the flags read it inline. Only calls
-// that do work (push, pop, insert) enter the library.
+// bytes_buffered(), bytes_pushed() and the flags read it inline. A pop
+// inside the published front slice costs no call either: the wrapper
+// counts it (`unsynced_pop_`) and hands the count to the library with the
+// next call on the stream (spool_stream_pop_push, spool_reassembler_
+// pop_insert, or a plain pop when a read must go past the front slice).
+// So draining a stream after a push costs no call at all, and the next
+// push or insert carries the pops. The library stays the one
+// implementation of the ring: the wrapper only offsets the published
+// front and counters by bytes it has not reported yet. (A handle wrapped
+// by a C++ object is therefore only used through that object, not passed
+// to the C functions directly.)
 //
 // Errors from the C layer (which only arise from misuse, e.g. pushing into
 // a reassembler's output) throw spool::Error.
@@ -76,7 +85,7 @@ public:
       throw std::bad_alloc();
     }
   }
-  ByteStream(const ByteStream& other) : ByteStream(spool_stream_clone(other.handle_), true) {
+  ByteStream(const ByteStream& other) : ByteStream(spool_stream_clone(other.synced()), true) {
     if (handle_ == nullptr) {
       throw std::bad_alloc();
     }
@@ -86,7 +95,10 @@ public:
   /// copies its contents (and leaves this stream empty if that copy cannot
   /// be allocated, as a move may not throw).
   ByteStream(ByteStream&& other) noexcept
-    : ByteStream(other.owned_ ? std::exchange(other.handle_, nullptr) : spool_stream_clone(other.handle_), true) {
+    : ByteStream(other.owned_ ? std::exchange(other.handle_, nullptr) : spool_stream_clone(other.synced()), true) {
+    if (other.handle_ == nullptr) {  // taken over: its deferred pops come along
+      unsynced_pop_ = std::exchange(other.unsynced_pop_, 0);
+    }
     other.state_ = detail::state_of(other.handle_);
   }
   /// Replaces this stream's contents with a copy of `other`'s; when this is
@@ -97,7 +109,9 @@ public:
         ByteStream copy(other);
         swap(copy);
       } else {
-        detail::check(spool_stream_assign(handle_, other.handle_));
+        const spool_stream* source = other.synced();
+        sync();
+        detail::check(spool_stream_assign(handle_, source));
       }
     }
     return *this;
@@ -121,19 +135,33 @@ public:
   Writer& writer();
   const Writer& writer() const;
 
-  void set_error() { detail::check(spool_stream_set_error(handle_)); }
+  void set_error() { detail::check(spool_stream_set_error(synced())); }
   bool has_error() const { return state_->error; }
 
 protected:
+  /// Reports the pops the library has not seen yet; returns the handle,
+  /// now up to date, for the call that needs it.
+  spool_stream* synced() const {
+    if (unsynced_pop_ != 0) {
+      detail::check(spool_stream_pop(handle_, std::exchange(unsynced_pop_, 0)));
+    }
+    return handle_;
+  }
+  void sync() const { synced(); }
+
   spool_stream* handle_;
   const spool_stream_state* state_;
+  /// Bytes popped from the front slice the library has not been told of;
+  /// never more than state_->front_len.
+  mutable uint64_t unsynced_pop_ = 0;
   bool owned_;
 
 private:
   friend class Reassembler;
   ByteStream(spool_stream* handle, bool owned) noexcept
     : handle_(handle), state_(detail::state_of(handle)), owned_(owned && handle != nullptr) {}
-  spool_stream* release() noexcept {
+  spool_stream* release() {
+    synced();
     owned_ = false;
     state_ = &detail::moved_from_state;
     return std::exchange(handle_, nullptr);
@@ -141,6 +169,7 @@ private:
   void swap(ByteStream& other) noexcept {
     std::swap(handle_, other.handle_);
     std::swap(state_, other.state_);
+    std::swap(unsynced_pop_, other.unsynced_pop_);
     std::swap(owned_, other.owned_);
   }
 };
@@ -153,11 +182,12 @@ public:
   void push(std::string data) { push_view(data); }
   /// Pushes without taking a std::string (no copy on the C++ side).
   void push_view(std::string_view data) {
-    detail::check(spool_stream_push(handle_, reinterpret_cast<const uint8_t*>(data.data()), data.size(), nullptr));
+    const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
+    detail::check(spool_stream_pop_push(handle_, std::exchange(unsynced_pop_, 0), bytes, data.size(), nullptr));
   }
-  void close() { detail::check(spool_stream_close(handle_)); }
+  void close() { detail::check(spool_stream_close(synced())); }
   bool is_closed() const { return state_->closed; }
-  uint64_t available_capacity() const { return state_->available_capacity; }
+  uint64_t available_capacity() const { return state_->available_capacity + unsynced_pop_; }
   uint64_t bytes_pushed() const { return state_->bytes_pushed; }
 };
 
@@ -167,11 +197,24 @@ public:
   using ByteStream::operator=;
   /// The contiguous front of the buffered bytes; non-empty whenever
   /// anything is buffered. Valid until the stream next changes.
-  std::string_view peek() const { return {reinterpret_cast<const char*>(state_->front), state_->front_len}; }
-  void pop(uint64_t len) { detail::check(spool_stream_pop(handle_, len)); }
-  bool is_finished() const { return state_->finished; }
-  uint64_t bytes_buffered() const { return state_->bytes_buffered; }
-  uint64_t bytes_popped() const { return state_->bytes_popped; }
+  std::string_view peek() const {
+    if (unsynced_pop_ == state_->front_len && unsynced_pop_ != 0) {
+      sync();  // the front slice is used up: the library has the rest
+    }
+    return {reinterpret_cast<const char*>(state_->front) + unsynced_pop_, state_->front_len - unsynced_pop_};
+  }
+  /// Removes up to `len` bytes from the front. Inside the front slice this
+  /// is counted here and reported with the next call; past it, one call.
+  void pop(uint64_t len) {
+    if (len <= state_->front_len - unsynced_pop_) {
+      unsynced_pop_ += len;
+    } else {
+      detail::check(spool_stream_pop(handle_, std::exchange(unsynced_pop_, 0) + len));
+    }
+  }
+  bool is_finished() const { return state_->closed && bytes_buffered() == 0; }
+  uint64_t bytes_buffered() const { return state_->bytes_buffered - unsynced_pop_; }
+  uint64_t bytes_popped() const { return state_->bytes_popped + unsynced_pop_; }
 };
 
 static_assert(sizeof(Reader) == sizeof(ByteStream));
@@ -203,7 +246,8 @@ public:
     }
     attach_view();
   }
-  Reassembler(const Reassembler& other) : handle_(spool_reassembler_clone(other.handle_)), view_(nullptr, false) {
+  Reassembler(const Reassembler& other)
+    : handle_((other.view_.sync(), spool_reassembler_clone(other.handle_))), view_(nullptr, false) {
     if (handle_ == nullptr) {
       throw std::bad_alloc();
     }
@@ -226,8 +270,9 @@ public:
   }
   /// Inserts without taking a std::string (no copy on the C++ side).
   void insert_view(uint64_t first_index, std::string_view data, bool is_last_substring) {
-    detail::check(spool_reassembler_insert(
-      handle_, first_index, reinterpret_cast<const uint8_t*>(data.data()), data.size(), is_last_substring));
+    detail::check(spool_reassembler_pop_insert(handle_, std::exchange(view_.unsynced_pop_, 0), first_index,
+                                               reinterpret_cast<const uint8_t*>(data.data()), data.size(),
+                                               is_last_substring));
   }
 
   /// Bytes stored but not yet written to the output.

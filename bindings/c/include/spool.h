@@ -52,7 +52,8 @@ typedef struct SpoolReassembler spool_reassembler;
  * stream (push, pop, close, set_error, assign, and a reassembler's insert
  * for its output) rewrites it before returning; read it between calls, from
  * the thread using the handle, and never write it. front/front_len are what
- * peek answers, valid until the next call that changes the stream. */
+ * peek answers, valid until the next call that changes the stream (front
+ * means nothing while front_len is 0). */
 typedef struct spool_stream_state {
     const uint8_t *front;        /* contiguous front of the buffered bytes */
     size_t front_len;            /* non-zero whenever bytes_buffered is */
@@ -89,6 +90,11 @@ const spool_stream_state *spool_stream_state_of(const spool_stream *s);
 /* Writer side. push copies what fits of data[0..len) and stores the count
  * taken in *accepted (may be NULL); data may be NULL only when len == 0. */
 int spool_stream_push(spool_stream *s, const uint8_t *data, size_t len, size_t *accepted);
+/* Pops up to `pop` bytes, then pushes as spool_stream_push does: a reader
+ * that deferred its last pop and the next push share one call. On a view
+ * the pop happens and the push answers SPOOL_E_READONLY. */
+int spool_stream_pop_push(spool_stream *s, uint64_t pop, const uint8_t *data, size_t len,
+                          size_t *accepted);
 int spool_stream_close(spool_stream *s);
 int spool_stream_is_closed(const spool_stream *s, bool *out);
 int spool_stream_available_capacity(const spool_stream *s, uint64_t *out);
@@ -119,6 +125,10 @@ int spool_reassembler_free(spool_reassembler *r);
 /* Inserts data[0..len), whose first byte has stream index first_index. */
 int spool_reassembler_insert(spool_reassembler *r, uint64_t first_index,
                              const uint8_t *data, size_t len, bool is_last);
+/* Pops up to `pop` bytes from the output, then inserts as above: a reader
+ * that deferred its last pop and the next insert share one call. */
+int spool_reassembler_pop_insert(spool_reassembler *r, uint64_t pop, uint64_t first_index,
+                                 const uint8_t *data, size_t len, bool is_last);
 /* Bytes stored but not yet written to the output. */
 int spool_reassembler_bytes_pending(const spool_reassembler *r, uint64_t *out);
 /* The output stream, lent while `r` lives: reads, pop, set_error and assign

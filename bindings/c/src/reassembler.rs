@@ -117,6 +117,27 @@ pub unsafe extern "C" fn spool_reassembler_insert(
     len: usize,
     is_last: bool,
 ) -> i32 {
+    // SAFETY: the same contract.
+    unsafe { spool_reassembler_pop_insert(r, 0, first_index, data, len, is_last) }
+}
+
+/// Pops up to `pop` bytes from the output, then inserts as
+/// [`spool_reassembler_insert`] does: a reader that deferred its last pop
+/// and the next insert share one call.
+///
+/// # Safety
+///
+/// Arguments follow the [module contract](self).
+#[no_mangle]
+pub unsafe extern "C" fn spool_reassembler_pop_insert(
+    r: *mut SpoolReassembler,
+    pop: u64,
+    first_index: u64,
+    data: *const u8,
+    len: usize,
+    is_last: bool,
+) -> i32 {
+    let pop = usize::try_from(pop).unwrap_or(usize::MAX);
     guard(|| {
         // SAFETY: null or live, by the module contract.
         let Some(r) = (unsafe { r.as_mut() }) else {
@@ -126,8 +147,17 @@ pub unsafe extern "C" fn spool_reassembler_insert(
         let Some(data) = (unsafe { bytes(data, len) }) else {
             return SPOOL_E_NULL;
         };
+        r.inner.reader().pop(pop);
+        let before = r.view.state.bytes_pushed;
         r.inner.insert(first_index, data, is_last);
-        r.refresh_view();
+        // An insert changes the output only by pushing or closing it, and it
+        // closes it only when its last byte is pushed (or when the end it
+        // learns is where the output already is). An insert that did
+        // neither, after no pop, leaves the published state as it was.
+        let writer = r.inner.writer();
+        if pop > 0 || writer.bytes_pushed() != before || writer.is_closed() != r.view.state.closed {
+            r.refresh_view();
+        }
         SPOOL_OK
     })
 }

@@ -40,7 +40,9 @@ use spool::stream::ByteStream;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SpoolStreamState {
-    /// The contiguous front of the buffered bytes (what peek returns).
+    /// The contiguous front of the buffered bytes (what peek returns);
+    /// meaningless while `front_len` is 0 (an empty output the reassembler
+    /// rewinds keeps its old `front`).
     pub front: *const u8,
     /// Its length: non-zero whenever bytes are buffered.
     pub front_len: usize,

@@ -48,6 +48,7 @@ impl SpoolStream {
         }
     }
 
+    #[inline]
     fn stream(&self) -> &ByteStream {
         match &self.handle {
             Handle::Owned(s) => s,
@@ -59,6 +60,7 @@ impl SpoolStream {
         }
     }
 
+    #[inline]
     fn reader(&mut self) -> &mut Reader {
         match &mut self.handle {
             Handle::Owned(s) => s.reader(),
@@ -68,6 +70,7 @@ impl SpoolStream {
         }
     }
 
+    #[inline]
     fn writer(&mut self) -> Option<&mut Writer> {
         match &mut self.handle {
             Handle::Owned(s) => Some(s.writer()),
@@ -97,6 +100,7 @@ impl SpoolStream {
 /// # Safety
 ///
 /// `s` must be null or a live handle from this library.
+#[inline]
 unsafe fn with<T>(s: *const SpoolStream, f: impl FnOnce(&SpoolStream) -> T) -> Result<T, i32> {
     // SAFETY: null or live, by the caller's contract.
     unsafe { s.as_ref() }.map(f).ok_or(SPOOL_E_NULL)
@@ -107,6 +111,7 @@ unsafe fn with<T>(s: *const SpoolStream, f: impl FnOnce(&SpoolStream) -> T) -> R
 /// # Safety
 ///
 /// As for [`with`], and no other reference to the stream is in use.
+#[inline]
 unsafe fn with_mut<T>(
     s: *mut SpoolStream,
     f: impl FnOnce(&mut SpoolStream) -> T,
@@ -232,6 +237,27 @@ pub unsafe extern "C" fn spool_stream_push(
     len: usize,
     accepted: *mut usize,
 ) -> i32 {
+    // SAFETY: the same contract.
+    unsafe { spool_stream_pop_push(s, 0, data, len, accepted) }
+}
+
+/// Pops up to `pop` bytes, then pushes what fits of `data[..len]` (the
+/// count taken goes to `*accepted`, which may be null): a reader that
+/// deferred its last pop and a writer share one call. On a reassembler's
+/// view the pop happens and the push answers `SPOOL_E_READONLY`.
+///
+/// # Safety
+///
+/// Arguments follow the [module contract](self).
+#[no_mangle]
+pub unsafe extern "C" fn spool_stream_pop_push(
+    s: *mut SpoolStream,
+    pop: u64,
+    data: *const u8,
+    len: usize,
+    accepted: *mut usize,
+) -> i32 {
+    let pop = usize::try_from(pop).unwrap_or(usize::MAX);
     guard(|| {
         // SAFETY: `data` is null or valid for `len` bytes by the module contract.
         let Some(data) = (unsafe { bytes(data, len) }) else {
@@ -239,16 +265,17 @@ pub unsafe extern "C" fn spool_stream_push(
         };
         // SAFETY: null or live, by the module contract.
         status(unsafe {
-            with_mut(s, |s| match s.writer() {
-                None => SPOOL_E_READONLY,
-                Some(w) => {
-                    let n = w.push(data);
-                    if accepted.is_null() {
-                        SPOOL_OK
-                    } else {
-                        // SAFETY: non-null, valid for a write by contract.
-                        write_out(accepted, n)
-                    }
+            with_mut(s, |s| {
+                s.reader().pop(pop);
+                let Some(w) = s.writer() else {
+                    return SPOOL_E_READONLY;
+                };
+                let n = w.push(data);
+                if accepted.is_null() {
+                    SPOOL_OK
+                } else {
+                    // SAFETY: non-null, valid for a write by contract.
+                    write_out(accepted, n)
                 }
             })
         })

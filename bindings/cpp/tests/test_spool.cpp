@@ -199,6 +199,36 @@ void assignment_restores_a_reassemblers_stream() {
   CHECK(b.writer().available_capacity() == 5);
 }
 
+void deferred_pops_are_exact() {
+  // Pops inside the front slice are counted by the wrapper and carried by
+  // the next call; every query must already see them.
+  spool::ByteStream bs {8};
+  bs.writer().push("abcdef");
+  bs.reader().pop(2);
+  CHECK(bs.reader().bytes_buffered() == 4 && bs.reader().bytes_popped() == 2);
+  CHECK(bs.writer().available_capacity() == 4 && bs.reader().peek() == "cdef");
+  spool::ByteStream copy = bs;
+  CHECK(copy.reader().peek() == "cdef" && copy.reader().bytes_popped() == 2);
+  bs.writer().push("ghij");  // carries the pop; the bytes wrap
+  CHECK(bs.reader().peek() == "cdefgh" && bs.reader().bytes_buffered() == 8);
+  bs.reader().pop(6);  // uses up the front slice
+  CHECK(bs.reader().peek() == "ij" && bs.reader().bytes_popped() == 8);
+  bs.writer().close();
+  bs.reader().pop(1);
+  CHECK(!bs.reader().is_finished());
+  bs.reader().pop(5);  // past the front: one call, up to what is buffered
+  CHECK(bs.reader().is_finished() && bs.reader().bytes_popped() == 10);
+
+  spool::Reassembler r {spool::ByteStream {4}};
+  r.insert(0, "abcd", false);
+  r.reader().pop(4);  // deferred: the window must still grow for the insert
+  r.insert(4, "efgh", false);
+  CHECK(r.reader().peek() == "efgh" && r.writer().bytes_pushed() == 8);
+  r.reader().pop(1);
+  spool::Reassembler r2 = r;
+  CHECK(r2.reader().peek() == "fgh" && r2.writer().available_capacity() == 1);
+}
+
 void errors_are_reported() {
   spool::Reassembler r {spool::ByteStream {4}};
   // Writing to the reassembler's output behind its back is refused.
@@ -225,6 +255,7 @@ int main() {
   reassembler_holes_duplicates_overlaps();
   reassembler_window_and_end();
   assignment_restores_a_reassemblers_stream();
+  deferred_pops_are_exact();
   errors_are_reported();
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed != 0 ? 1 : 0;
