@@ -143,18 +143,17 @@ impl StringChain {
             .collect()
     }
 
-    /// `chain` as an object of `slf`'s own type, as foolscap's
-    /// `self.__class__()` does: the Rust value itself for a plain
-    /// StringChain; for a subclass, `type(slf)()` with its contents set.
-    fn same_type<'py>(slf: &Bound<'py, Self>, chain: StringChain) -> PyResult<Bound<'py, PyAny>> {
+    /// An empty chain of `slf`'s own type, as foolscap's `self.__class__()`:
+    /// a plain StringChain directly, a subclass by calling `type(slf)()`.
+    /// Made before anything is taken out of `slf`, so a subclass whose
+    /// constructor fails leaves `slf` as it was.
+    fn empty_like<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
         let py = slf.py();
         let cls = slf.get_type();
         if cls.is(py.get_type::<StringChain>()) {
-            return Ok(Bound::new(py, chain)?.into_any());
+            return Bound::new(py, StringChain::default());
         }
-        let made = cls.call0()?;
-        *made.cast::<StringChain>()?.borrow_mut() = chain;
-        Ok(made)
+        Ok(cls.call0()?.cast_into::<StringChain>()?)
     }
 
     /// Removes up to `n` leading bytes (a Python count) as a new chain.
@@ -245,9 +244,10 @@ impl StringChain {
     fn popleft_new_stringchain<'py>(
         slf: &Bound<'py, Self>,
         n: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let head = Self::pop_front(slf, n, "popleft_new_stringchain")?;
-        Self::same_type(slf, head)
+    ) -> PyResult<Bound<'py, Self>> {
+        let head = Self::empty_like(slf)?;
+        *head.borrow_mut() = Self::pop_front(slf, n, "popleft_new_stringchain")?;
+        Ok(head)
     }
 
     /// Removes whole leading chunks until at least `n` bytes are removed (or
@@ -261,9 +261,10 @@ impl StringChain {
     fn popleft_at_least_new_stringchain<'py>(
         slf: &Bound<'py, Self>,
         n: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let head = Self::pop_whole_front(slf, n, "popleft_at_least_new_stringchain")?;
-        Self::same_type(slf, head)
+    ) -> PyResult<Bound<'py, Self>> {
+        let head = Self::empty_like(slf)?;
+        *head.borrow_mut() = Self::pop_whole_front(slf, n, "popleft_at_least_new_stringchain")?;
+        Ok(head)
     }
 
     /// Removes and returns everything.
@@ -273,9 +274,10 @@ impl StringChain {
 
     /// Removes everything and returns it as a new chain of the same type
     /// (no copy).
-    fn popall_new_stringchain<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let all = std::mem::take(&mut *slf.borrow_mut());
-        Self::same_type(slf, all)
+    fn popall_new_stringchain<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
+        let all = Self::empty_like(slf)?;
+        *all.borrow_mut() = std::mem::take(&mut *slf.borrow_mut());
+        Ok(all)
     }
 
     /// Drops the first `n` bytes (all of them if `n` is larger).
@@ -291,16 +293,16 @@ impl StringChain {
 
     /// A new chain of the same type with the same contents, sharing the
     /// chunk objects (no copy).
-    fn copy<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+    fn copy<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
         let py = slf.py();
-        let copied = {
+        let copied = Self::empty_like(slf)?;
+        {
             let this = slf.borrow();
-            StringChain {
-                pieces: this.pieces.iter().map(|p| p.share(py)).collect(),
-                len: this.len,
-            }
-        };
-        Self::same_type(slf, copied)
+            let mut copy = copied.borrow_mut();
+            copy.pieces = this.pieces.iter().map(|p| p.share(py)).collect();
+            copy.len = this.len;
+        }
+        Ok(copied)
     }
 
     /// The whole contents as one `bytes`. Merges the chain in place into

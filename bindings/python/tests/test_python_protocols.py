@@ -37,6 +37,25 @@ def test_subclass_keeps_its_type_and_methods():
     assert repr(moved) == "<Tagged: 3 bytes in 1 chunk>"
 
 
+def test_failing_subclass_constructor_takes_nothing_out():
+    class NeedsArgument(StringChain):
+        def __init__(self, required):
+            super().__init__()
+
+    c = NeedsArgument("given")
+    c.append(b"abc")
+    for method, args in [
+        ("popleft_new_stringchain", (2,)),
+        ("popleft_at_least_new_stringchain", (2,)),
+        ("popall_new_stringchain", ()),
+        ("copy", ()),
+    ]:
+        with pytest.raises(TypeError, match="required"):
+            getattr(c, method)(*args)
+        assert len(c) == 3 and c.chunk_count() == 1, method
+    assert bytes(c) == b"abc"
+
+
 def test_plain_chain_returns_plain_chains():
     c = chain_of(StringChain, b"ab")
     assert type(c.copy()) is StringChain
