@@ -50,7 +50,9 @@ fn pipe<P: Pipe>(data: &[u8], read: usize, out: &mut Vec<u8>, mut pipe: P) -> Du
 }
 
 /// Runs each of `runs` once per round, rotating the order, and prints the
-/// median and minimum of each.
+/// median and minimum of each, and the median (with quartiles) of each
+/// one's time over the first's within the same round: a ratio whose two
+/// sides ran seconds apart, so load that drifts over minutes cancels.
 fn rounds(rounds: usize, runs: &mut [(&str, &mut dyn FnMut() -> Duration)]) {
     let mut times = vec![Vec::new(); runs.len()];
     for round in 0..rounds {
@@ -59,9 +61,21 @@ fn rounds(rounds: usize, runs: &mut [(&str, &mut dyn FnMut() -> Duration)]) {
             times[which].push((runs[which].1)());
         }
     }
-    for ((name, _), t) in runs.iter().zip(&mut times) {
-        t.sort();
-        println!("{name:>10}: median {:?}, min {:?}", t[t.len() / 2], t[0]);
+    let quartiles = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        (v[v.len() / 4], v[v.len() / 2], v[v.len() * 3 / 4])
+    };
+    for ((name, _), t) in runs.iter().zip(&times) {
+        let ratios = t.iter().zip(&times[0]).map(|(a, b)| a.as_secs_f64() / b.as_secs_f64());
+        let (q1, median, q3) = quartiles(ratios.collect());
+        let mut sorted = t.clone();
+        sorted.sort();
+        println!(
+            "{name:>10}: median {:?}, min {:?}; per round vs {}: {median:.3} (quartiles {q1:.3}-{q3:.3})",
+            sorted[sorted.len() / 2],
+            sorted[0],
+            runs[0].0
+        );
     }
 }
 
