@@ -21,24 +21,27 @@
 // tests expect (`ByteStream saved = r.reader(); ...; r.reader() = saved;`).
 //
 // Queries cost no call: every handle publishes a spool_stream_state that
-// the library refreshes whenever the stream changes, and peek(),
-// bytes_buffered(), bytes_pushed() and the flags read it inline. A pop
-// inside the published front slice costs no call either: the wrapper
-// counts it (`unsynced_pop_`) and hands the count to the library with the
-// next call on the stream (spool_stream_pop_push, spool_reassembler_
-// pop_insert, or a plain pop when a read must go past the front slice).
-// So draining a stream after a push costs no call at all, and the next
-// push or insert carries the pops. The library stays the one
-// implementation of the ring: the wrapper only offsets the published
-// front and counters by bytes it has not reported yet. (A handle wrapped
-// by a C++ object is therefore only used through that object, not passed
-// to the C functions directly.)
+// the library refreshes whenever the stream changes, and bytes_buffered(),
+// bytes_pushed() and the flags read it inline. Reads and writes that stay
+// inside the published regions cost no call either: peek and pop move a
+// cursor inside the published front slice, and a push that fits the
+// published spare region of an owned stream is a memcpy into it. What they
+// did travels with the next call on the stream (spool_stream_sync_push,
+// spool_reassembler_pop_insert), made only when a push does not fit, a read
+// goes past the cursor's slice, or another operation needs the library:
+// a 32 KiB stream drained as it is filled takes about one call per 32 KiB.
+// The library stays the one implementation of the ring: it applies what
+// was done with Writer::commit and Reader::pop. (A handle wrapped by a C++
+// object is therefore only used through that object, not passed to the C
+// functions directly.)
 //
 // Errors from the C layer (which only arise from misuse, e.g. pushing into
 // a reassembler's output) throw spool::Error.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -96,10 +99,14 @@ public:
   /// be allocated, as a move may not throw).
   ByteStream(ByteStream&& other) noexcept
     : ByteStream(other.owned_ ? std::exchange(other.handle_, nullptr) : spool_stream_clone(other.synced()), true) {
-    if (other.handle_ == nullptr) {  // taken over: its deferred pops come along
-      unsynced_pop_ = std::exchange(other.unsynced_pop_, 0);
+    if (other.handle_ == nullptr) {  // taken over: its cursor and unreported work come along
+      front_ = other.front_;
+      front_left_ = other.front_left_;
+      written_ = std::exchange(other.written_, 0);
+      consumed_ = std::exchange(other.consumed_, 0);
+      other.state_ = &detail::moved_from_state;
+      other.load();
     }
-    other.state_ = detail::state_of(other.handle_);
   }
   /// Replaces this stream's contents with a copy of `other`'s; when this is
   /// a Reassembler's reader(), the reassembler goes on writing into it.
@@ -110,8 +117,8 @@ public:
         swap(copy);
       } else {
         const spool_stream* source = other.synced();
-        sync();
-        detail::check(spool_stream_assign(handle_, source));
+        detail::check(spool_stream_assign(synced(), source));
+        load();
       }
     }
     return *this;
@@ -135,41 +142,75 @@ public:
   Writer& writer();
   const Writer& writer() const;
 
-  void set_error() { detail::check(spool_stream_set_error(synced())); }
+  void set_error() {
+    detail::check(spool_stream_set_error(synced()));
+    load();
+  }
   bool has_error() const { return state_->error; }
 
 protected:
-  /// Reports the pops the library has not seen yet; returns the handle,
-  /// now up to date, for the call that needs it.
+  // How the wrapper works without a call per operation. The library
+  // publishes *state_ after every call. Between calls the wrapper keeps a
+  // read cursor (front_, front_left_) inside the published front slice, and
+  // counts the bytes it copied into the published spare region (written_)
+  // and the bytes it consumed (consumed_). Every call on the handle first
+  // reports both counts (spool_stream_sync_push, spool_reassembler_
+  // pop_insert), then load() takes the cursor from the new state. Written
+  // bytes that directly follow the cursor's slice (the buffered bytes do
+  // not wrap) join it at once, so they can be read back without a call.
+
+  /// Reports what the library has not seen yet, then pushes `data`; one
+  /// call. Afterwards the cursor is the library's front slice.
+  void sync_push(std::string_view data = {}) const {
+    detail::check(spool_stream_sync_push(handle_, std::exchange(written_, 0), std::exchange(consumed_, 0),
+                                         reinterpret_cast<const uint8_t*>(data.data()), data.size(), nullptr));
+    load();
+  }
+  /// The handle, after reporting what the library has not seen yet, for a
+  /// call that needs it up to date.
   spool_stream* synced() const {
-    if (unsynced_pop_ != 0) {
-      detail::check(spool_stream_pop(handle_, std::exchange(unsynced_pop_, 0)));
+    if (written_ != 0 || consumed_ != 0) {
+      sync_push();
     }
     return handle_;
   }
-  void sync() const { synced(); }
+  /// Takes the read cursor from the published state (after a call).
+  void load() const {
+    front_ = reinterpret_cast<const char*>(state_->front);
+    front_left_ = state_->front_len;
+  }
 
   spool_stream* handle_;
   const spool_stream_state* state_;
-  /// Bytes popped from the front slice the library has not been told of;
-  /// never more than state_->front_len.
-  mutable uint64_t unsynced_pop_ = 0;
+  /// The next byte to read and how many follow it contiguously.
+  mutable const char* front_ = nullptr;
+  mutable uint64_t front_left_ = 0;
+  /// Bytes copied into state_->spare that the library has not committed.
+  mutable uint64_t written_ = 0;
+  /// Bytes read past the published front that the library has not popped.
+  mutable uint64_t consumed_ = 0;
   bool owned_;
 
 private:
   friend class Reassembler;
   ByteStream(spool_stream* handle, bool owned) noexcept
-    : handle_(handle), state_(detail::state_of(handle)), owned_(owned && handle != nullptr) {}
+    : handle_(handle), state_(detail::state_of(handle)), owned_(owned && handle != nullptr) {
+    load();
+  }
   spool_stream* release() {
     synced();
     owned_ = false;
     state_ = &detail::moved_from_state;
+    load();
     return std::exchange(handle_, nullptr);
   }
   void swap(ByteStream& other) noexcept {
     std::swap(handle_, other.handle_);
     std::swap(state_, other.state_);
-    std::swap(unsynced_pop_, other.unsynced_pop_);
+    std::swap(front_, other.front_);
+    std::swap(front_left_, other.front_left_);
+    std::swap(written_, other.written_);
+    std::swap(consumed_, other.consumed_);
     std::swap(owned_, other.owned_);
   }
 };
@@ -180,15 +221,31 @@ public:
   using ByteStream::operator=;
   /// Pushes what fits; the rest is dropped.
   void push(std::string data) { push_view(data); }
-  /// Pushes without taking a std::string (no copy on the C++ side).
+  /// Pushes without taking a std::string (no copy on the C++ side). Bytes
+  /// that fit the published spare region are copied there and reported
+  /// with the next call; otherwise one call pushes them.
   void push_view(std::string_view data) {
-    const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
-    detail::check(spool_stream_pop_push(handle_, std::exchange(unsynced_pop_, 0), bytes, data.size(), nullptr));
+    if (data.size() > state_->spare_len - written_) {
+      sync_push(data);
+      return;
+    }
+    if (data.empty()) {
+      return;
+    }
+    char* at = reinterpret_cast<char*>(state_->spare) + written_;
+    std::memcpy(at, data.data(), data.size());
+    written_ += data.size();
+    if (front_ + front_left_ == at) {
+      front_left_ += data.size();  // readable at once, after what is there
+    }
   }
-  void close() { detail::check(spool_stream_close(synced())); }
+  void close() {
+    detail::check(spool_stream_close(synced()));
+    load();
+  }
   bool is_closed() const { return state_->closed; }
-  uint64_t available_capacity() const { return state_->available_capacity + unsynced_pop_; }
-  uint64_t bytes_pushed() const { return state_->bytes_pushed; }
+  uint64_t available_capacity() const { return state_->available_capacity + consumed_ - written_; }
+  uint64_t bytes_pushed() const { return state_->bytes_pushed + written_; }
 };
 
 /// The reading half of a ByteStream.
@@ -198,23 +255,26 @@ public:
   /// The contiguous front of the buffered bytes; non-empty whenever
   /// anything is buffered. Valid until the stream next changes.
   std::string_view peek() const {
-    if (unsynced_pop_ == state_->front_len && unsynced_pop_ != 0) {
-      sync();  // the front slice is used up: the library has the rest
+    if (front_left_ == 0 && bytes_buffered() > 0) {
+      synced();  // the cursor's slice is used up: the library has the rest
     }
-    return {reinterpret_cast<const char*>(state_->front) + unsynced_pop_, state_->front_len - unsynced_pop_};
+    return {front_, front_left_};
   }
-  /// Removes up to `len` bytes from the front. Inside the front slice this
-  /// is counted here and reported with the next call; past it, one call.
+  /// Removes up to `len` bytes from the front: inside the cursor's slice
+  /// without a call, past it with one.
   void pop(uint64_t len) {
-    if (len <= state_->front_len - unsynced_pop_) {
-      unsynced_pop_ += len;
+    if (len <= front_left_) {
+      front_ += len;
+      front_left_ -= len;
+      consumed_ += len;
     } else {
-      detail::check(spool_stream_pop(handle_, std::exchange(unsynced_pop_, 0) + len));
+      consumed_ += std::min(len, bytes_buffered());
+      sync_push();
     }
   }
   bool is_finished() const { return state_->closed && bytes_buffered() == 0; }
-  uint64_t bytes_buffered() const { return state_->bytes_buffered - unsynced_pop_; }
-  uint64_t bytes_popped() const { return state_->bytes_popped + unsynced_pop_; }
+  uint64_t bytes_buffered() const { return state_->bytes_buffered + written_ - consumed_; }
+  uint64_t bytes_popped() const { return state_->bytes_popped + consumed_; }
 };
 
 static_assert(sizeof(Reader) == sizeof(ByteStream));
@@ -247,7 +307,7 @@ public:
     attach_view();
   }
   Reassembler(const Reassembler& other)
-    : handle_((other.view_.sync(), spool_reassembler_clone(other.handle_))), view_(nullptr, false) {
+    : handle_((other.view_.synced(), spool_reassembler_clone(other.handle_))), view_(nullptr, false) {
     if (handle_ == nullptr) {
       throw std::bad_alloc();
     }
@@ -270,9 +330,10 @@ public:
   }
   /// Inserts without taking a std::string (no copy on the C++ side).
   void insert_view(uint64_t first_index, std::string_view data, bool is_last_substring) {
-    detail::check(spool_reassembler_pop_insert(handle_, std::exchange(view_.unsynced_pop_, 0), first_index,
+    detail::check(spool_reassembler_pop_insert(handle_, std::exchange(view_.consumed_, 0), first_index,
                                                reinterpret_cast<const uint8_t*>(data.data()), data.size(),
                                                is_last_substring));
+    view_.load();
   }
 
   /// Bytes stored but not yet written to the output.
@@ -292,6 +353,7 @@ private:
   void attach_view() noexcept {
     view_.handle_ = spool_reassembler_stream(handle_);
     view_.state_ = detail::state_of(view_.handle_);
+    view_.load();
   }
 
   spool_reassembler* handle_;

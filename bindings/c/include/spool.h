@@ -49,11 +49,14 @@ typedef struct SpoolReassembler spool_reassembler;
 
 /* What a stream's query functions answer, published by the library so a
  * caller can read it without a call per query. Every call that changes the
- * stream (push, pop, close, set_error, assign, and a reassembler's insert
- * for its output) rewrites it before returning; read it between calls, from
- * the thread using the handle, and never write it. front/front_len are what
- * peek answers, valid until the next call that changes the stream (front
- * means nothing while front_len is 0). */
+ * stream (push, pop, close, set_error, assign, sync_push, and a
+ * reassembler's insert for its output) rewrites it before returning; read
+ * it between calls, from the thread using the handle, and never write it.
+ * front/front_len are what peek answers (front means nothing while
+ * front_len is 0). For an owned, open stream spare/spare_len is the
+ * contiguous free space after the buffered bytes: the caller may copy bytes
+ * there and report them with spool_stream_sync_push. Both regions are
+ * valid until the next call on the handle. */
 typedef struct spool_stream_state {
     const uint8_t *front;        /* contiguous front of the buffered bytes */
     size_t front_len;            /* non-zero whenever bytes_buffered is */
@@ -64,6 +67,8 @@ typedef struct spool_stream_state {
     bool closed;
     bool finished;               /* closed and every byte popped */
     bool error;
+    uint8_t *spare;              /* free space a caller may fill (or NULL) */
+    size_t spare_len;            /* 0 for a view or a closed stream */
 } spool_stream_state;
 
 /* A static description of a status code. */
@@ -90,11 +95,16 @@ const spool_stream_state *spool_stream_state_of(const spool_stream *s);
 /* Writer side. push copies what fits of data[0..len) and stores the count
  * taken in *accepted (may be NULL); data may be NULL only when len == 0. */
 int spool_stream_push(spool_stream *s, const uint8_t *data, size_t len, size_t *accepted);
-/* Pops up to `pop` bytes, then pushes as spool_stream_push does: a reader
- * that deferred its last pop and the next push share one call. On a view
- * the pop happens and the push answers SPOOL_E_READONLY. */
-int spool_stream_pop_push(spool_stream *s, uint64_t pop, const uint8_t *data, size_t len,
-                          size_t *accepted);
+/* Reports what the caller did in the published state's regions since its
+ * last call on `s` — `written` bytes copied into `spare` (committed), then
+ * `consumed` bytes read from the front (popped; they may include the
+ * written ones) — then pushes as spool_stream_push does (len 0 pushes
+ * nothing). One call carries a reader's and a writer's deferred work.
+ * `written` beyond the published spare_len answers SPOOL_E_RANGE and
+ * changes nothing; on a view, written > 0 or len > 0 answers
+ * SPOOL_E_READONLY (the pop happens when written is 0). */
+int spool_stream_sync_push(spool_stream *s, size_t written, uint64_t consumed,
+                           const uint8_t *data, size_t len, size_t *accepted);
 int spool_stream_close(spool_stream *s);
 int spool_stream_is_closed(const spool_stream *s, bool *out);
 int spool_stream_available_capacity(const spool_stream *s, uint64_t *out);

@@ -1,15 +1,23 @@
-//! The readable state of a stream, published where C can read it without a
-//! call.
+//! The state of a stream, published where C can read it without a call.
 //!
 //! The lab's read loop asks `bytes_buffered()`, then `peek()`, then pops,
-//! once per chunk read; behind an opaque handle the two queries would be two
-//! calls into the library for every few bytes. Instead each handle carries a
+//! once per chunk read; behind an opaque handle each would be a call into
+//! the library for every few bytes. Instead each handle carries a
 //! `#[repr(C)]` [`SpoolStreamState`] that the library rewrites at the end of
-//! every call that changes the stream, and [`spool_stream_state_of`](crate::spool_stream_state_of) hands
-//! out a pointer to it once. The C++ wrapper's queries are then plain loads;
-//! only the calls that do work (`push`, `pop`, `insert`) cross into Rust.
-//! The Rust core stays the one implementation: the state is a copy of what
-//! its accessors answer, never a second set of rules.
+//! every call that changes the stream, and
+//! [`spool_stream_state_of`](crate::spool_stream_state_of) hands out a
+//! pointer to it once. The C++ wrapper's queries are then plain loads.
+//!
+//! The state also names two regions a caller may work in between calls:
+//! the front slice (`front`), whose bytes it may consume, and for an owned
+//! stream the contiguous free space after the buffered bytes (`spare`),
+//! into which it may copy bytes. It reports both with its next call
+//! (`spool_stream_sync_push`: commit so many written bytes, pop so many
+//! read ones), so a push and a read that stay inside the regions cost no
+//! call at all. The Rust core stays the one implementation: the state is a
+//! copy of what its accessors answer (`spare` is `Writer::spare_mut`'s first
+//! slice), and what the caller did is applied through `Writer::commit` and
+//! `Reader::pop`.
 //!
 //! # Why reading it from C is sound
 //!
@@ -30,8 +38,16 @@
 //!   checks the state against the query functions after every step of
 //!   random operation sequences, views included.
 //! - **`front` is a borrow of the ring** with the same lifetime as
-//!   `spool_stream_peek`'s answer: valid until the next call that changes
-//!   the stream.
+//!   `spool_stream_peek`'s answer: valid until the next call on the handle.
+//! - **`spare` is a mutable borrow of the ring's free space**, taken from
+//!   `Writer::spare_mut` through `&mut` (so writes through it are allowed)
+//!   and valid until the next call on the handle. Nothing in the library
+//!   reads those bytes until a call commits them, and the library keeps no
+//!   reference into the ring across a return to C. A reassembler's view
+//!   publishes no spare region (`spare_len` 0): its free space holds the
+//!   reassembler's pending bytes. A closed stream publishes none either.
+//! - **A bad report is an error, not undefined behaviour**: committing more
+//!   than `spare_len` bytes answers `SPOOL_E_RANGE`.
 
 use spool::stream::ByteStream;
 
@@ -60,6 +76,11 @@ pub struct SpoolStreamState {
     pub finished: bool,
     /// Whether the stream was marked as failed.
     pub error: bool,
+    /// The contiguous free space after the buffered bytes, which the caller
+    /// may fill and then commit (owned, open streams only; null otherwise).
+    pub spare: *mut u8,
+    /// Its length (0 for a view or a closed stream).
+    pub spare_len: usize,
 }
 
 impl SpoolStreamState {
@@ -75,9 +96,31 @@ impl SpoolStreamState {
         closed: false,
         finished: false,
         error: false,
+        spare: std::ptr::null_mut(),
+        spare_len: 0,
     };
 
-    /// The state of `stream` now.
+    /// The state of an owned stream now, with its spare region. Rewinds an
+    /// empty stream first (as its next push would), so the caller fills the
+    /// front of the ring.
+    #[inline]
+    pub(crate) fn of_owned(stream: &mut ByteStream) -> Self {
+        if stream.writer_ref().is_closed() {
+            return Self::of(stream);
+        }
+        stream.writer().spare_mut(); // rewinds an empty stream
+        let state = Self::of(stream);
+        // Taken last, through `&mut`: nothing reads or writes the ring after
+        // this until the call returns.
+        let first = stream.writer().spare_mut().0;
+        Self {
+            spare: first.as_mut_ptr(),
+            spare_len: first.len(),
+            ..state
+        }
+    }
+
+    /// The state of `stream` now, without a spare region (for views).
     #[inline]
     pub(crate) fn of(stream: &ByteStream) -> Self {
         let (reader, writer) = (stream.reader_ref(), stream.writer_ref());
@@ -92,6 +135,8 @@ impl SpoolStreamState {
             closed: writer.is_closed(),
             finished: reader.is_finished(),
             error: reader.has_error(),
+            spare: std::ptr::null_mut(),
+            spare_len: 0,
         }
     }
 }

@@ -14,7 +14,7 @@ use spool::stream::{ByteStream, Reader, Writer};
 
 use crate::ffi_guard::{bytes, guard, write_out};
 use crate::state::SpoolStreamState;
-use crate::{SPOOL_E_BORROWED, SPOOL_E_NULL, SPOOL_E_READONLY, SPOOL_OK};
+use crate::{SPOOL_E_BORROWED, SPOOL_E_NULL, SPOOL_E_RANGE, SPOOL_E_READONLY, SPOOL_OK};
 
 /// Opaque stream handle: an owned stream or a view of a reassembler's
 /// output, and the state published to C (see [`crate::state`]).
@@ -88,10 +88,31 @@ impl SpoolStream {
         }
     }
 
-    /// Publishes the stream's state to C.
+    /// Publishes the stream's state to C (with the spare region, for an
+    /// owned stream).
     #[inline]
     pub(crate) fn refresh(&mut self) {
-        self.state = SpoolStreamState::of(self.stream());
+        self.state = match &mut self.handle {
+            Handle::Owned(s) => SpoolStreamState::of_owned(s),
+            Handle::View(_) => SpoolStreamState::of(self.stream()),
+        };
+    }
+
+    /// Applies what the caller did in the published regions since the last
+    /// call: `written` bytes copied into the spare region, then `consumed`
+    /// bytes read from the front (which may include the written ones).
+    fn sync(&mut self, written: usize, consumed: usize) -> i32 {
+        if written > 0 {
+            if written > self.state.spare_len {
+                return SPOOL_E_RANGE;
+            }
+            match self.writer() {
+                Some(w) => w.commit(written),
+                None => return SPOOL_E_READONLY,
+            }
+        }
+        self.reader().pop(consumed);
+        SPOOL_OK
     }
 }
 
@@ -237,27 +258,37 @@ pub unsafe extern "C" fn spool_stream_push(
     len: usize,
     accepted: *mut usize,
 ) -> i32 {
-    // SAFETY: the same contract.
-    unsafe { spool_stream_pop_push(s, 0, data, len, accepted) }
+    // SAFETY: the caller upholds the module contract, which is
+    // `spool_stream_sync_push`'s too.
+    unsafe { spool_stream_sync_push(s, 0, 0, data, len, accepted) }
 }
 
-/// Pops up to `pop` bytes, then pushes what fits of `data[..len]` (the
-/// count taken goes to `*accepted`, which may be null): a reader that
-/// deferred its last pop and a writer share one call. On a reassembler's
-/// view the pop happens and the push answers `SPOOL_E_READONLY`.
+/// Reports what the caller did in the published state's regions since its
+/// last call — `written` bytes copied into the spare region (committed), then
+/// `consumed` bytes read from the front (popped; they may include the
+/// written ones) — and then pushes what fits of `data[..len]` (the count
+/// taken goes to `*accepted`, which may be null; `len` 0 pushes nothing).
+/// One call carries a reader's and a writer's deferred work.
+///
+/// Errors: `written` beyond the published `spare_len` answers
+/// `SPOOL_E_RANGE` and changes nothing; on a reassembler's view `written`
+/// or `len` above 0 answers `SPOOL_E_READONLY` (the pop still happens when
+/// `written` is 0).
 ///
 /// # Safety
 ///
-/// Arguments follow the [module contract](self).
+/// Arguments follow the [module contract](self); the caller wrote only
+/// inside the spare region published by the last call on this handle.
 #[no_mangle]
-pub unsafe extern "C" fn spool_stream_pop_push(
+pub unsafe extern "C" fn spool_stream_sync_push(
     s: *mut SpoolStream,
-    pop: u64,
+    written: usize,
+    consumed: u64,
     data: *const u8,
     len: usize,
     accepted: *mut usize,
 ) -> i32 {
-    let pop = usize::try_from(pop).unwrap_or(usize::MAX);
+    let consumed = usize::try_from(consumed).unwrap_or(usize::MAX);
     guard(|| {
         // SAFETY: `data` is null or valid for `len` bytes by the module contract.
         let Some(data) = (unsafe { bytes(data, len) }) else {
@@ -266,11 +297,15 @@ pub unsafe extern "C" fn spool_stream_pop_push(
         // SAFETY: null or live, by the module contract.
         status(unsafe {
             with_mut(s, |s| {
-                s.reader().pop(pop);
-                let Some(w) = s.writer() else {
-                    return SPOOL_E_READONLY;
+                let synced = s.sync(written, consumed);
+                if synced != SPOOL_OK {
+                    return synced;
+                }
+                let n = match s.writer() {
+                    _ if data.is_empty() => 0,
+                    Some(w) => w.push(data),
+                    None => return SPOOL_E_READONLY,
                 };
-                let n = w.push(data);
                 if accepted.is_null() {
                     SPOOL_OK
                 } else {

@@ -66,37 +66,118 @@ fn next(seed: &mut u64) -> u64 {
     *seed
 }
 
+/// The bytes buffered in `s`, read through the C functions without
+/// changing it (front slice, and the rest from a clone).
+///
+/// # Safety
+///
+/// `s` is a live handle.
+unsafe fn contents(s: *mut SpoolStream) -> Vec<u8> {
+    // SAFETY: `s` is live; the clone is freed before returning.
+    unsafe {
+        let copy = spool_stream_clone(s);
+        let mut out = Vec::new();
+        loop {
+            let state = *spool_stream_state_of(copy);
+            if state.front_len == 0 {
+                break;
+            }
+            out.extend_from_slice(std::slice::from_raw_parts(state.front, state.front_len));
+            spool_stream_pop(copy, state.front_len as u64);
+        }
+        spool_stream_free(copy);
+        out
+    }
+}
+
 #[test]
 fn owned_stream_state_follows_every_call() {
-    // Pushes carry a pop (spool_stream_pop_push) as the C++ wrapper sends
-    // them.
-    let data = [7u8; 64];
+    // Pushes, pops, and the deferred protocol the C++ wrapper uses: bytes
+    // copied into the published spare region and reported, with pops, by
+    // spool_stream_sync_push. A model queue checks the bytes themselves.
     let mut seed = 0x5EED;
-    // SAFETY: every handle is live until freed at the end.
+    let capacity = 37;
+    // SAFETY: every handle is live until freed at the end; writes go only
+    // into the spare region published by the last call.
     unsafe {
-        let s = spool_stream_new(37);
+        let s = spool_stream_new(capacity as u64);
         let saved = spool_stream_clone(s);
+        let mut model: std::collections::VecDeque<u8> = Default::default();
+        let mut saved_model = model.clone();
+        let mut closed = (false, false);
         for step in 0..5_000 {
-            match next(&mut seed) % 7 {
-                0..=2 => {
-                    let len = (next(&mut seed) % 40) as usize;
-                    let pop = next(&mut seed) % 3 * 5;
+            let byte = step as u8;
+            match next(&mut seed) % 8 {
+                0 | 1 => {
+                    let data = vec![byte; (next(&mut seed) % 40) as usize];
                     let mut taken = usize::MAX;
-                    let status = spool_stream_pop_push(s, pop, data.as_ptr(), len, &mut taken);
+                    let status = spool_stream_push(s, data.as_ptr(), data.len(), &mut taken);
                     assert_eq!(status, SPOOL_OK);
-                    assert!(taken <= len);
+                    let room = if closed.0 { 0 } else { capacity - model.len() };
+                    assert_eq!(taken, data.len().min(room));
+                    model.extend(&data[..taken]);
                 }
-                3 | 4 => assert_eq!(spool_stream_pop(s, next(&mut seed) % 30), SPOOL_OK),
-                5 => assert_eq!(spool_stream_assign(saved, s), SPOOL_OK),
-                _ => match next(&mut seed) % 20 {
-                    0 => assert_eq!(spool_stream_close(s), SPOOL_OK),
+                2 | 3 => {
+                    let state = *spool_stream_state_of(s);
+                    let written = (next(&mut seed) as usize % 20).min(state.spare_len);
+                    if written > 0 {
+                        std::ptr::write_bytes(state.spare, byte, written);
+                    }
+                    model.extend(std::iter::repeat_n(byte, written));
+                    let consumed = next(&mut seed) % 25;
+                    let status = spool_stream_sync_push(
+                        s,
+                        written,
+                        consumed,
+                        std::ptr::null(),
+                        0,
+                        std::ptr::null_mut(),
+                    );
+                    assert_eq!(status, SPOOL_OK);
+                    model.drain(..(consumed as usize).min(model.len()));
+                }
+                4 => {
+                    let n = next(&mut seed) % 30;
+                    assert_eq!(spool_stream_pop(s, n), SPOOL_OK);
+                    model.drain(..(n as usize).min(model.len()));
+                }
+                5 => {
+                    assert_eq!(spool_stream_assign(saved, s), SPOOL_OK);
+                    saved_model = model.clone();
+                    closed.1 = closed.0;
+                }
+                _ => match next(&mut seed) % 10 {
+                    0 => {
+                        assert_eq!(spool_stream_close(s), SPOOL_OK);
+                        closed.0 = true;
+                    }
                     1 => assert_eq!(spool_stream_set_error(s), SPOOL_OK),
-                    _ => assert_eq!(spool_stream_assign(s, saved), SPOOL_OK),
+                    _ => {
+                        assert_eq!(spool_stream_assign(s, saved), SPOOL_OK);
+                        model = saved_model.clone();
+                        closed.0 = closed.1;
+                    }
                 },
             }
             check(s, step);
             check(saved, step);
+            assert_eq!(
+                contents(s),
+                model.iter().copied().collect::<Vec<_>>(),
+                "bytes, step {step}"
+            );
+            let state = *spool_stream_state_of(s);
+            assert_eq!(
+                state.spare_len == 0,
+                closed.0 || model.len() == capacity,
+                "spare, step {step}"
+            );
         }
+        let state = *spool_stream_state_of(s);
+        let too_many = state.spare_len + 1;
+        let status =
+            spool_stream_sync_push(s, too_many, 0, std::ptr::null(), 0, std::ptr::null_mut());
+        assert_eq!(status, SPOOL_E_RANGE);
         spool_stream_free(s);
         spool_stream_free(saved);
     }

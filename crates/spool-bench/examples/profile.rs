@@ -66,7 +66,10 @@ fn rounds(rounds: usize, runs: &mut [(&str, &mut dyn FnMut() -> Duration)]) {
         (v[v.len() / 4], v[v.len() / 2], v[v.len() * 3 / 4])
     };
     for ((name, _), t) in runs.iter().zip(&times) {
-        let ratios = t.iter().zip(&times[0]).map(|(a, b)| a.as_secs_f64() / b.as_secs_f64());
+        let ratios = t
+            .iter()
+            .zip(&times[0])
+            .map(|(a, b)| a.as_secs_f64() / b.as_secs_f64());
         let (q1, median, q3) = quartiles(ratios.collect());
         let mut sorted = t.clone();
         sorted.sort();
