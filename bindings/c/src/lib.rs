@@ -25,13 +25,15 @@
 //! reassembler's output, which it goes on writing into (C++ assignment to
 //! `reader()`, as the lab's tests do).
 //!
-//! # Queries without calls
+//! # Work without calls
 //!
-//! Each stream handle publishes a `#[repr(C)]` state (front slice and
-//! counters) that every changing call refreshes; `spool_stream_state_of`
-//! hands out a pointer to it, so the C++ wrapper's `peek`,
-//! `bytes_buffered` and friends are plain loads. See [`state`] for why
-//! that is sound.
+//! Each stream handle publishes a `#[repr(C)]` state (front slice,
+//! counters, flags, and an owned stream's free space) that every call on it
+//! refreshes; `spool_stream_state_of` hands out a pointer to it. The C++
+//! wrapper's queries are loads, its reads and pushes that stay inside the
+//! published regions are pointer moves and `memcpy`s, and the next call
+//! (`spool_stream_sync_push`, `spool_reassembler_pop_insert`) reports what
+//! they did. See [`state`] for why that is sound.
 //!
 //! # Safety
 //!

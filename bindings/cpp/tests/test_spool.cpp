@@ -200,8 +200,9 @@ void assignment_restores_a_reassemblers_stream() {
 }
 
 void deferred_pops_are_exact() {
-  // Pops inside the front slice are counted by the wrapper and carried by
-  // the next call; every query must already see them.
+  // Pops inside the front slice and pushes into the published free space
+  // are counted by the wrapper and carried by the next call; every query
+  // must already see them.
   spool::ByteStream bs {8};
   bs.writer().push("abcdef");
   bs.reader().pop(2);
@@ -227,6 +228,41 @@ void deferred_pops_are_exact() {
   r.reader().pop(1);
   spool::Reassembler r2 = r;
   CHECK(r2.reader().peek() == "fgh" && r2.writer().available_capacity() == 1);
+}
+
+void deferred_pushes_are_exact() {
+  spool::ByteStream bs {8};
+  bs.writer().push("abc");  // into the published free space, no call
+  CHECK(bs.writer().bytes_pushed() == 3 && bs.writer().available_capacity() == 5);
+  CHECK(bs.reader().peek() == "abc" && bs.reader().bytes_buffered() == 3);
+  bs.reader().pop(2);
+  bs.writer().push("def");
+  CHECK(bs.reader().peek() == "cdef");
+  spool::ByteStream copy = bs;  // reports both first
+  CHECK(copy.reader().peek() == "cdef" && copy.writer().bytes_pushed() == 6);
+  bs.writer().push("ghijk");  // fills the ring: the last byte is dropped
+  CHECK(bs.writer().bytes_pushed() == 10 && bs.writer().available_capacity() == 0);
+  CHECK(read_all(bs.reader()) == "cdefghij");
+  bs.writer().push("xy");
+  bs.writer().close();  // reports the push first
+  CHECK(bs.writer().is_closed() && bs.reader().bytes_buffered() == 2);
+  bs.writer().push("z");  // a closed stream takes nothing
+  CHECK(read_all(bs.reader()) == "xy" && bs.reader().is_finished());
+
+  // A stream with unreported work handed to a reassembler, or assigned.
+  spool::ByteStream out {8};
+  out.writer().push("ab");
+  spool::Reassembler r {std::move(out)};
+  r.insert(2, "cd", false);
+  CHECK(r.reader().peek() == "abcd");
+  spool::ByteStream a {8};
+  a.writer().push("12");
+  spool::ByteStream b {8};
+  b.writer().push("34");
+  b.reader().pop(1);
+  a = b;
+  a.writer().push("5");
+  CHECK(read_all(a.reader()) == "45" && read_all(b.reader()) == "4");
 }
 
 void errors_are_reported() {
@@ -256,6 +292,7 @@ int main() {
   reassembler_window_and_end();
   assignment_restores_a_reassemblers_stream();
   deferred_pops_are_exact();
+  deferred_pushes_are_exact();
   errors_are_reported();
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed != 0 ? 1 : 0;
