@@ -1,0 +1,239 @@
+//! The records of a block of CSV as borrowed views.
+
+use super::fields::{Field, Fields};
+use super::scan::{scan, Carry, Scanned};
+use super::{Dialect, UnterminatedQuote};
+
+/// One record: a view into its block, exactly as read, with where it came
+/// from.
+///
+/// # Examples
+///
+/// ```
+/// use spool::text::csv::{Dialect, Records};
+/// let block = b"name,city\r\n\"Smith, John\",\"Paris\"\r\n";
+/// let record = Records::new(block, Dialect::CSV, 1, 0).nth(1).unwrap()?;
+/// assert_eq!(record.raw(), b"\"Smith, John\",\"Paris\"\r\n");
+/// assert_eq!(record.bytes(), b"\"Smith, John\",\"Paris\"");
+/// assert_eq!((record.line(), record.offset()), (2, 11));
+/// assert_eq!(record.field(0).unwrap().value(), &b"Smith, John"[..]);
+/// assert_eq!(record.field(1).unwrap().raw(), b"\"Paris\"");
+/// assert!(record.field(2).is_none());
+/// # Ok::<(), spool::text::csv::UnterminatedQuote>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Record<'a> {
+    raw: &'a [u8],
+    line: u64,
+    offset: u64,
+    dialect: Dialect,
+}
+
+impl<'a> Record<'a> {
+    /// The record exactly as read, with its line break (LF, CRLF or CR;
+    /// absent only on an input's last record).
+    #[inline]
+    pub fn raw(&self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// The record without its line break. Line breaks inside quoted fields
+    /// stay.
+    #[inline]
+    pub fn bytes(&self) -> &'a [u8] {
+        match self.raw {
+            [rest @ .., b'\r', b'\n'] | [rest @ .., b'\n' | b'\r'] => rest,
+            raw => raw,
+        }
+    }
+
+    /// Line of the record's first byte, counting from 1 (lines end at LF,
+    /// as the `csv` crate counts them).
+    #[inline]
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// Physical lines the record spans: 1, plus one for each LF inside its
+    /// quoted fields. Computed on demand.
+    pub fn lines(&self) -> u64 {
+        1 + memchr::memchr_iter(b'\n', self.bytes()).count() as u64
+    }
+
+    /// Byte offset of the record's first byte in the input.
+    #[inline]
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The dialect the record was split with.
+    #[inline]
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// Field `index` (from 0), or `None` if the record has fewer fields.
+    /// Scans only as far as that field.
+    #[inline]
+    pub fn field(&self, index: usize) -> Option<Field<'a>> {
+        self.fields().nth(index)
+    }
+
+    /// All fields, in order.
+    #[inline]
+    pub fn fields(&self) -> Fields<'a> {
+        Fields::new(self.bytes(), self.dialect)
+    }
+}
+
+/// Iterator over the records of a block of whole records.
+///
+/// Blank lines (a line break right after another, or at the start) are not
+/// records, as in the `csv` crate; they still count for line numbers. An
+/// input's last record may lack its line break.
+///
+/// Yields an [`UnterminatedQuote`] (and then nothing) if the block ends
+/// inside a quoted field; a block cut by a [`RecordCutter`] never does,
+/// except at the end of the input.
+///
+/// [`RecordCutter`]: super::RecordCutter
+///
+/// # Examples
+///
+/// ```
+/// use spool::text::csv::{Dialect, Records};
+/// let block = b"a,\"b\nc\"\n\nd,e";
+/// let got: Vec<_> = Records::new(block, Dialect::CSV, 1, 0)
+///     .map(|r| r.map(|r| (r.raw(), r.line(), r.offset(), r.lines())))
+///     .collect::<Result<_, _>>()?;
+/// assert_eq!(got, [(&b"a,\"b\nc\"\n"[..], 1, 0, 2), (b"d,e", 4, 9, 1)]);
+/// # Ok::<(), spool::text::csv::UnterminatedQuote>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Records<'a> {
+    data: &'a [u8],
+    dialect: Dialect,
+    /// Offset of `data` in the input.
+    offset: u64,
+    /// Where the current chunk starts in `data`, and its length (0 before
+    /// the first).
+    base: usize,
+    len: usize,
+    /// What is left of the current chunk's masks.
+    chunk: Scanned,
+    carry: Carry,
+    /// Line of `data[base]`.
+    line: u64,
+    /// Start and line of a record whose end is not found yet.
+    start: Option<(usize, u64)>,
+    /// Offset and line of the last quote that opened a quoted field.
+    open: (u64, u64),
+    done: bool,
+}
+
+impl<'a> Records<'a> {
+    /// The records of `data`, which starts at a record boundary, numbered
+    /// from line `first_line` with offsets counted from `offset`.
+    pub fn new(data: &'a [u8], dialect: Dialect, first_line: u64, offset: u64) -> Self {
+        Records {
+            data,
+            dialect,
+            offset,
+            base: 0,
+            len: 0,
+            chunk: Scanned::default(),
+            carry: Carry::START,
+            line: first_line,
+            start: None,
+            open: (0, 0),
+            done: false,
+        }
+    }
+
+    /// Scans the next chunk; `false` at the end of the data.
+    #[inline]
+    fn advance(&mut self) -> bool {
+        self.line += u64::from(self.chunk.lf.count_ones());
+        self.base += self.len;
+        let rest = &self.data[self.base..];
+        if rest.is_empty() {
+            self.len = 0;
+            self.chunk = Scanned::default();
+            return false;
+        }
+        self.len = rest.len().min(64);
+        self.chunk = match rest.first_chunk::<64>() {
+            Some(chunk) => scan(self.dialect, &mut self.carry, chunk, 64),
+            None => {
+                let mut padded = [0u8; 64];
+                padded[..self.len].copy_from_slice(rest);
+                scan(self.dialect, &mut self.carry, &padded, self.len)
+            }
+        };
+        if let Some(at) = self.chunk.open {
+            self.open = (
+                self.offset + (self.base + at as usize) as u64,
+                self.line_at(at),
+            );
+        }
+        true
+    }
+
+    /// Line of byte `bit` of the current chunk.
+    #[inline]
+    fn line_at(&self, bit: u32) -> u64 {
+        let below = (1u64 << bit) - 1;
+        self.line + u64::from((self.chunk.lf & below).count_ones())
+    }
+
+    #[inline]
+    fn record(&self, start: usize, end: usize, line: u64) -> Record<'a> {
+        Record {
+            raw: &self.data[start..end],
+            line,
+            offset: self.offset + start as u64,
+            dialect: self.dialect,
+        }
+    }
+}
+
+impl<'a> Iterator for Records<'a> {
+    type Item = Result<Record<'a>, UnterminatedQuote>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.start.is_none() && self.chunk.starts != 0 {
+                let bit = self.chunk.starts.trailing_zeros();
+                self.chunk.starts &= self.chunk.starts - 1;
+                self.start = Some((self.base + bit as usize, self.line_at(bit)));
+            }
+            if let Some((start, line)) = self.start {
+                if self.chunk.ends != 0 {
+                    let bit = self.chunk.ends.trailing_zeros();
+                    self.chunk.ends &= self.chunk.ends - 1;
+                    let mut end = self.base + bit as usize + 1;
+                    if self.data[end - 1] == b'\r' && self.data.get(end) == Some(&b'\n') {
+                        end += 1;
+                    }
+                    self.start = None;
+                    return Some(Ok(self.record(start, end, line)));
+                }
+            }
+            if self.done {
+                return None;
+            }
+            if !self.advance() {
+                self.done = true;
+                let (start, line) = self.start.take()?;
+                if self.carry.inside {
+                    let (offset, line) = self.open;
+                    return Some(Err(UnterminatedQuote { offset, line }));
+                }
+                return Some(Ok(self.record(start, self.data.len(), line)));
+            }
+        }
+    }
+}
+
+impl core::iter::FusedIterator for Records<'_> {}

@@ -1,0 +1,287 @@
+//! The splitter's state machine, run 64 bytes at a time on bit masks, with
+//! a byte-at-a-time fallback for the chunks where the masks cannot decide.
+//!
+//! # The fast path
+//!
+//! A chunk is classified into four masks (quotes, delimiters, LF, CR;
+//! [`classify`]). The prefix-XOR of the quote mask, seeded with "inside
+//! quotes" from the previous chunk, is set on every byte inside a quoted
+//! field: each quote flips the state, so a doubled `""` flips it twice and
+//! leaves the bytes around it inside. Terminators outside quotes end
+//! records; the first of a run ends one, the rest are blank lines.
+//!
+//! That reading is exact only while quotes open quoted fields at the start
+//! of a field and close them before a delimiter, a line break or a doubled
+//! quote — which is all a well-formed RFC 4180 file has. Two masks check
+//! it: every opening quote must follow a field start (a delimiter, a line
+//! break, the start of the record, or a closing quote, which makes the
+//! pair a `""`), and every closing quote must be followed by a delimiter,
+//! a line break or another quote. A chunk that fails (a quote in the middle
+//! of an unquoted field, text after a closing quote) is run through
+//! [`scalar`] instead, which is csv-core's state machine byte by byte, and
+//! the masks take over again at the next chunk from the state it leaves.
+//! So stray quotes cost speed, never correctness, and only in their chunk.
+//!
+//! # The state carried between chunks
+//!
+//! [`Carry`]: whether the last byte was inside a quoted field, and if not,
+//! what it was (a line break or nothing yet, a delimiter, a closing quote,
+//! other data). These are exactly the states of csv-core's reader that can
+//! follow a byte, so the state at any byte is the same whichever path
+//! scanned the bytes before it.
+
+use super::classify::{classify, Classes};
+use super::Dialect;
+
+/// What the byte before the next one was, when it was outside quotes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum After {
+    /// A line break, or nothing yet: the next byte starts a record (or is
+    /// a blank line).
+    RecordStart,
+    /// A delimiter: the next byte starts a field.
+    Delimiter,
+    /// The quote that may close a quoted field (or be the first of `""`).
+    Close,
+    /// Anything else: the next byte continues an unquoted field.
+    Data,
+}
+
+/// The scanner's state between two bytes; see the module docs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Carry {
+    /// Inside a quoted field.
+    pub inside: bool,
+    /// What the last byte was (meaningful only outside quotes).
+    pub after: After,
+}
+
+impl Carry {
+    /// The state before the first byte of an input or a block.
+    pub const START: Carry = Carry {
+        inside: false,
+        after: After::RecordStart,
+    };
+}
+
+/// Where records start and end in one chunk; bit `i` stands for byte `i`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Scanned {
+    /// The first byte of each record (blank lines are not records).
+    pub starts: u64,
+    /// The line break that ends each record (for CRLF, the CR).
+    pub ends: u64,
+    /// Every LF, inside quotes or not, for line numbers.
+    pub lf: u64,
+    /// The last quote in the chunk that opened a quoted field (not the
+    /// second of a `""`). Kept by the caller even when the field closes in
+    /// the chunk: a quote at the start of the next chunk can make the
+    /// closing one a `""` and reopen that same field.
+    pub open: Option<u32>,
+}
+
+/// Scans the first `len` bytes of `chunk` (1..=64) from `carry`, leaving in
+/// `carry` the state after them.
+#[inline(always)]
+pub(crate) fn scan(dialect: Dialect, carry: &mut Carry, chunk: &[u8; 64], len: usize) -> Scanned {
+    debug_assert!((1..=64).contains(&len));
+    let valid = u64::MAX >> (64 - len);
+    let c = classify(chunk, dialect.delimiter(), dialect.quote());
+    let c = Classes {
+        quote: c.quote & valid,
+        delimiter: c.delimiter & valid,
+        lf: c.lf & valid,
+        cr: c.cr & valid,
+    };
+    masks(c, carry, len).unwrap_or_else(|| scalar(dialect, carry, &chunk[..len]))
+}
+
+/// Each bit `i` set to the XOR of bits `0..=i`.
+#[inline(always)]
+fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+/// The fast path; `None` when a quote is misplaced (see the module docs).
+#[inline(always)]
+fn masks(c: Classes, carry: &mut Carry, len: usize) -> Option<Scanned> {
+    let outside_before = !carry.inside;
+    let bit = |after: After| u64::from(outside_before && carry.after == after);
+    let (prev_start, prev_delimiter, prev_close) = (
+        bit(After::RecordStart),
+        bit(After::Delimiter),
+        bit(After::Close),
+    );
+
+    let breaks = c.lf | c.cr;
+    let inside = prefix_xor(c.quote) ^ if carry.inside { u64::MAX } else { 0 };
+    let open = c.quote & inside;
+    let close = c.quote & !inside;
+    let may_open = ((c.delimiter | breaks | close) << 1) | prev_start | prev_delimiter | prev_close;
+    let after_close = (close << 1) | prev_close;
+    let valid = u64::MAX >> (64 - len);
+    if open & !may_open != 0 || after_close & !(c.delimiter | breaks | c.quote) & valid != 0 {
+        return None;
+    }
+
+    let terminators = breaks & !inside;
+    let after_break = (terminators << 1) | prev_start;
+    let last = len - 1;
+    let is = |mask: u64| (mask >> last) & 1 == 1;
+    let true_open = open & !after_close;
+    let ends_inside = is(inside);
+    *carry = Carry {
+        inside: ends_inside,
+        after: if ends_inside {
+            After::Data
+        } else if is(terminators) {
+            After::RecordStart
+        } else if is(close) {
+            After::Close
+        } else if is(c.delimiter) {
+            After::Delimiter
+        } else {
+            After::Data
+        },
+    };
+    Some(Scanned {
+        starts: valid & !breaks & after_break,
+        ends: terminators & !after_break,
+        lf: c.lf,
+        open: (true_open != 0).then(|| 63 - true_open.leading_zeros()),
+    })
+}
+
+/// csv-core's reader, one byte at a time (without its output: only where
+/// records start and end). The reference the fast path is tested against,
+/// and the path for chunks it refuses.
+pub(crate) fn scalar(dialect: Dialect, carry: &mut Carry, chunk: &[u8]) -> Scanned {
+    let mut out = Scanned::default();
+    let mut state = *carry;
+    for (i, &b) in chunk.iter().enumerate() {
+        let bit = 1u64 << i;
+        if b == b'\n' {
+            out.lf |= bit;
+        }
+        let is_quote = Some(b) == dialect.quote();
+        if state.inside {
+            if is_quote {
+                state = Carry {
+                    inside: false,
+                    after: After::Close,
+                };
+            }
+            continue;
+        }
+        if b == b'\n' || b == b'\r' {
+            if state.after != After::RecordStart {
+                out.ends |= bit;
+            }
+            state.after = After::RecordStart;
+            continue;
+        }
+        if state.after == After::RecordStart {
+            out.starts |= bit;
+        }
+        state = match state.after {
+            After::RecordStart | After::Delimiter if is_quote => {
+                out.open = Some(i as u32);
+                Carry {
+                    inside: true,
+                    after: After::Data,
+                }
+            }
+            // The second quote of `""`: a literal quote, still inside.
+            After::Close if is_quote => Carry {
+                inside: true,
+                after: After::Data,
+            },
+            _ if b == dialect.delimiter() => Carry {
+                inside: false,
+                after: After::Delimiter,
+            },
+            // A quote inside an unquoted field, or text after a closing
+            // quote: data, as in csv-core.
+            _ => Carry {
+                inside: false,
+                after: After::Data,
+            },
+        };
+    }
+    *carry = state;
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn carries() -> impl Strategy<Value = Carry> {
+        prop_oneof![
+            Just(Carry {
+                inside: true,
+                after: After::Data
+            }),
+            Just(Carry::START),
+            Just(Carry {
+                inside: false,
+                after: After::Delimiter
+            }),
+            Just(Carry {
+                inside: false,
+                after: After::Close
+            }),
+            Just(Carry {
+                inside: false,
+                after: After::Data
+            }),
+        ]
+    }
+
+    fn csv_bytes() -> impl Strategy<Value = u8> {
+        prop_oneof![4 => Just(b'"'), 4 => Just(b','), 2 => Just(b'\n'), 2 => Just(b'\r'), 4 => Just(b'a')]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+        /// The masks give what csv-core's state machine gives, or refuse.
+        #[test]
+        fn masks_agree_with_the_state_machine(
+            bytes in proptest::collection::vec(csv_bytes(), 1..=64),
+            carry in carries(),
+            quoting in any::<bool>(),
+        ) {
+            let dialect = Dialect::new(b',', quoting.then_some(b'"')).unwrap();
+            let mut chunk = [0u8; 64];
+            chunk[..bytes.len()].copy_from_slice(&bytes);
+            let (mut fast, mut slow) = (carry, carry);
+            let got = scan(dialect, &mut fast, &chunk, bytes.len());
+            let want = scalar(dialect, &mut slow, &bytes);
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(fast, slow);
+        }
+    }
+
+    #[test]
+    fn well_formed_chunks_take_the_fast_path() {
+        let text = b"a,\"b,\"\"c\"\"\r\nd\",e\n\n\"\",f\r\n";
+        let mut chunk = [0u8; 64];
+        chunk[..text.len()].copy_from_slice(text);
+        let c = classify(&chunk, b',', Some(b'"'));
+        let mut carry = Carry::START;
+        assert!(masks(c, &mut carry, text.len()).is_some());
+        let mut stray = chunk;
+        stray[0] = b'x';
+        stray[1] = b'"'; // `x"`: a quote inside an unquoted field
+        let c = classify(&stray, b',', Some(b'"'));
+        let mut carry = Carry::START;
+        assert!(masks(c, &mut carry, text.len()).is_none());
+    }
+}
