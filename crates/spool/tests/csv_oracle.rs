@@ -78,7 +78,12 @@ fn split_in_blocks(
                     return Err(e);
                 }
             };
-            let values = record.fields().map(|f| f.value().into_owned()).collect();
+            let values: Vec<Vec<u8>> = record.fields().map(|f| f.value().into_owned()).collect();
+            // Field N found from the splitter's masks is the same field.
+            for (i, v) in values.iter().enumerate() {
+                assert_eq!(record.field(i).unwrap().value(), &v[..], "field {i}");
+            }
+            assert!(record.field(values.len()).is_none());
             out.push(Got {
                 values,
                 raw: record.raw().to_vec(),

@@ -15,7 +15,7 @@
 //! however many buffers a long record spans, and a cut never falls inside
 //! a quoted field or between the CR and LF of a CRLF — at any block size.
 
-use super::scan::{scalar, scan, Carry};
+use super::scan::{scalar, Carry, Splitter};
 use super::{Dialect, UnterminatedQuote, BOM};
 
 /// A place in the input: byte offset and line (counting from 1).
@@ -48,7 +48,7 @@ pub struct Position {
 /// ```
 #[derive(Clone, Debug)]
 pub struct RecordCutter {
-    dialect: Dialect,
+    splitter: Splitter,
     carry: Carry,
     /// Offset and line after the bytes scanned so far.
     at: Position,
@@ -67,7 +67,7 @@ impl RecordCutter {
     /// A cutter for an input that starts with the next byte scanned.
     pub fn new(dialect: Dialect) -> Self {
         RecordCutter {
-            dialect,
+            splitter: Splitter::new(dialect),
             carry: Carry::START,
             at: Position { offset: 0, line: 1 },
             open: Position::default(),
@@ -108,7 +108,7 @@ impl RecordCutter {
                     &padded
                 }
             };
-            let s = scan(self.dialect, &mut self.carry, chunk, piece.len());
+            let s = self.splitter.scan(&mut self.carry, chunk, piece.len());
             let line_at =
                 |bit: u32| self.at.line + u64::from((s.lf & ((1u64 << bit) - 1)).count_ones());
             if let Some(bit) = s.open {
@@ -168,7 +168,7 @@ impl RecordCutter {
                 Some(_) => {
                     // Not a byte order mark: its first bytes were data.
                     self.bom = None;
-                    let s = scalar(self.dialect, &mut self.carry, &BOM[..seen]);
+                    let s = scalar(self.splitter.dialect(), &mut self.carry, &BOM[..seen]);
                     if s.open.is_some() {
                         self.open = Position { offset: 0, line: 1 };
                     }

@@ -37,6 +37,11 @@ pub struct Field<'a> {
 }
 
 impl<'a> Field<'a> {
+    #[inline]
+    pub(crate) fn new(raw: &'a [u8], quote: Option<u8>) -> Self {
+        Field { raw, quote }
+    }
+
     /// The field exactly as read, quotes included.
     #[inline]
     pub fn raw(&self) -> &'a [u8] {
@@ -65,7 +70,11 @@ impl<'a> Field<'a> {
     /// assert_eq!(value(b"\"a\"b\"c"), &b"ab\"c"[..]);
     /// assert_eq!(value(b"x\"y"), &b"x\"y"[..]);
     /// ```
+    #[inline]
     pub fn value(&self) -> Cow<'a, [u8]> {
+        if !self.is_quoted() {
+            return Cow::Borrowed(self.raw);
+        }
         match self.simple_value() {
             Some(value) => Cow::Borrowed(value),
             None => {
@@ -105,7 +114,7 @@ impl<'a> Field<'a> {
             return Some(self.raw);
         };
         let inner = &self.raw[1..];
-        match memchr::memchr(q, inner) {
+        match find(q, inner) {
             // Closed by the field's last byte, nothing doubled before it.
             Some(i) if i + 1 == inner.len() => Some(&inner[..i]),
             // Never closed (only at the end of an input read leniently).

@@ -1,7 +1,7 @@
 //! The records of a block of CSV as borrowed views.
 
 use super::fields::{Field, Fields};
-use super::scan::{scan, Carry, Scanned};
+use super::scan::{Carry, Scanned, Splitter};
 use super::{Dialect, UnterminatedQuote};
 
 /// One record: a view into its block, exactly as read, with where it came
@@ -27,6 +27,10 @@ pub struct Record<'a> {
     line: u64,
     offset: u64,
     dialect: Dialect,
+    /// Bit `i`: byte `i` is a delimiter outside quotes, for the first
+    /// `known` bytes of the record (from the splitter's masks).
+    delims: u64,
+    known: u32,
 }
 
 impl<'a> Record<'a> {
@@ -73,10 +77,32 @@ impl<'a> Record<'a> {
     }
 
     /// Field `index` (from 0), or `None` if the record has fewer fields.
-    /// Scans only as far as that field.
+    ///
+    /// The splitter already knows where the delimiters outside quotes are
+    /// in the record's first 64 bytes, so a field that ends there is found
+    /// by counting bits; past them the bytes are scanned, from the last
+    /// known field start and only as far as the field asked for.
     #[inline]
     pub fn field(&self, index: usize) -> Option<Field<'a>> {
-        self.fields().nth(index)
+        let bytes = self.bytes();
+        let known = (self.known as usize).min(bytes.len());
+        let mut delims = self.delims & low_bits(known);
+        let mut start = 0;
+        for skipped in 0..index {
+            if delims == 0 {
+                return Fields::new(&bytes[start..], self.dialect).nth(index - skipped);
+            }
+            start = delims.trailing_zeros() as usize + 1;
+            delims &= delims - 1;
+        }
+        if delims != 0 {
+            let end = delims.trailing_zeros() as usize;
+            Some(Field::new(&bytes[start..end], self.dialect.quote()))
+        } else if known == bytes.len() {
+            Some(Field::new(&bytes[start..], self.dialect.quote()))
+        } else {
+            Fields::new(&bytes[start..], self.dialect).next()
+        }
     }
 
     /// All fields, in order.
@@ -112,7 +138,7 @@ impl<'a> Record<'a> {
 #[derive(Clone, Debug)]
 pub struct Records<'a> {
     data: &'a [u8],
-    dialect: Dialect,
+    splitter: Splitter,
     /// Offset of `data` in the input.
     offset: u64,
     /// Where the current chunk starts in `data`, and its length (0 before
@@ -124,8 +150,13 @@ pub struct Records<'a> {
     carry: Carry,
     /// Line of `data[base]`.
     line: u64,
-    /// Start and line of a record whose end is not found yet.
-    start: Option<(usize, u64)>,
+    /// Start of a record whose end is not found yet, or `NONE`.
+    start: usize,
+    /// That record's line, and the delimiters outside quotes in its first
+    /// `known` bytes.
+    start_line: u64,
+    delims: u64,
+    known: u32,
     /// Offset and line of the last quote that opened a quoted field.
     open: (u64, u64),
     done: bool,
@@ -137,14 +168,17 @@ impl<'a> Records<'a> {
     pub fn new(data: &'a [u8], dialect: Dialect, first_line: u64, offset: u64) -> Self {
         Records {
             data,
-            dialect,
+            splitter: Splitter::new(dialect),
             offset,
             base: 0,
             len: 0,
             chunk: Scanned::default(),
             carry: Carry::START,
             line: first_line,
-            start: None,
+            start: NONE,
+            start_line: 0,
+            delims: 0,
+            known: 0,
             open: (0, 0),
             done: false,
         }
@@ -153,7 +187,7 @@ impl<'a> Records<'a> {
     /// Scans the next chunk; `false` at the end of the data.
     #[inline]
     fn advance(&mut self) -> bool {
-        self.line += u64::from(self.chunk.lf.count_ones());
+        self.line += sparse_count(self.chunk.lf);
         self.base += self.len;
         let rest = &self.data[self.base..];
         if rest.is_empty() {
@@ -163,13 +197,18 @@ impl<'a> Records<'a> {
         }
         self.len = rest.len().min(64);
         self.chunk = match rest.first_chunk::<64>() {
-            Some(chunk) => scan(self.dialect, &mut self.carry, chunk, 64),
+            Some(chunk) => self.splitter.scan(&mut self.carry, chunk, 64),
             None => {
                 let mut padded = [0u8; 64];
                 padded[..self.len].copy_from_slice(rest);
-                scan(self.dialect, &mut self.carry, &padded, self.len)
+                self.splitter.scan(&mut self.carry, &padded, self.len)
             }
         };
+        if self.start != NONE && self.known < 64 {
+            // The open record's first 64 bytes reach into this chunk.
+            self.delims |= self.chunk.fields << self.known;
+            self.known = 64;
+        }
         if let Some(at) = self.chunk.open {
             self.open = (
                 self.offset + (self.base + at as usize) as u64,
@@ -182,19 +221,48 @@ impl<'a> Records<'a> {
     /// Line of byte `bit` of the current chunk.
     #[inline]
     fn line_at(&self, bit: u32) -> u64 {
-        let below = (1u64 << bit) - 1;
-        self.line + u64::from((self.chunk.lf & below).count_ones())
+        self.line + sparse_count(self.chunk.lf & low_bits(bit as usize))
     }
 
+    /// The open record, ending before `end`.
     #[inline]
-    fn record(&self, start: usize, end: usize, line: u64) -> Record<'a> {
+    fn record(&mut self, end: usize) -> Record<'a> {
+        let start = core::mem::replace(&mut self.start, NONE);
         Record {
             raw: &self.data[start..end],
-            line,
+            line: self.start_line,
             offset: self.offset + start as u64,
-            dialect: self.dialect,
+            dialect: self.splitter.dialect(),
+            delims: self.delims,
+            known: self.known,
         }
     }
+}
+
+/// `Records::start` when no record is open.
+const NONE: usize = usize::MAX;
+
+/// The lowest `n` bits (all 64 for `n >= 64`).
+#[inline(always)]
+fn low_bits(n: usize) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
+/// Number of set bits, one loop turn per bit: LF masks have zero to a few
+/// bits, and without the `popcnt` instruction (not in the x86-64 baseline)
+/// `count_ones` costs a dozen instructions whatever the input.
+#[inline(always)]
+fn sparse_count(mut bits: u64) -> u64 {
+    let mut n = 0;
+    while bits != 0 {
+        bits &= bits - 1;
+        n += 1;
+    }
+    n
 }
 
 impl<'a> Iterator for Records<'a> {
@@ -203,34 +271,36 @@ impl<'a> Iterator for Records<'a> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if self.start.is_none() && self.chunk.starts != 0 {
+            if self.start == NONE && self.chunk.starts != 0 {
                 let bit = self.chunk.starts.trailing_zeros();
                 self.chunk.starts &= self.chunk.starts - 1;
-                self.start = Some((self.base + bit as usize, self.line_at(bit)));
+                self.start = self.base + bit as usize;
+                self.start_line = self.line_at(bit);
+                self.delims = self.chunk.fields >> bit;
+                self.known = 64 - bit;
             }
-            if let Some((start, line)) = self.start {
-                if self.chunk.ends != 0 {
-                    let bit = self.chunk.ends.trailing_zeros();
-                    self.chunk.ends &= self.chunk.ends - 1;
-                    let mut end = self.base + bit as usize + 1;
-                    if self.data[end - 1] == b'\r' && self.data.get(end) == Some(&b'\n') {
-                        end += 1;
-                    }
-                    self.start = None;
-                    return Some(Ok(self.record(start, end, line)));
+            if self.start != NONE && self.chunk.ends != 0 {
+                let bit = self.chunk.ends.trailing_zeros();
+                self.chunk.ends &= self.chunk.ends - 1;
+                let mut end = self.base + bit as usize + 1;
+                if self.data[end - 1] == b'\r' && self.data.get(end) == Some(&b'\n') {
+                    end += 1;
                 }
+                return Some(Ok(self.record(end)));
             }
             if self.done {
                 return None;
             }
             if !self.advance() {
                 self.done = true;
-                let (start, line) = self.start.take()?;
+                if self.start == NONE {
+                    return None;
+                }
                 if self.carry.inside {
                     let (offset, line) = self.open;
                     return Some(Err(UnterminatedQuote { offset, line }));
                 }
-                return Some(Ok(self.record(start, self.data.len(), line)));
+                return Some(Ok(self.record(self.data.len())));
             }
         }
     }

@@ -30,21 +30,24 @@
 //! follow a byte, so the state at any byte is the same whichever path
 //! scanned the bytes before it.
 
-use super::classify::{classify, Classes};
+use super::classify::{Classes, Needles};
 use super::Dialect;
 
-/// What the byte before the next one was, when it was outside quotes.
+/// What the byte before the next one was, when it was outside quotes
+/// (always `Data` inside quotes). The values are one bit each, so the fast
+/// path turns them into masks without branches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub(crate) enum After {
     /// A line break, or nothing yet: the next byte starts a record (or is
     /// a blank line).
-    RecordStart,
+    RecordStart = 1,
     /// A delimiter: the next byte starts a field.
-    Delimiter,
+    Delimiter = 2,
     /// The quote that may close a quoted field (or be the first of `""`).
-    Close,
+    Close = 4,
     /// Anything else: the next byte continues an unquoted field.
-    Data,
+    Data = 0,
 }
 
 /// The scanner's state between two bytes; see the module docs.
@@ -73,6 +76,9 @@ pub(crate) struct Scanned {
     pub ends: u64,
     /// Every LF, inside quotes or not, for line numbers.
     pub lf: u64,
+    /// The delimiters outside quotes: where fields end, so a record's
+    /// field N is found without scanning its bytes again.
+    pub fields: u64,
     /// The last quote in the chunk that opened a quoted field (not the
     /// second of a `""`). Kept by the caller even when the field closes in
     /// the chunk: a quote at the start of the next chunk can make the
@@ -80,20 +86,41 @@ pub(crate) struct Scanned {
     pub open: Option<u32>,
 }
 
-/// Scans the first `len` bytes of `chunk` (1..=64) from `carry`, leaving in
-/// `carry` the state after them.
-#[inline(always)]
-pub(crate) fn scan(dialect: Dialect, carry: &mut Carry, chunk: &[u8; 64], len: usize) -> Scanned {
-    debug_assert!((1..=64).contains(&len));
-    let valid = u64::MAX >> (64 - len);
-    let c = classify(chunk, dialect.delimiter(), dialect.quote());
-    let c = Classes {
-        quote: c.quote & valid,
-        delimiter: c.delimiter & valid,
-        lf: c.lf & valid,
-        cr: c.cr & valid,
-    };
-    masks(c, carry, len).unwrap_or_else(|| scalar(dialect, carry, &chunk[..len]))
+/// The dialect, with its bytes ready for [`Needles::classify`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Splitter {
+    dialect: Dialect,
+    needles: Needles,
+}
+
+impl Splitter {
+    pub(crate) fn new(dialect: Dialect) -> Self {
+        Splitter {
+            dialect,
+            needles: Needles::new(dialect.delimiter(), dialect.quote()),
+        }
+    }
+
+    /// The dialect split.
+    pub(crate) fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// Scans the first `len` bytes of `chunk` (1..=64) from `carry`,
+    /// leaving in `carry` the state after them.
+    #[inline(always)]
+    pub(crate) fn scan(&self, carry: &mut Carry, chunk: &[u8; 64], len: usize) -> Scanned {
+        debug_assert!((1..=64).contains(&len));
+        let valid = u64::MAX >> (64 - len);
+        let c = self.needles.classify(chunk);
+        let c = Classes {
+            quote: c.quote & valid,
+            delimiter: c.delimiter & valid,
+            lf: c.lf & valid,
+            cr: c.cr & valid,
+        };
+        masks(c, carry, len).unwrap_or_else(|| scalar(self.dialect, carry, &chunk[..len]))
+    }
 }
 
 /// Each bit `i` set to the XOR of bits `0..=i`.
@@ -111,13 +138,8 @@ fn prefix_xor(mut x: u64) -> u64 {
 /// The fast path; `None` when a quote is misplaced (see the module docs).
 #[inline(always)]
 fn masks(c: Classes, carry: &mut Carry, len: usize) -> Option<Scanned> {
-    let outside_before = !carry.inside;
-    let bit = |after: After| u64::from(outside_before && carry.after == after);
-    let (prev_start, prev_delimiter, prev_close) = (
-        bit(After::RecordStart),
-        bit(After::Delimiter),
-        bit(After::Close),
-    );
+    let after = carry.after as u64;
+    let (prev_start, prev_delimiter, prev_close) = (after & 1, (after >> 1) & 1, (after >> 2) & 1);
 
     let breaks = c.lf | c.cr;
     let inside = prefix_xor(c.quote) ^ if carry.inside { u64::MAX } else { 0 };
@@ -133,27 +155,26 @@ fn masks(c: Classes, carry: &mut Carry, len: usize) -> Option<Scanned> {
     let terminators = breaks & !inside;
     let after_break = (terminators << 1) | prev_start;
     let last = len - 1;
-    let is = |mask: u64| (mask >> last) & 1 == 1;
+    let top = |mask: u64| (mask >> last) & 1;
     let true_open = open & !after_close;
-    let ends_inside = is(inside);
+    let fields = c.delimiter & !inside;
+    // One class per byte, so at most one of these is set; none inside
+    // quotes.
+    let after = top(terminators) | top(fields) << 1 | top(close) << 2;
     *carry = Carry {
-        inside: ends_inside,
-        after: if ends_inside {
-            After::Data
-        } else if is(terminators) {
-            After::RecordStart
-        } else if is(close) {
-            After::Close
-        } else if is(c.delimiter) {
-            After::Delimiter
-        } else {
-            After::Data
+        inside: top(inside) == 1,
+        after: match after {
+            1 => After::RecordStart,
+            2 => After::Delimiter,
+            4 => After::Close,
+            _ => After::Data,
         },
     };
     Some(Scanned {
         starts: valid & !breaks & after_break,
         ends: terminators & !after_break,
         lf: c.lf,
+        fields,
         open: (true_open != 0).then(|| 63 - true_open.leading_zeros()),
     })
 }
@@ -202,10 +223,13 @@ pub(crate) fn scalar(dialect: Dialect, carry: &mut Carry, chunk: &[u8]) -> Scann
                 inside: true,
                 after: After::Data,
             },
-            _ if b == dialect.delimiter() => Carry {
-                inside: false,
-                after: After::Delimiter,
-            },
+            _ if b == dialect.delimiter() => {
+                out.fields |= bit;
+                Carry {
+                    inside: false,
+                    after: After::Delimiter,
+                }
+            }
             // A quote inside an unquoted field, or text after a closing
             // quote: data, as in csv-core.
             _ => Carry {
@@ -262,7 +286,7 @@ mod tests {
             let mut chunk = [0u8; 64];
             chunk[..bytes.len()].copy_from_slice(&bytes);
             let (mut fast, mut slow) = (carry, carry);
-            let got = scan(dialect, &mut fast, &chunk, bytes.len());
+            let got = Splitter::new(dialect).scan(&mut fast, &chunk, bytes.len());
             let want = scalar(dialect, &mut slow, &bytes);
             prop_assert_eq!(got, want);
             prop_assert_eq!(fast, slow);
@@ -274,13 +298,13 @@ mod tests {
         let text = b"a,\"b,\"\"c\"\"\r\nd\",e\n\n\"\",f\r\n";
         let mut chunk = [0u8; 64];
         chunk[..text.len()].copy_from_slice(text);
-        let c = classify(&chunk, b',', Some(b'"'));
+        let c = Needles::new(b',', Some(b'"')).classify(&chunk);
         let mut carry = Carry::START;
         assert!(masks(c, &mut carry, text.len()).is_some());
         let mut stray = chunk;
         stray[0] = b'x';
         stray[1] = b'"'; // `x"`: a quote inside an unquoted field
-        let c = classify(&stray, b',', Some(b'"'));
+        let c = Needles::new(b',', Some(b'"')).classify(&stray);
         let mut carry = Carry::START;
         assert!(masks(c, &mut carry, text.len()).is_none());
     }
