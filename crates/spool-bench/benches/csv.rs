@@ -17,10 +17,8 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput};
 use spool::text::csv::Dialect;
-use spool_bench::csv_peers::{self, Answer};
+use spool_bench::csv_peers::{self, Input, FIELD};
 use spool_bench::csv_sample::sample;
-
-const FIELD: usize = 3;
 
 fn bench(c: &mut Criterion) {
     let mib: usize = std::env::var("SPOOL_BENCH_CSV_MIB")
@@ -37,54 +35,17 @@ fn bench(c: &mut Criterion) {
     let want = csv_peers::csv_byte_records(&s.csv, b',', FIELD);
     assert_eq!(want.0, s.records);
     let (csv, tsv) = (&s.csv[..], &s.tsv[..]);
-    type Peer<'a> = (&'a str, &'a [u8], Box<dyn Fn(&[u8]) -> Answer>);
-    let peers: Vec<Peer> = vec![
-        (
-            "spool text::csv, CSV",
-            csv,
-            Box::new(|d| csv_peers::spool_records(d, Dialect::CSV, FIELD)),
-        ),
-        (
-            "spool text::csv + RecordCutter 1 MiB reads, CSV",
-            csv,
-            Box::new(|d| csv_peers::spool_cut_blocks(d, Dialect::CSV, FIELD, 1 << 20)),
-        ),
-        (
-            "memchr splitter, CSV",
-            csv,
-            Box::new(|d| csv_peers::memchr_records(d, Dialect::CSV, FIELD)),
-        ),
-        (
-            "csv ByteRecord, CSV",
-            csv,
-            Box::new(|d| csv_peers::csv_byte_records(d, b',', FIELD)),
-        ),
-        (
-            "simd-csv ZeroCopyReader, CSV",
-            csv,
-            Box::new(|d| csv_peers::simd_csv_zero_copy(d, b',', FIELD)),
-        ),
-        (
-            "spool-io TSV path (Records + field), TSV",
-            tsv,
-            Box::new(|d| csv_peers::spool_io_tsv(d, FIELD)),
-        ),
-        (
-            "spool text::csv Dialect::TSV, TSV",
-            tsv,
-            Box::new(|d| csv_peers::spool_records(d, Dialect::TSV, FIELD)),
-        ),
-    ];
     let mut group = c.benchmark_group("csv_records_field3");
     // Records per second: the CSV and the TSV hold the same records.
     group.throughput(Throughput::Elements(s.records));
     group.sample_size(10);
-    for (name, data, split) in &peers {
+    for (name, input, split) in csv_peers::all() {
+        let data = if input == Input::Csv { csv } else { tsv };
         let got = split(data);
         // The TSV's values have no enclosing quotes to drop but the same
         // bytes otherwise, so both files give the same answer.
         assert_eq!(got, want, "{name} disagrees with the csv crate");
-        group.bench_function(*name, |b| b.iter(|| black_box(split(black_box(data)))));
+        group.bench_function(name, |b| b.iter(|| black_box(split(black_box(data)))));
     }
     group.finish();
 

@@ -8,6 +8,50 @@ use spool::text::csv::{Dialect, Fields, RecordCutter, Records};
 /// What every splitter computes.
 pub type Answer = (u64, u64);
 
+/// The field every peer takes: one past two quoted fields on average.
+pub const FIELD: usize = 3;
+
+/// Which file of a [`Sample`](crate::csv_sample::Sample) a peer reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// The quoted CSV.
+    Csv,
+    /// The same records as unquoted TSV.
+    Tsv,
+}
+
+/// A peer: records and field [`FIELD`] of its input.
+pub type Split = fn(&[u8]) -> Answer;
+
+/// Every peer, spool's CSV splitter first, with the file it reads.
+pub fn all() -> Vec<(&'static str, Input, Split)> {
+    vec![
+        ("spool text::csv", Input::Csv, |d| {
+            spool_records(d, Dialect::CSV, FIELD)
+        }),
+        (
+            "spool text::csv + RecordCutter 1 MiB reads",
+            Input::Csv,
+            |d| spool_cut_blocks(d, Dialect::CSV, FIELD, 1 << 20),
+        ),
+        ("memchr splitter", Input::Csv, |d| {
+            memchr_records(d, Dialect::CSV, FIELD)
+        }),
+        ("csv ByteRecord", Input::Csv, |d| {
+            csv_byte_records(d, b',', FIELD)
+        }),
+        ("simd-csv ZeroCopyReader", Input::Csv, |d| {
+            simd_csv_zero_copy(d, b',', FIELD)
+        }),
+        ("spool-io TSV path (Records + field)", Input::Tsv, |d| {
+            spool_io_tsv(d, FIELD)
+        }),
+        ("spool text::csv Dialect::TSV", Input::Tsv, |d| {
+            spool_records(d, Dialect::TSV, FIELD)
+        }),
+    ]
+}
+
 /// spool's [`Records`] over the whole input, [`Field::value`] of field `n`.
 ///
 /// [`Field::value`]: spool::text::csv::Field::value

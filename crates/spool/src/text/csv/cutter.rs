@@ -111,7 +111,8 @@ impl RecordCutter {
             let s = self.splitter.scan(&mut self.carry, chunk, piece.len());
             let line_at =
                 |bit: u32| self.at.line + u64::from((s.lf & ((1u64 << bit) - 1)).count_ones());
-            if let Some(bit) = s.open {
+            if s.opens != 0 {
+                let bit = 63 - s.opens.leading_zeros();
                 self.open = Position {
                     offset: self.at.offset + u64::from(bit),
                     line: line_at(bit),
@@ -169,7 +170,7 @@ impl RecordCutter {
                     // Not a byte order mark: its first bytes were data.
                     self.bom = None;
                     let s = scalar(self.splitter.dialect(), &mut self.carry, &BOM[..seen]);
-                    if s.open.is_some() {
+                    if s.opens != 0 {
                         self.open = Position { offset: 0, line: 1 };
                     }
                     self.at.offset = seen as u64;

@@ -24,7 +24,10 @@ use super::{Dialect, UnterminatedQuote};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Record<'a> {
     raw: &'a [u8],
+    /// The line is counted when asked for: `line` plus the LFs in
+    /// `lf_before` (the LFs of one chunk before the record's start).
     line: u64,
+    lf_before: u64,
     offset: u64,
     dialect: Dialect,
     /// Bit `i`: byte `i` is a delimiter outside quotes, for the first
@@ -55,7 +58,7 @@ impl<'a> Record<'a> {
     /// as the `csv` crate counts them).
     #[inline]
     pub fn line(&self) -> u64 {
-        self.line
+        self.line + u64::from(self.lf_before.count_ones())
     }
 
     /// Physical lines the record spans: 1, plus one for each LF inside its
@@ -152,13 +155,16 @@ pub struct Records<'a> {
     line: u64,
     /// Start of a record whose end is not found yet, or `NONE`.
     start: usize,
-    /// That record's line, and the delimiters outside quotes in its first
-    /// `known` bytes.
+    /// That record's line (`line` of its start's chunk, plus the LFs in
+    /// `start_lf`), and the delimiters outside quotes in its first `known`
+    /// bytes.
     start_line: u64,
+    start_lf: u64,
     delims: u64,
     known: u32,
-    /// Offset and line of the last quote that opened a quoted field.
-    open: (u64, u64),
+    /// The last chunk with a quote that opened a quoted field: its start,
+    /// line, opening quotes and LFs (for the error, computed only then).
+    open: (usize, u64, u64, u64),
     done: bool,
 }
 
@@ -177,9 +183,10 @@ impl<'a> Records<'a> {
             line: first_line,
             start: NONE,
             start_line: 0,
+            start_lf: 0,
             delims: 0,
             known: 0,
-            open: (0, 0),
+            open: (0, 0, 0, 0),
             done: false,
         }
     }
@@ -187,7 +194,7 @@ impl<'a> Records<'a> {
     /// Scans the next chunk; `false` at the end of the data.
     #[inline]
     fn advance(&mut self) -> bool {
-        self.line += sparse_count(self.chunk.lf);
+        self.line += u64::from(self.chunk.lf.count_ones());
         self.base += self.len;
         let rest = &self.data[self.base..];
         if rest.is_empty() {
@@ -209,19 +216,16 @@ impl<'a> Records<'a> {
             self.delims |= self.chunk.fields << self.known;
             self.known = 64;
         }
-        if let Some(at) = self.chunk.open {
-            self.open = (
-                self.offset + (self.base + at as usize) as u64,
-                self.line_at(at),
-            );
-        }
+        // Without a branch: whether a chunk opens a quoted field is as
+        // random as the data.
+        let c = &self.chunk;
+        let opens = c.opens != 0;
+        self.open = if opens {
+            (self.base, self.line, c.opens, c.lf)
+        } else {
+            self.open
+        };
         true
-    }
-
-    /// Line of byte `bit` of the current chunk.
-    #[inline]
-    fn line_at(&self, bit: u32) -> u64 {
-        self.line + sparse_count(self.chunk.lf & low_bits(bit as usize))
     }
 
     /// The open record, ending before `end`.
@@ -231,6 +235,7 @@ impl<'a> Records<'a> {
         Record {
             raw: &self.data[start..end],
             line: self.start_line,
+            lf_before: self.start_lf,
             offset: self.offset + start as u64,
             dialect: self.splitter.dialect(),
             delims: self.delims,
@@ -252,19 +257,6 @@ fn low_bits(n: usize) -> u64 {
     }
 }
 
-/// Number of set bits, one loop turn per bit: LF masks have zero to a few
-/// bits, and without the `popcnt` instruction (not in the x86-64 baseline)
-/// `count_ones` costs a dozen instructions whatever the input.
-#[inline(always)]
-fn sparse_count(mut bits: u64) -> u64 {
-    let mut n = 0;
-    while bits != 0 {
-        bits &= bits - 1;
-        n += 1;
-    }
-    n
-}
-
 impl<'a> Iterator for Records<'a> {
     type Item = Result<Record<'a>, UnterminatedQuote>;
 
@@ -275,7 +267,8 @@ impl<'a> Iterator for Records<'a> {
                 let bit = self.chunk.starts.trailing_zeros();
                 self.chunk.starts &= self.chunk.starts - 1;
                 self.start = self.base + bit as usize;
-                self.start_line = self.line_at(bit);
+                self.start_line = self.line;
+                self.start_lf = self.chunk.lf & low_bits(bit as usize);
                 self.delims = self.chunk.fields >> bit;
                 self.known = 64 - bit;
             }
@@ -297,8 +290,12 @@ impl<'a> Iterator for Records<'a> {
                     return None;
                 }
                 if self.carry.inside {
-                    let (offset, line) = self.open;
-                    return Some(Err(UnterminatedQuote { offset, line }));
+                    let (base, line, opens, lf) = self.open;
+                    let bit = 63 - opens.leading_zeros();
+                    return Some(Err(UnterminatedQuote {
+                        offset: self.offset + (base + bit as usize) as u64,
+                        line: line + u64::from((lf & low_bits(bit as usize)).count_ones()),
+                    }));
                 }
                 return Some(Ok(self.record(self.data.len())));
             }

@@ -79,11 +79,11 @@ pub(crate) struct Scanned {
     /// The delimiters outside quotes: where fields end, so a record's
     /// field N is found without scanning its bytes again.
     pub fields: u64,
-    /// The last quote in the chunk that opened a quoted field (not the
-    /// second of a `""`). Kept by the caller even when the field closes in
-    /// the chunk: a quote at the start of the next chunk can make the
-    /// closing one a `""` and reopen that same field.
-    pub open: Option<u32>,
+    /// The quotes that opened a quoted field (not the second of a `""`).
+    /// The caller keeps the last one even when the field closes in the
+    /// chunk: a quote at the start of the next chunk can make the closing
+    /// one a `""` and reopen that same field.
+    pub opens: u64,
 }
 
 /// The dialect, with its bytes ready for [`Needles::classify`].
@@ -175,7 +175,7 @@ fn masks(c: Classes, carry: &mut Carry, len: usize) -> Option<Scanned> {
         ends: terminators & !after_break,
         lf: c.lf,
         fields,
-        open: (true_open != 0).then(|| 63 - true_open.leading_zeros()),
+        opens: true_open,
     })
 }
 
@@ -212,7 +212,7 @@ pub(crate) fn scalar(dialect: Dialect, carry: &mut Carry, chunk: &[u8]) -> Scann
         }
         state = match state.after {
             After::RecordStart | After::Delimiter if is_quote => {
-                out.open = Some(i as u32);
+                out.opens |= bit;
                 Carry {
                     inside: true,
                     after: After::Data,
