@@ -83,6 +83,18 @@
 //! record. [`Field::value`] borrows unless the field holds a `""` or text
 //! after its closing quote.
 //!
+//! # Bounds
+//!
+//! Nothing here allocates except [`Field::value`] when it must unescape
+//! (and [`Field::value_into`] into the caller's buffer). A [`Records`] or
+//! [`RecordCutter`] is a few words of state whatever the input; no byte
+//! sequence makes any of them panic (the `csv_split` fuzz target checks
+//! this against the `csv` crate). A record has no length limit here: a
+//! quote that is never closed makes the rest of the input one record, so
+//! the reader that buffers records must bound them, and
+//! [`RecordCutter::open_quote`] tells it which quote to blame when the
+//! bound is hit.
+//!
 //! # Line numbers and offsets
 //!
 //! Offsets count bytes from the start of the input (the caller says where a
