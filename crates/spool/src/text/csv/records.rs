@@ -211,11 +211,13 @@ impl<'a> Records<'a> {
                 self.splitter.scan(&mut self.carry, &padded, self.len)
             }
         };
-        if self.start != NONE && self.known < 64 {
-            // The open record's first 64 bytes reach into this chunk.
-            self.delims |= self.chunk.fields << self.known;
-            self.known = 64;
-        }
+        // The open record's first 64 bytes may reach into this chunk
+        // (without a branch: whether a record is open here is as random as
+        // the record lengths).
+        let extend = self.start != NONE && self.known < 64;
+        let more = self.chunk.fields << (self.known & 63);
+        self.delims |= if extend { more } else { 0 };
+        self.known = if extend { 64 } else { self.known };
         // Without a branch: whether a chunk opens a quoted field is as
         // random as the data.
         let c = &self.chunk;

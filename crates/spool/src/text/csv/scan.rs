@@ -50,21 +50,55 @@ pub(crate) enum After {
     Data = 0,
 }
 
-/// The scanner's state between two bytes; see the module docs.
+/// The scanner's state between two bytes, as the byte-at-a-time path
+/// reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct State {
+    /// Inside a quoted field.
+    inside: bool,
+    /// What the last byte was (meaningful only outside quotes).
+    after: After,
+}
+
+/// The scanner's state between two bytes; see the module docs. Kept as
+/// the bits of [`After`], so the fast path reads and writes it without a
+/// branch on data that is as random as the input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Carry {
     /// Inside a quoted field.
     pub inside: bool,
-    /// What the last byte was (meaningful only outside quotes).
-    pub after: After,
+    /// An [`After`] as its bit (0 inside quotes).
+    after: u8,
 }
 
 impl Carry {
     /// The state before the first byte of an input or a block.
     pub const START: Carry = Carry {
         inside: false,
-        after: After::RecordStart,
+        after: After::RecordStart as u8,
     };
+
+    fn state(self) -> State {
+        let after = match self.after {
+            1 => After::RecordStart,
+            2 => After::Delimiter,
+            4 => After::Close,
+            _ => After::Data,
+        };
+        State {
+            inside: self.inside,
+            after,
+        }
+    }
+}
+
+impl From<State> for Carry {
+    fn from(s: State) -> Carry {
+        Carry {
+            inside: s.inside,
+            after: s.after as u8,
+        }
+    }
 }
 
 /// Where records start and end in one chunk; bit `i` stands for byte `i`.
@@ -163,12 +197,7 @@ fn masks(c: Classes, carry: &mut Carry, len: usize) -> Option<Scanned> {
     let after = top(terminators) | top(fields) << 1 | top(close) << 2;
     *carry = Carry {
         inside: top(inside) == 1,
-        after: match after {
-            1 => After::RecordStart,
-            2 => After::Delimiter,
-            4 => After::Close,
-            _ => After::Data,
-        },
+        after: after as u8,
     };
     Some(Scanned {
         starts: valid & !breaks & after_break,
@@ -184,7 +213,7 @@ fn masks(c: Classes, carry: &mut Carry, len: usize) -> Option<Scanned> {
 /// and the path for chunks it refuses.
 pub(crate) fn scalar(dialect: Dialect, carry: &mut Carry, chunk: &[u8]) -> Scanned {
     let mut out = Scanned::default();
-    let mut state = *carry;
+    let mut state = carry.state();
     for (i, &b) in chunk.iter().enumerate() {
         let bit = 1u64 << i;
         if b == b'\n' {
@@ -193,7 +222,7 @@ pub(crate) fn scalar(dialect: Dialect, carry: &mut Carry, chunk: &[u8]) -> Scann
         let is_quote = Some(b) == dialect.quote();
         if state.inside {
             if is_quote {
-                state = Carry {
+                state = State {
                     inside: false,
                     after: After::Close,
                 };
@@ -213,32 +242,32 @@ pub(crate) fn scalar(dialect: Dialect, carry: &mut Carry, chunk: &[u8]) -> Scann
         state = match state.after {
             After::RecordStart | After::Delimiter if is_quote => {
                 out.opens |= bit;
-                Carry {
+                State {
                     inside: true,
                     after: After::Data,
                 }
             }
             // The second quote of `""`: a literal quote, still inside.
-            After::Close if is_quote => Carry {
+            After::Close if is_quote => State {
                 inside: true,
                 after: After::Data,
             },
             _ if b == dialect.delimiter() => {
                 out.fields |= bit;
-                Carry {
+                State {
                     inside: false,
                     after: After::Delimiter,
                 }
             }
             // A quote inside an unquoted field, or text after a closing
             // quote: data, as in csv-core.
-            _ => Carry {
+            _ => State {
                 inside: false,
                 after: After::Data,
             },
         };
     }
-    *carry = state;
+    *carry = state.into();
     out
 }
 
@@ -249,23 +278,23 @@ mod tests {
 
     fn carries() -> impl Strategy<Value = Carry> {
         prop_oneof![
-            Just(Carry {
+            Just(Carry::from(State {
                 inside: true,
                 after: After::Data
-            }),
+            })),
             Just(Carry::START),
-            Just(Carry {
+            Just(Carry::from(State {
                 inside: false,
                 after: After::Delimiter
-            }),
-            Just(Carry {
+            })),
+            Just(Carry::from(State {
                 inside: false,
                 after: After::Close
-            }),
-            Just(Carry {
+            })),
+            Just(Carry::from(State {
                 inside: false,
                 after: After::Data
-            }),
+            })),
         ]
     }
 
