@@ -4,6 +4,8 @@
 
 pub mod alloc_counter;
 pub mod chain_peers;
+pub mod csv_peers;
+pub mod csv_sample;
 pub mod partition_peers;
 pub mod pool_peers;
 pub mod read_peers;
