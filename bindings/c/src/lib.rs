@@ -43,6 +43,7 @@
 #![deny(missing_docs)]
 
 mod ffi_guard;
+mod handle;
 pub mod reassembler;
 pub mod state;
 pub mod stream;

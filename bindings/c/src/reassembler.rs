@@ -10,8 +10,8 @@
 use spool::reassembler::Reassembler;
 
 use crate::ffi_guard::{bytes, guard, write_out};
+use crate::handle::{Handle, SpoolStream};
 use crate::state::SpoolStreamState;
-use crate::stream::{Handle, SpoolStream};
 use crate::{SPOOL_E_NULL, SPOOL_E_RANGE, SPOOL_OK};
 
 /// Opaque reassembler handle. The output view lives in the same allocation

@@ -101,6 +101,11 @@ fn owned_stream_state_follows_every_call() {
     // into the spare region published by the last call.
     unsafe {
         let s = spool_stream_new(capacity as u64);
+        let fresh = *spool_stream_state_of(s);
+        assert_eq!(
+            fresh.spare_len, capacity,
+            "a new stream publishes its free space"
+        );
         let saved = spool_stream_clone(s);
         let mut model: std::collections::VecDeque<u8> = Default::default();
         let mut saved_model = model.clone();
