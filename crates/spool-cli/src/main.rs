@@ -7,11 +7,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod completions;
 mod demo;
+mod man;
 mod partition;
 mod pwned;
 mod pwned_serve;
 mod size;
+mod stdout;
 
 /// Move bytes without wasted copies: demos and tools built on spool.
 #[derive(Parser)]
@@ -31,6 +34,11 @@ enum Command {
     Partition(partition::Args),
     /// Build and query an index of Have I Been Pwned password hashes.
     Pwned(pwned::Args),
+    /// Print a tab-completion script for bash, zsh, fish, elvish or
+    /// PowerShell.
+    Completions(completions::Args),
+    /// Print spool's manual page (or a subcommand's, or write them all).
+    Man(man::Args),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +47,8 @@ fn main() -> ExitCode {
         Command::Demo(args) => demo::run(args),
         Command::Partition(args) => partition::run(args),
         Command::Pwned(args) => pwned::run(args),
+        Command::Completions(args) => completions::run(args),
+        Command::Man(args) => man::run(args),
     };
     match result {
         Ok(code) => code,

@@ -12,9 +12,12 @@
 //! | [`chain`] | a queue of `Bytes` chunks with linear-time front operations |
 //! | [`codec`] | frame decoders (length-delimited, Banana) on top of the chain |
 //! | [`pool`] | one pre-allocated arena handed out as owned, `Send` slices |
+//! | [`text`] | text formats split without I/O: CSV records and fields |
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 #![doc(test(attr(deny(warnings))))]
+
+extern crate alloc;
 
 pub mod chain;
 pub mod codec;
@@ -23,3 +26,4 @@ pub mod pool;
 pub mod reassembler;
 #[allow(unsafe_code)]
 pub mod stream;
+pub mod text;
