@@ -99,10 +99,8 @@ impl Served {
     fn signal(&self, signal: libc::c_int) {
         // SAFETY: kill has no memory-safety preconditions; the pid is our
         // own child's, which has not been reaped yet.
-        assert_eq!(
-            unsafe { libc::kill(self.child.id() as libc::pid_t, signal) },
-            0
-        );
+        let sent = unsafe { libc::kill(self.child.id() as libc::pid_t, signal) };
+        assert_eq!(sent, 0, "kill");
     }
 
     /// SIGTERM, then the exit status (within 10 s).
