@@ -7,7 +7,8 @@
 # checking run is verified first (counts exact; range lines well formed and
 # LINES/2^20 per range on average); then RUNS timed runs per endpoint,
 # alternating; then ApacheBench without keep-alive, as the anchor measured.
-# Wrap it in `flock /work/bench.lock` on a shared machine.
+# On a shared machine, run it under `flock` with the lock every timing run
+# takes, so that no other measurement runs at the same time.
 #
 # Usage: LINES=100000000 scripts/bench-serve.sh
 #   INDEX=FILE       reuse an index built from `spool pwned sample --lines
