@@ -107,12 +107,17 @@ impl Served {
     fn terminate(&mut self) -> std::process::ExitStatus {
         self.signal(libc::SIGTERM);
         self.wait_for("shutting down");
-        let deadline = Instant::now() + Duration::from_secs(10);
+        self.exit_status(Duration::from_secs(10))
+    }
+
+    /// The exit status, once the process has exited (within `patience`).
+    fn exit_status(&mut self, patience: Duration) -> std::process::ExitStatus {
+        let deadline = Instant::now() + patience;
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
                 return status;
             }
-            assert!(Instant::now() < deadline, "still running after SIGTERM");
+            assert!(Instant::now() < deadline, "still running");
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -294,4 +299,30 @@ fn the_access_log_is_off_by_default_and_never_holds_a_password() {
             assert!(log.iter().all(|l| !l.contains("\"target\"")), "{log:?}");
         }
     }
+}
+
+#[test]
+fn sigterm_waits_for_the_request_in_flight_and_a_second_one_does_not() {
+    use std::io::Write;
+    let dir = Dir::new("serve-second-signal");
+    let index = dir.0.join("pwned.idx");
+    build_sample(&dir, 1, &index);
+    let mut served = Served::start(&["--sha1", path(&index)]);
+    let addr = served.base.strip_prefix("http://").unwrap().to_string();
+    // Headers and part of a body: a request in flight.
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .write_all(b"POST /check/plain HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    served.signal(libc::SIGTERM);
+    served.wait_for("shutting down");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        served.child.try_wait().unwrap().is_none(),
+        "waits for the request"
+    );
+    served.signal(libc::SIGTERM);
+    served.wait_for("second signal");
+    assert_eq!(served.exit_status(Duration::from_secs(5)).code(), Some(1));
 }

@@ -4,7 +4,8 @@
 //!
 //! | signal           | effect                                                  |
 //! |------------------|---------------------------------------------------------|
-//! | SIGTERM, SIGINT  | stop accepting, finish requests in flight, exit         |
+//! | SIGTERM, SIGINT  | stop accepting, finish requests in flight, exit 0       |
+//! | the same, again  | exit 1 at once                                          |
 //! | SIGHUP           | reopen the index paths and swap the new indexes in      |
 
 use std::net::SocketAddr;
@@ -61,6 +62,15 @@ async fn serve(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Ser
                 _ = interrupt.recv() => {}
             }
             eprintln!("{NAME}: shutting down: finishing the requests in flight");
+            // An operator who asks twice does not want to wait.
+            tokio::spawn(async move {
+                tokio::select! {
+                    _ = terminate.recv() => {}
+                    _ = interrupt.recv() => {}
+                }
+                eprintln!("{NAME}: second signal: exiting without waiting");
+                std::process::exit(1);
+            });
         })
         .await;
     Ok(())

@@ -225,3 +225,30 @@ async fn shutdown_lets_the_request_in_flight_finish() {
         .unwrap()
         .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn verify_refuses_an_index_with_a_damaged_record() {
+    let dir = Dir::new("verify");
+    let (good, damaged) = (dir.0.join("good"), dir.0.join("damaged"));
+    sample_index(&good, HashKind::Sha1, 300, 1);
+    let mut bytes = std::fs::read(&good).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1; // a count: the header and size still check out
+    std::fs::write(&damaged, &bytes).unwrap();
+    let mut unverified = config(Some(&damaged), None);
+    assert!(
+        spool_serve::Server::bind(&unverified).await.is_ok(),
+        "opening checks the header and size only"
+    );
+    unverified.verify = true;
+    let err = spool_serve::Server::bind(&unverified).await.err().unwrap();
+    assert!(err.to_string().contains("data checksum mismatch"), "{err}");
+    // And on reload: the damaged file renamed over a verified one.
+    let mut verified = config(Some(&good), None);
+    verified.verify = true;
+    let server = Running::start(verified).await;
+    std::fs::rename(&damaged, &good).unwrap();
+    let err = server.handle.reload().unwrap_err();
+    assert!(err.to_string().contains("data checksum mismatch"), "{err}");
+    server.stop().await;
+}
