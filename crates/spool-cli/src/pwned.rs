@@ -10,7 +10,7 @@ use clap::{Subcommand, ValueEnum};
 use spool_pwned::build::{build, BuildOptions, Progress};
 use spool_pwned::input::sources;
 use spool_pwned::sample::{write_sample, write_sample_ranges, Order};
-use spool_pwned::{decode_hex, to_hex, HashKind, Index};
+use spool_pwned::{to_hex, HashKind, Index};
 
 /// Arguments of `spool pwned`.
 #[derive(clap::Args)]
@@ -294,7 +294,7 @@ fn run_check(
 fn parse_hash(hex: &str, kind: HashKind) -> anyhow::Result<Vec<u8>> {
     let mut key = vec![0u8; kind.byte_len()];
     anyhow::ensure!(
-        decode_hex(hex.as_bytes(), &mut key),
+        spool::text::hex::decode(hex.as_bytes(), &mut key),
         "'{hex}' is not a {}-digit hex {} hash",
         kind.hex_len(),
         if kind == HashKind::Sha1 {

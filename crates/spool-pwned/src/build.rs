@@ -7,10 +7,10 @@ use std::sync::{Mutex, PoisonError};
 
 use crate::buckets::{self, group_by_bucket, BucketRun, Buckets, Record};
 use crate::input::{Input, Source};
-use crate::parse::{parse_line, LineErrorKind};
 use crate::readahead::{file_chunks, stream_chunks, Chunk};
 use crate::writer::{EncodedRun, IndexWriter};
 use crate::HashKind;
+use spool::text::hibp::{parse_line, LineErrorKind};
 
 /// How to build.
 #[derive(Clone, Debug)]
@@ -294,7 +294,7 @@ fn parse_chunk(
         }
         parsed.lines += 1;
         let mut key = [0u8; 20];
-        match parse_line(text, prefix, opts.kind, &mut key) {
+        match parse_line(text, prefix, &mut key[..opts.kind.byte_len()]) {
             Ok(count) => parsed.records.push(buckets::record(&key, count)),
             Err(_) if opts.skip_invalid => parsed.invalid += 1,
             Err(kind) => {

@@ -35,17 +35,14 @@ mod buckets;
 pub mod build;
 pub mod format;
 mod hash;
-mod hex;
 mod index;
 pub mod input;
 mod ordered;
-mod parse;
 mod readahead;
 pub mod sample;
 mod writer;
 
 pub use hash::{to_hex, HashKind};
-pub use hex::decode_hex;
 pub use index::{Index, IndexError};
-pub use parse::{parse_line, LineErrorKind};
+pub use spool::text::hibp::LineErrorKind;
 pub use writer::IndexWriter;

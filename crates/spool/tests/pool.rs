@@ -6,7 +6,7 @@
 
 use std::io::Cursor;
 
-use spool::pool::sv2::{FrameTooLarge, Sv2Decoder, HEADER_LEN};
+use spool::codec::sv2::{FrameTooLarge, Sv2Decoder, HEADER_LEN};
 use spool::pool::{Buffer, BufferPool, HeapBuffer, PoolStats, Slice};
 
 fn frame(pool: &mut BufferPool, len: usize, byte: u8) -> Slice {

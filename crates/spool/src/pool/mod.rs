@@ -55,7 +55,6 @@ mod buffer;
 pub(crate) mod loom;
 mod shared;
 mod slice;
-pub mod sv2;
 
 use std::collections::VecDeque;
 use std::ptr::NonNull;

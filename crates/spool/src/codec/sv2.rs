@@ -1,6 +1,11 @@
 //! A Stratum V2 frame decoder that writes frames straight into a
-//! [`Buffer`] (a [`BufferPool`](super::BufferPool) or a
-//! [`HeapBuffer`](super::HeapBuffer)).
+//! [`Buffer`] (a [`BufferPool`](crate::pool::BufferPool) or a
+//! [`HeapBuffer`](crate::pool::HeapBuffer)).
+//!
+//! Unlike the decoders on a [`Chain`](crate::chain::Chain), which cut
+//! frames out of chunks that already arrived, this one owns where the
+//! bytes land: a mining proxy reads each frame straight into pool memory
+//! and hands the frozen frame to another thread without a copy.
 //!
 //! A frame is a 6-byte header — extension type (u16 LE), message type
 //! (u8), payload length (u24 LE) — then the payload. The decoder asks for
@@ -12,7 +17,8 @@
 //! # Examples
 //!
 //! ```
-//! use spool::pool::{sv2::Sv2Decoder, BufferPool};
+//! use spool::codec::sv2::Sv2Decoder;
+//! use spool::pool::BufferPool;
 //!
 //! let mut decoder = Sv2Decoder::new(BufferPool::new(1 << 16));
 //! let wire = [0x00, 0x00, 0x15, 3, 0, 0, b'a', b'b', b'c'];
@@ -28,7 +34,7 @@
 
 use std::io;
 
-use super::{Buffer, Slice};
+use crate::pool::{Buffer, Slice};
 
 /// Bytes in a Stratum V2 frame header.
 pub const HEADER_LEN: usize = 6;
