@@ -31,10 +31,27 @@
 //! the files already renamed), so nothing half-written is left looking
 //! complete.
 //!
+//! The parts, one job each:
+//!
+//! | module | its job |
+//! |---|---|
+//! | `router` | the run: reads blocks, applies columns, filters and the header, maps keys to groups |
+//! | `budget` | the groups' buffers under the pool's budget: growing, early flushes, waiting for memory |
+//! | `outputs` | one output file per group and the worker threads that write them |
+//! | `workers` | a writer thread: encode each block, append it, keep at most `max_open` files open |
+//! | `layout` | file names: Hive or flat layout, escaped keys within name limits, extensions |
+//! | `commit` | the end: manifest, renames (or removal of everything), `--fsync` |
+//! | [`escape`] | keys as file names, reversibly |
+//! | `columns` | `--by` and `--where` columns resolved against the header |
+//!
 //! [`ChunkPool`]: crate::write::ChunkPool
 
+mod budget;
 mod columns;
+mod commit;
 pub mod escape;
+mod layout;
+mod outputs;
 mod router;
 mod workers;
 
