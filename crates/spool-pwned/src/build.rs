@@ -5,9 +5,11 @@ use std::path::{Path, PathBuf};
 
 use std::sync::{Mutex, PoisonError};
 
-use crate::buckets::{self, group_by_bucket, BucketRun, Buckets, Record};
+use crate::buckets::{self, Buckets};
 use crate::input::{Input, Source};
 use crate::readahead::{file_chunks, stream_chunks, Chunk};
+use crate::record::{self, sort_key, MergeCounts, Record};
+use crate::sort::{group_by_bucket, BucketRun};
 use crate::writer::{EncodedRun, IndexWriter};
 use crate::HashKind;
 use spool::text::hibp::{parse_line, LineErrorKind};
@@ -107,48 +109,40 @@ const DRAIN_HEADROOM: usize = 12 << 20;
 /// Adds the counts of adjacent equal hashes and feeds the writer.
 struct Dedup {
     writer: IndexWriter,
-    pending: Option<Record>,
+    merge: MergeCounts,
     kind: HashKind,
-    duplicates: u64,
 }
 
 impl Dedup {
     fn new(output: &Path, kind: HashKind) -> io::Result<Self> {
         Ok(Dedup {
             writer: IndexWriter::create(output, kind)?,
-            pending: None,
+            merge: MergeCounts::default(),
             kind,
-            duplicates: 0,
         })
     }
 
     /// Adds `r`; records must come in non-decreasing hash order.
     #[inline]
     fn push(&mut self, r: &Record) -> io::Result<()> {
-        match &mut self.pending {
-            Some(p) if buckets::sort_key(p) == buckets::sort_key(r) => {
-                let sum = buckets::count(p).saturating_add(buckets::count(r));
-                p[20..].copy_from_slice(&sum.to_le_bytes());
-                self.duplicates += 1;
-            }
-            Some(p) => {
-                self.writer
-                    .push(&p[..self.kind.byte_len()], buckets::count(p))?;
-                *p = *r;
-            }
-            None => self.pending = Some(*r),
+        match self.merge.push(r) {
+            Some(done) => self.write(&done),
+            None => Ok(()),
         }
-        Ok(())
+    }
+
+    fn write(&mut self, r: &Record) -> io::Result<()> {
+        self.writer
+            .push(&r[..self.kind.byte_len()], record::count(r))
     }
 
     /// Writes the last record and finishes the index; returns its header
     /// and the number of duplicates merged.
     fn finish(mut self) -> io::Result<(crate::format::Header, u64)> {
-        if let Some(p) = self.pending.take() {
-            self.writer
-                .push(&p[..self.kind.byte_len()], buckets::count(&p))?;
+        if let Some(last) = self.merge.finish() {
+            self.write(&last)?;
         }
-        Ok((self.writer.finish()?, self.duplicates))
+        Ok((self.writer.finish()?, self.merge.duplicates))
     }
 }
 
@@ -172,8 +166,8 @@ impl Sink {
         make_buckets: &dyn Fn() -> io::Result<Buckets>,
     ) -> io::Result<u64> {
         if let Sink::Streaming(dedup) = self {
-            let follows = match (dedup.pending, records.first()) {
-                (Some(p), Some(first)) => buckets::sort_key(&p) <= buckets::sort_key(first),
+            let follows = match (dedup.merge.pending(), records.first()) {
+                (Some(p), Some(first)) => sort_key(p) <= sort_key(first),
                 _ => true,
             };
             if sorted && follows {
@@ -208,16 +202,13 @@ impl Sink {
             unreachable!("just replaced")
         };
         let Dedup {
-            writer,
-            pending,
-            duplicates,
-            ..
+            writer, mut merge, ..
         } = dedup;
         writer.into_records(|rec| store.push(rec))?;
-        if let Some(p) = pending {
+        if let Some(p) = merge.finish() {
             store.push(p)?;
         }
-        Ok(duplicates)
+        Ok(merge.duplicates)
     }
 }
 
@@ -295,7 +286,7 @@ fn parse_chunk(
         parsed.lines += 1;
         let mut key = [0u8; 20];
         match parse_line(text, prefix, &mut key[..opts.kind.byte_len()]) {
-            Ok(count) => parsed.records.push(buckets::record(&key, count)),
+            Ok(count) => parsed.records.push(record::record(&key, count)),
             Err(_) if opts.skip_invalid => parsed.invalid += 1,
             Err(kind) => {
                 parsed.error = Some((line_no, offset, kind));

@@ -73,7 +73,7 @@ pub fn sources(inputs: &[PathBuf]) -> io::Result<Vec<Source>> {
             });
         } else if input.is_dir() {
             let mut files: Vec<(String, PathBuf)> = std::fs::read_dir(input)
-                .map_err(|e| crate::writer::with_path(e, input))?
+                .map_err(|e| spool_io::input::with_path(e, input))?
                 .filter_map(|e| e.ok())
                 .filter_map(|e| {
                     let name = e.file_name().to_string_lossy().into_owned();

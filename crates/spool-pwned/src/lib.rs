@@ -39,7 +39,9 @@ mod index;
 pub mod input;
 mod ordered;
 mod readahead;
+mod record;
 pub mod sample;
+mod sort;
 mod writer;
 
 pub use hash::{to_hex, HashKind};

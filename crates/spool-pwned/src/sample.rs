@@ -93,7 +93,7 @@ pub fn write_sample_ranges(
             }
             let path = dir.join(format!("{prefix}.txt"));
             let file =
-                std::fs::File::create(&path).map_err(|e| crate::writer::with_path(e, &path))?;
+                std::fs::File::create(&path).map_err(|e| spool_io::input::with_path(e, &path))?;
             current = Some((prefix.to_string(), io::BufWriter::new(file)));
         }
         let f = &mut current.as_mut().expect("just set").1;

@@ -10,8 +10,10 @@ use std::fs::File;
 use std::io::{self, Read as _, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use crate::buckets::{self, Record};
+use spool_io::input::with_path;
+
 use crate::format::{self, Header, FANOUT_ENTRIES, PREFIX_BYTES};
+use crate::record::{self, sort_key, MergeCounts, Record, SortKey, HASH_BYTES};
 use crate::HashKind;
 
 /// Size of the write buffer.
@@ -30,8 +32,8 @@ pub struct IndexWriter {
     fanout: Vec<u64>,
     records: u64,
     total: u64,
-    /// The last hash written, as `buckets::sort_key` integers.
-    last: Option<(u128, u32)>,
+    /// The last hash written.
+    last: Option<SortKey>,
     /// CRC of the records written to the file so far.
     crc: crc32fast::Hasher,
     finished: bool,
@@ -86,15 +88,10 @@ impl IndexWriter {
                 format!("a hash of {} bytes where {len} were expected", key.len()),
             ));
         }
-        let mut padded = [0u8; 20];
+        let mut padded = [0u8; HASH_BYTES];
         padded[..len].copy_from_slice(key);
-        let order = buckets::sort_key(&padded);
-        if self.last.is_some_and(|last| order <= last) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "hashes must arrive sorted and distinct",
-            ));
-        }
+        let order = sort_key(&padded);
+        self.check_follows(order)?;
         self.last = Some(order);
         let prefix = usize::from(u16::from_be_bytes([key[0], key[1]]));
         self.fanout[prefix + 1] += 1;
@@ -104,6 +101,17 @@ impl IndexWriter {
         self.total += u64::from(count);
         if self.buf.len() >= BUFFER - 32 {
             self.flush_buf()?;
+        }
+        Ok(())
+    }
+
+    /// Fails unless `first` sorts after the last hash written.
+    fn check_follows(&self, first: SortKey) -> io::Result<()> {
+        if self.last.is_some_and(|last| first <= last) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "hashes must arrive sorted and distinct",
+            ));
         }
         Ok(())
     }
@@ -178,7 +186,7 @@ impl IndexWriter {
                     .map_err(|e| with_path(e, &self.temp))?;
                 key[PREFIX_BYTES..key_len].copy_from_slice(&rec[..len - 4]);
                 let count = u32::from_le_bytes(rec[len - 4..].try_into().expect("4 bytes"));
-                f(buckets::record(&key, count))?;
+                f(record::record(&key, count))?;
             }
         }
         Ok(())
@@ -193,9 +201,9 @@ pub(crate) struct EncodedRun {
     crc: crc32fast::Hasher,
     /// Records per 16-bit prefix, ascending.
     prefixes: Vec<(u16, u64)>,
-    /// First and last hash, as `buckets::sort_key` integers.
-    first: Option<(u128, u32)>,
-    last: Option<(u128, u32)>,
+    /// First and last hash.
+    first: Option<SortKey>,
+    last: Option<SortKey>,
     records: u64,
     total: u64,
     /// Records merged into an equal hash before them.
@@ -206,45 +214,44 @@ impl EncodedRun {
     /// Encodes `sorted` (in hash order; equal hashes adjacent) for an index
     /// of `kind`.
     pub fn new(sorted: &[Record], kind: HashKind) -> Self {
-        let key_len = kind.byte_len();
-        let len = format::record_len(kind);
         let mut run = EncodedRun {
-            bytes: Vec::with_capacity(sorted.len() * len),
+            bytes: Vec::with_capacity(sorted.len() * format::record_len(kind)),
             crc: crc32fast::Hasher::new(),
             prefixes: Vec::new(),
-            first: sorted.first().map(|r| buckets::sort_key(r)),
-            last: None,
+            first: sorted.first().map(|r| sort_key(r)),
+            last: sorted.last().map(|r| sort_key(r)),
             records: 0,
             total: 0,
             duplicates: 0,
         };
-        let mut last_key = None;
+        let key_len = kind.byte_len();
+        let mut merge = MergeCounts::default();
         for r in sorted {
-            let key = buckets::sort_key(r);
-            let count = buckets::count(r);
-            if last_key == Some(key) {
-                let at = run.bytes.len() - 4;
-                let before = u32::from_le_bytes(run.bytes[at..].try_into().expect("4 bytes"));
-                let merged = before.saturating_add(count);
-                run.bytes[at..].copy_from_slice(&merged.to_le_bytes());
-                run.total += u64::from(merged - before);
-                run.duplicates += 1;
-                continue;
+            if let Some(done) = merge.push(r) {
+                run.encode(&done, key_len);
             }
-            last_key = Some(key);
-            let prefix = u16::from_be_bytes([r[0], r[1]]);
-            match run.prefixes.last_mut() {
-                Some((p, n)) if *p == prefix => *n += 1,
-                _ => run.prefixes.push((prefix, 1)),
-            }
-            run.bytes.extend_from_slice(&r[PREFIX_BYTES..key_len]);
-            run.bytes.extend_from_slice(&count.to_le_bytes());
-            run.records += 1;
-            run.total += u64::from(count);
         }
-        run.last = last_key;
+        if let Some(done) = merge.finish() {
+            run.encode(&done, key_len);
+        }
+        run.duplicates = merge.duplicates;
         run.crc.update(&run.bytes);
         run
+    }
+
+    /// Appends one distinct record's index form: its hash after the
+    /// prefix bytes, then its count.
+    #[inline]
+    fn encode(&mut self, r: &Record, key_len: usize) {
+        let prefix = u16::from_be_bytes([r[0], r[1]]);
+        match self.prefixes.last_mut() {
+            Some((p, n)) if *p == prefix => *n += 1,
+            _ => self.prefixes.push((prefix, 1)),
+        }
+        self.bytes.extend_from_slice(&r[PREFIX_BYTES..key_len]);
+        self.bytes.extend_from_slice(&r[HASH_BYTES..]);
+        self.records += 1;
+        self.total += u64::from(record::count(r));
     }
 }
 
@@ -259,12 +266,7 @@ impl IndexWriter {
         let Some(first) = run.first else {
             return Ok(());
         };
-        if self.last.is_some_and(|last| first <= last) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "hashes must arrive sorted and distinct",
-            ));
-        }
+        self.check_follows(first)?;
         self.flush_buf()?;
         self.file
             .write_all(&run.bytes)
@@ -286,8 +288,4 @@ impl Drop for IndexWriter {
             let _ = std::fs::remove_file(&self.temp);
         }
     }
-}
-
-pub(crate) fn with_path(e: io::Error, path: &Path) -> io::Error {
-    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
