@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 mod demo;
 mod partition;
+mod progress;
 mod pwned;
 mod size;
 

@@ -23,7 +23,7 @@
 //! let text = "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:10\n";
 //! let source = Source::from_reader("doc", text.as_bytes());
 //! let out = dir.join("index");
-//! build(vec![source], &out, &BuildOptions::default(), &mut |_| {}).unwrap();
+//! build(vec![source], &out, &BuildOptions::default()).unwrap();
 //! let index = Index::open(&out).unwrap();
 //! assert_eq!(index.lookup(&HashKind::Sha1.hash_password("password")), Some(10));
 //! assert_eq!(index.lookup(&HashKind::Sha1.hash_password("correct horse")), None);
@@ -31,6 +31,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod batch;
 mod buckets;
 pub mod build;
 pub mod format;
@@ -41,6 +42,7 @@ mod ordered;
 mod readahead;
 mod record;
 pub mod sample;
+mod sink;
 mod sort;
 mod writer;
 

@@ -8,9 +8,10 @@
 
 use std::fs::File;
 use std::io::{self, Read as _, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use spool_io::input::with_path;
+use spool_io::write::PartialFile;
 
 use crate::format::{self, Header, FANOUT_ENTRIES, PREFIX_BYTES};
 use crate::record::{self, sort_key, MergeCounts, Record, SortKey, HASH_BYTES};
@@ -20,15 +21,13 @@ use crate::HashKind;
 const BUFFER: usize = 1 << 20;
 
 /// Builds an index file from sorted, distinct hashes. The file is written
-/// under a temporary name next to the target and renamed by
-/// [`finish`](IndexWriter::finish); dropping the writer unfinished removes
-/// it.
+/// as a [`PartialFile`] (a hidden temporary name next to the target),
+/// flushed to disk and renamed by [`finish`](IndexWriter::finish);
+/// dropping the writer unfinished removes it.
 pub struct IndexWriter {
     kind: HashKind,
-    file: File,
+    file: PartialFile,
     buf: Vec<u8>,
-    temp: PathBuf,
-    target: PathBuf,
     fanout: Vec<u64>,
     records: u64,
     total: u64,
@@ -36,39 +35,29 @@ pub struct IndexWriter {
     last: Option<SortKey>,
     /// CRC of the records written to the file so far.
     crc: crc32fast::Hasher,
-    finished: bool,
 }
 
 impl IndexWriter {
-    /// Starts writing `target` (via `target.tmp-<pid>`).
+    /// Starts writing `target` (via `.NAME.partial` beside it).
     ///
     /// # Errors
     ///
     /// If the temporary file cannot be created.
     pub fn create(target: &Path, kind: HashKind) -> io::Result<Self> {
-        let temp = PathBuf::from(format!("{}.tmp-{}", target.display(), std::process::id()));
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&temp)
-            .map_err(|e| with_path(e, &temp))?;
+        let mut file = PartialFile::create(target)?;
         // Header and table are written last; records start after them.
-        file.seek(SeekFrom::Start(format::RECORDS_OFFSET as u64))
-            .map_err(|e| with_path(e, &temp))?;
+        file.file()
+            .seek(SeekFrom::Start(format::RECORDS_OFFSET as u64))
+            .map_err(|e| with_path(e, file.temp()))?;
         Ok(Self {
             kind,
             file,
             buf: Vec::with_capacity(BUFFER),
-            temp,
-            target: target.to_path_buf(),
             fanout: vec![0; FANOUT_ENTRIES],
             records: 0,
             total: 0,
             last: None,
             crc: crc32fast::Hasher::new(),
-            finished: false,
         })
     }
 
@@ -118,9 +107,7 @@ impl IndexWriter {
 
     fn flush_buf(&mut self) -> io::Result<()> {
         self.crc.update(&self.buf);
-        self.file
-            .write_all(&self.buf)
-            .map_err(|e| with_path(e, &self.temp))?;
+        write_all(&mut self.file, &self.buf)?;
         self.buf.clear();
         Ok(())
     }
@@ -145,13 +132,12 @@ impl IndexWriter {
             total_count: self.total,
             data_crc: data_crc.finalize(),
         };
-        let io = |e| with_path(e, &self.temp);
-        self.file.seek(SeekFrom::Start(0)).map_err(io)?;
-        self.file.write_all(&header.encode()).map_err(io)?;
-        self.file.write_all(&table).map_err(io)?;
-        self.file.sync_all().map_err(io)?;
-        std::fs::rename(&self.temp, &self.target).map_err(|e| with_path(e, &self.target))?;
-        self.finished = true;
+        let seek = self.file.file().seek(SeekFrom::Start(0));
+        seek.map_err(|e| with_path(e, self.file.temp()))?;
+        write_all(&mut self.file, &header.encode())?;
+        write_all(&mut self.file, &table)?;
+        self.file.sync()?;
+        self.file.commit()?;
         Ok(header)
     }
 
@@ -171,7 +157,7 @@ impl IndexWriter {
         self.flush_buf()?;
         let mut input = io::BufReader::with_capacity(
             BUFFER,
-            File::open(&self.temp).map_err(|e| with_path(e, &self.temp))?,
+            File::open(self.file.temp()).map_err(|e| with_path(e, self.file.temp()))?,
         );
         input.seek(SeekFrom::Start(format::RECORDS_OFFSET as u64))?;
         let len = format::record_len(self.kind);
@@ -183,7 +169,7 @@ impl IndexWriter {
             for _ in 0..self.fanout[p + 1] {
                 input
                     .read_exact(&mut rec)
-                    .map_err(|e| with_path(e, &self.temp))?;
+                    .map_err(|e| with_path(e, self.file.temp()))?;
                 key[PREFIX_BYTES..key_len].copy_from_slice(&rec[..len - 4]);
                 let count = u32::from_le_bytes(rec[len - 4..].try_into().expect("4 bytes"));
                 f(record::record(&key, count))?;
@@ -268,9 +254,7 @@ impl IndexWriter {
         };
         self.check_follows(first)?;
         self.flush_buf()?;
-        self.file
-            .write_all(&run.bytes)
-            .map_err(|e| with_path(e, &self.temp))?;
+        write_all(&mut self.file, &run.bytes)?;
         self.crc.combine(&run.crc);
         for &(prefix, n) in &run.prefixes {
             self.fanout[usize::from(prefix) + 1] += n;
@@ -282,10 +266,9 @@ impl IndexWriter {
     }
 }
 
-impl Drop for IndexWriter {
-    fn drop(&mut self) {
-        if !self.finished {
-            let _ = std::fs::remove_file(&self.temp);
-        }
-    }
+/// Writes `bytes` to `file`, naming it in an error.
+fn write_all(file: &mut PartialFile, bytes: &[u8]) -> io::Result<()> {
+    file.file()
+        .write_all(bytes)
+        .map_err(|e| with_path(e, file.temp()))
 }

@@ -53,7 +53,6 @@ pub fn rows(ctx: &Context) -> anyhow::Result<Vec<Row>> {
             sources(std::slice::from_ref(&sample)).expect("sample exists"),
             &index_path,
             &BuildOptions::default(),
-            &mut |_| {},
         )
     });
     let report = report?;

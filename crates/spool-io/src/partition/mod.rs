@@ -57,12 +57,13 @@ mod workers;
 
 use std::io;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 pub use columns::{Column, ColumnRef, Filter};
 pub use router::run;
 
+use crate::progress::Progress;
 use crate::read::ReadOptions;
 use crate::write::Compression;
 
@@ -124,7 +125,7 @@ pub struct Options {
     /// Raised from another thread (a Ctrl-C handler) to stop early; the
     /// partial output is removed.
     pub cancel: Option<Arc<AtomicBool>>,
-    /// Live counters for a progress display.
+    /// Live counters for a progress display (updated once per block).
     pub progress: Option<Arc<Progress>>,
 }
 
@@ -212,17 +213,6 @@ pub const DEFAULT_MEMORY: usize = 128 << 20;
 const BASE_ALLOWANCE: usize = 24 << 20;
 /// Smallest chunk budget `set_memory` accepts.
 const MIN_CHUNK_BUDGET: usize = 1 << 20;
-
-/// Live counters, updated once per block.
-#[derive(Debug, Default)]
-pub struct Progress {
-    /// Raw (possibly compressed) input bytes read.
-    pub raw_bytes: AtomicU64,
-    /// Records read.
-    pub records: AtomicU64,
-    /// Distinct groups so far.
-    pub groups: AtomicU64,
-}
 
 /// One output file.
 #[derive(Clone, Debug)]

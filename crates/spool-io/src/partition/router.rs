@@ -18,6 +18,7 @@ use super::budget::Buffers;
 use super::layout::prepare_out_dir;
 use super::outputs::Outputs;
 use super::{Column, GroupSummary, Options, PartitionError, Summary};
+use crate::progress::Phase;
 use crate::read::{fields::field, Block, FileBlocks, Record, Records};
 
 /// Most `--by` columns in one run.
@@ -322,6 +323,9 @@ impl<'a> Router<'a> {
     /// Sends what is left, waits for the workers, writes the manifest and
     /// renames every file into place (the manifest last).
     fn finish(&mut self) -> Result<(), PartitionError> {
+        if let Some(progress) = &self.options.progress {
+            progress.set_phase(Phase::Finishing);
+        }
         if let Err(e) = self.buffers.flush_all(&mut self.outputs) {
             self.outputs.abort();
             return Err(e);
