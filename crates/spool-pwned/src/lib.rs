@@ -30,12 +30,17 @@
 //! # std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 #![deny(missing_docs)]
+// Safe Rust throughout but for mapping the index file (`index.rs`, which
+// says why that is sound).
+#![deny(unsafe_code)]
+#![doc(test(attr(deny(warnings))))]
 
 mod batch;
 mod buckets;
 pub mod build;
 pub mod format;
 mod hash;
+#[allow(unsafe_code)]
 mod index;
 pub mod input;
 mod ordered;
@@ -46,6 +51,7 @@ mod sink;
 mod sort;
 mod writer;
 
+pub use format::HeaderError;
 pub use hash::{to_hex, HashKind};
 pub use index::{Index, IndexError};
 pub use spool::text::hibp::LineErrorKind;

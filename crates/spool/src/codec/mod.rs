@@ -5,7 +5,7 @@
 //! A [`Decoder`] looks at the front of a chain and either cuts one complete
 //! frame off it or answers `Ok(None)` (more input needed) without consuming
 //! anything it would have to put back. Frame bodies are cut with
-//! [`Chain::take`], so a body that lies inside one received chunk is
+//! [`Chain::split_to_bytes`], so a body that lies inside one received chunk is
 //! returned without copying, and one that spans chunks is copied exactly
 //! once. Decoding an S-byte message that arrives in C-byte chunks is
 //! therefore O(S), not O(S²/C).

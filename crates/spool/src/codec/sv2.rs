@@ -122,7 +122,7 @@ impl<B: Buffer> Sv2Decoder<B> {
     /// `read_exact`, say) before calling [`next_frame`](Self::next_frame).
     pub fn writable(&mut self) -> &mut [u8] {
         let missing = self.missing();
-        self.buffer.get_writable(missing)
+        self.buffer.reserve(missing)
     }
 
     /// After [`writable`](Self::writable) was filled: the finished frame, or
@@ -137,7 +137,7 @@ impl<B: Buffer> Sv2Decoder<B> {
             if self.buffer.len() < HEADER_LEN {
                 return Ok(None);
             }
-            let h = self.buffer.get_data_by_ref(HEADER_LEN);
+            let h = self.buffer.pending(HEADER_LEN);
             let size = usize::from(h[3]) | usize::from(h[4]) << 8 | usize::from(h[5]) << 16;
             if size > self.max_payload {
                 self.reset();
@@ -153,7 +153,7 @@ impl<B: Buffer> Sv2Decoder<B> {
         }
         self.payload_len = None;
         Ok(Some(Frame {
-            bytes: self.buffer.get_data_owned(),
+            bytes: self.buffer.freeze(),
         }))
     }
 
@@ -171,7 +171,7 @@ impl<B: Buffer> Sv2Decoder<B> {
         let total = input.len();
         while !input.is_empty() {
             let n = self.missing().min(input.len());
-            self.buffer.get_writable(n).copy_from_slice(&input[..n]);
+            self.buffer.reserve(n).copy_from_slice(&input[..n]);
             input = &input[n..];
             if let Some(frame) = self.next_frame()? {
                 frames.push(frame);
@@ -191,7 +191,7 @@ impl<B: Buffer> Sv2Decoder<B> {
         loop {
             let missing = self.missing();
             let at_start = self.buffer.is_empty();
-            let dst = self.buffer.get_writable(missing);
+            let dst = self.buffer.reserve(missing);
             let mut filled = 0;
             while filled < missing {
                 match reader.read(&mut dst[filled..]) {
