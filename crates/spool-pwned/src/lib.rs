@@ -14,6 +14,12 @@
 //! The file format is in [`format`](mod@format) and `docs/pwned-format.md`: 22 bytes per
 //! SHA-1 hash (18 hash bytes + a 4-byte count) plus a 512 KiB table.
 //!
+//! This crate holds what is particular to the index — its format, the
+//! builder's sort and the lookup. The rest is shared: lines are split and
+//! parsed by the core's sans-IO `spool::text` (records, HIBP lines, hex);
+//! inputs are opened and read ahead, the index written under a temporary
+//! name, and progress reported by `spool-io`.
+//!
 //! # Examples
 //!
 //! ```
