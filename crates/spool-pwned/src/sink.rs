@@ -35,6 +35,7 @@ pub struct Dedup {
 }
 
 impl Dedup {
+    /// Starts a new index at `output`.
     pub fn new(output: &Path, kind: HashKind) -> io::Result<Self> {
         Ok(Dedup {
             writer: IndexWriter::create(output, kind)?,
@@ -69,7 +70,9 @@ impl Dedup {
 
 /// Where parsed records go; see the module docs.
 pub enum Sink {
+    /// Every record so far was in hash order: they went into the index.
     Streaming(Dedup),
+    /// A record came out of order: everything goes into the buckets.
     Sorting(Buckets),
 }
 

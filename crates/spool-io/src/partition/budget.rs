@@ -39,6 +39,9 @@ struct Slot {
     chunk: Option<Chunk>,
     /// The header went into the group's first block.
     header_done: bool,
+    /// Records appended (counted here, beside the chunk the same append
+    /// touches, rather than in a table of their own: one lookup per record).
+    records: u64,
 }
 
 /// Every group's buffer; see the module docs.
@@ -93,6 +96,11 @@ impl Buffers {
         self.over_budget_bytes
     }
 
+    /// Records appended to group `gid`.
+    pub fn records(&self, gid: usize) -> u64 {
+        self.slots[gid].records
+    }
+
     /// Adds an (empty) buffer for a new group, charging `cost` bytes of
     /// bookkeeping to the budget (see the module docs).
     ///
@@ -127,7 +135,9 @@ impl Buffers {
     ) -> Result<(), PartitionError> {
         let newline = !raw.ends_with(&[self.delimiter]);
         let need = raw.len() + usize::from(newline);
-        if let Some(chunk) = &mut self.slots[gid as usize].chunk {
+        let slot = &mut self.slots[gid as usize];
+        slot.records += 1;
+        if let Some(chunk) = &mut slot.chunk {
             if chunk.remaining() >= need {
                 chunk.push_slice(raw);
                 if newline {

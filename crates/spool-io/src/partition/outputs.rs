@@ -23,6 +23,7 @@ const QUEUE: usize = 256;
 pub(super) struct OutputFile {
     /// The `--by` column (grouping) it belongs to.
     pub grouping: usize,
+    /// The group's key, as read.
     pub key: Box<[u8]>,
     /// Its first block was sent: the file exists under its temporary name.
     pub created: bool,
@@ -30,16 +31,21 @@ pub(super) struct OutputFile {
 
 /// Every output file of a run and the threads that write them.
 pub(super) struct Outputs {
+    /// How files are named.
     pub layout: FileLayout,
+    /// Group `g`'s file is `files[g]`.
     pub files: Vec<OutputFile>,
+    /// Group `g` is written by `workers[g % workers.len()]`.
     pub workers: Vec<Worker>,
     /// Raised by a worker that failed; its error comes with its report.
     pub failed: Arc<AtomicBool>,
+    /// Raised from outside (Ctrl-C) to stop the run.
     pub cancel: Option<Arc<AtomicBool>>,
     /// The run created the output directory (so an abort removes it).
     pub created_out: bool,
-    /// Bytes written and files reopened, from the workers' reports.
+    /// Bytes written, from the workers' reports.
     pub bytes_out: u64,
+    /// Times a closed file was opened again, from the workers' reports.
     pub reopened: u64,
 }
 

@@ -42,8 +42,6 @@ struct Router<'a> {
     header: Option<Vec<u8>>,
     /// Per grouping, each key's group id.
     keys: Vec<HashMap<Box<[u8]>, u32, foldhash::fast::RandomState>>,
-    /// Records per group id.
-    records: Vec<u64>,
     buffers: Buffers,
     outputs: Outputs,
     summary: Summary,
@@ -111,7 +109,6 @@ impl<'a> Router<'a> {
             filters: Vec::new(),
             header: None,
             keys: (0..options.by.len()).map(|_| HashMap::default()).collect(),
-            records: Vec::new(),
             buffers: Buffers::new(options),
             outputs: Outputs::new(options, created_out)?,
             summary: Summary::default(),
@@ -179,7 +176,7 @@ impl<'a> Router<'a> {
                     .fetch_add(self.summary.records_in - before, Ordering::Relaxed);
                 progress
                     .groups
-                    .store(self.records.len() as u64, Ordering::Relaxed);
+                    .store(self.outputs.files.len() as u64, Ordering::Relaxed);
             }
         }
         Ok(())
@@ -223,7 +220,6 @@ impl<'a> Router<'a> {
                 *gid = self.group_of(g, keys[g])?;
             }
             for &gid in &gids[..groupings] {
-                self.records[gid as usize] += 1;
                 self.buffers.append(gid, record.raw(), &mut self.outputs)?;
             }
         }
@@ -315,7 +311,6 @@ impl<'a> Router<'a> {
         let cost = GROUP_OVERHEAD + 5 * key.len() + self.options.out.as_os_str().len();
         self.buffers.add_group(cost, &mut self.outputs)?;
         let gid = self.outputs.add(grouping, key);
-        self.records.push(0);
         self.keys[grouping].insert(key.into(), gid);
         Ok(gid)
     }
@@ -330,14 +325,14 @@ impl<'a> Router<'a> {
             self.outputs.abort();
             return Err(e);
         }
-        self.summary.groups = (0..self.records.len())
+        self.summary.groups = (0..self.outputs.files.len())
             .map(|gid| {
                 let file = &self.outputs.files[gid];
                 GroupSummary {
                     column: self.columns[file.grouping].name.clone(),
                     key: file.key.to_vec(),
                     path: self.outputs.path(gid),
-                    records: self.records[gid],
+                    records: self.buffers.records(gid),
                 }
             })
             .collect();
