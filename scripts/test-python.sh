@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Python tests: builds the extension with maturin into a virtualenv under
-# bindings/python/.venv, installs pytest and foolscap (whose pure-Python
-# StringChain is the reference) and DuckDB, and runs the binding's tests and
-# the interop tests in tests/interop.
+# Python tests: installs the package into a virtualenv under
+# bindings/python/.venv the way the README says (`pip install
+# ./bindings/python`, which builds the abi3 wheel with maturin), with pytest,
+# mypy, foolscap (whose pure-Python StringChain is the reference) and DuckDB,
+# and runs the binding's tests (typing checks included) and the interop tests
+# in tests/interop.
 set -euo pipefail
 cd "$(dirname "$0")/../bindings/python"
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -11,10 +13,10 @@ if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q "maturin>=1.5,<2" pytest twisted duckdb
+.venv/bin/python -m pip install -q pytest mypy twisted duckdb
 # foolscap (the reference StringChain and its test suite) without its TLS extras.
 .venv/bin/python -m pip install -q --no-deps foolscap
-VIRTUAL_ENV="$PWD/.venv" .venv/bin/maturin develop --release -q
+.venv/bin/python -m pip install -q .
 .venv/bin/python -m pytest -q tests
 
 # spool partition's output read back by DuckDB as a Hive-partitioned dataset.

@@ -1,5 +1,7 @@
-//! Arbitrary insert/pop/close sequences against the reference model: any
-//! index (including near `u64::MAX`), any length, any capacity up to 4 KiB.
+//! Arbitrary insert/pop/error/save/restore sequences against the reference
+//! model: any index (including near `u64::MAX`), any length, any capacity
+//! up to 4 KiB, and the output stream copied aside and put back under the
+//! reassembler as the lab's tests do.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -8,7 +10,7 @@ use spool::{reassembler::Reassembler, stream::ByteStream};
 
 #[path = "../../crates/spool/tests/support/reassembler_model.rs"]
 mod model;
-use model::{byte_at, Model};
+use model::{byte_at, Model, Saved};
 
 #[derive(Arbitrary, Debug)]
 enum Index {
@@ -21,6 +23,8 @@ enum Op {
     Insert { index: Index, len: u8, last: bool },
     Pop(u16),
     SetError,
+    Save,
+    Restore,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -33,6 +37,7 @@ fuzz_target!(|input: Input| {
     let capacity = (input.capacity % 4096) as usize;
     let mut real = Reassembler::new(ByteStream::new(capacity));
     let mut model = Model::new(capacity as u64);
+    let mut saved: Option<(ByteStream, Saved)> = None;
     for op in &input.ops {
         match op {
             Op::Insert { index, len, last } => {
@@ -56,6 +61,13 @@ fuzz_target!(|input: Input| {
             Op::SetError => {
                 real.set_error();
                 assert!(real.reader_ref().has_error());
+            }
+            Op::Save => saved = Some((real.output().clone(), model.save())),
+            Op::Restore => {
+                if let Some((stream, copy)) = &saved {
+                    real.replace_output(stream.clone());
+                    model.restore(copy);
+                }
             }
         }
         assert_eq!(real.bytes_pending(), model.pending.len() as u64);

@@ -5,6 +5,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use crate::{SPOOL_E_NULL, SPOOL_E_PANIC, SPOOL_OK};
 
 /// Runs `f`, mapping a panic to `SPOOL_E_PANIC`.
+#[inline]
 pub(crate) fn guard(f: impl FnOnce() -> i32) -> i32 {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or(SPOOL_E_PANIC)
 }
@@ -14,6 +15,7 @@ pub(crate) fn guard(f: impl FnOnce() -> i32) -> i32 {
 /// # Safety
 ///
 /// `out` must be null or valid for a write of `T`.
+#[inline]
 pub(crate) unsafe fn write_out<T>(out: *mut T, value: T) -> i32 {
     if out.is_null() {
         return SPOOL_E_NULL;
@@ -29,6 +31,7 @@ pub(crate) unsafe fn write_out<T>(out: *mut T, value: T) -> i32 {
 /// # Safety
 ///
 /// `data` must be null or valid for reads of `len` bytes for `'a`.
+#[inline]
 pub(crate) unsafe fn bytes<'a>(data: *const u8, len: usize) -> Option<&'a [u8]> {
     if data.is_null() {
         return (len == 0).then_some(&[]);

@@ -21,17 +21,35 @@
 //! lives as long as the reassembler: reading, popping and `set_error` work on
 //! it, while `push` and `close` answer `SPOOL_E_READONLY` (bytes pushed
 //! around the reassembler would overwrite its pending bytes), and freeing it
-//! answers `SPOOL_E_BORROWED`.
+//! answers `SPOOL_E_BORROWED`. `spool_stream_assign` on the view replaces the
+//! reassembler's output, which it goes on writing into (C++ assignment to
+//! `reader()`, as the lab's tests do).
+//!
+//! # Work without calls
+//!
+//! Each stream handle publishes a `#[repr(C)]` state (front slice,
+//! counters, flags, and an owned stream's free space) that every call on it
+//! refreshes; `spool_stream_state_of` hands out a pointer to it. The C++
+//! wrapper's queries are loads, its reads and pushes that stay inside the
+//! published regions are pointer moves and `memcpy`s, and the next call
+//! (`spool_stream_sync_push`, `spool_reassembler_pop_insert`) reports what
+//! they did. See [`state`] for why that is sound.
+//!
+//! # Safety
+//!
+//! Every exported `unsafe` function documents its preconditions in a
+//! `# Safety` section; the shared rules for handles are in the [`stream`]
+//! and [`reassembler`] module docs and in the header.
 #![deny(missing_docs)]
-// Every exported function takes raw pointers from C; each dereference is
-// checked for null and documented in the header's contract.
-#![allow(clippy::missing_safety_doc)]
 
 mod ffi_guard;
-mod reassembler;
-mod stream;
+mod handle;
+pub mod reassembler;
+pub mod state;
+pub mod stream;
 
 pub use reassembler::*;
+pub use state::SpoolStreamState;
 pub use stream::*;
 
 /// The call succeeded.

@@ -1,87 +1,28 @@
 //! `spool_stream_*`: the ByteStream half of the C ABI.
+//!
+//! # Safety contract shared by every function here
+//!
+//! A `spool_stream *` argument must be null or a live handle from this
+//! library (made by `spool_stream_new`/`spool_stream_clone` and not freed,
+//! or lent by `spool_reassembler_stream` from a live reassembler), used by
+//! one thread at a time. Out-pointers must be null or valid for a write of
+//! their type; `data`/`len` pairs must be null with `len == 0` or valid for
+//! reads of `len` bytes. Null arguments are answered with `SPOOL_E_NULL`.
 
-use spool::reassembler::Reassembler;
-use spool::stream::{ByteStream, Reader, Writer};
+use spool::stream::ByteStream;
 
 use crate::ffi_guard::{bytes, guard, write_out};
+pub use crate::handle::SpoolStream;
+use crate::handle::{with, with_mut, Handle};
+use crate::state::SpoolStreamState;
 use crate::{SPOOL_E_BORROWED, SPOOL_E_NULL, SPOOL_E_READONLY, SPOOL_OK};
-
-/// Opaque stream handle: an owned stream, or a view of a reassembler's output.
-pub struct SpoolStream(pub(crate) Handle);
-
-pub(crate) enum Handle {
-    Owned(ByteStream),
-    /// Points at the reassembler that owns this view; valid as long as the
-    /// view is (the view lives inside the same allocation).
-    View(*mut Reassembler),
-}
-
-impl SpoolStream {
-    fn reader_ref(&self) -> &Reader {
-        match &self.0 {
-            Handle::Owned(s) => s.reader_ref(),
-            // SAFETY: a view lives inside its reassembler's allocation, so the
-            // pointer is valid whenever the view is.
-            Handle::View(r) => unsafe { (**r).reader_ref() },
-        }
-    }
-
-    fn writer_ref(&self) -> &Writer {
-        match &self.0 {
-            Handle::Owned(s) => s.writer_ref(),
-            // SAFETY: as in `reader_ref`.
-            Handle::View(r) => unsafe { (**r).writer() },
-        }
-    }
-
-    fn reader(&mut self) -> &mut Reader {
-        match &mut self.0 {
-            Handle::Owned(s) => s.reader(),
-            // SAFETY: as in `reader_ref`; the C caller holds the only handle
-            // in use during this call.
-            Handle::View(r) => unsafe { (**r).reader() },
-        }
-    }
-
-    fn writer(&mut self) -> Option<&mut Writer> {
-        match &mut self.0 {
-            Handle::Owned(s) => Some(s.writer()),
-            Handle::View(_) => None,
-        }
-    }
-
-    fn to_owned_stream(&self) -> ByteStream {
-        match &self.0 {
-            Handle::Owned(s) => s.clone(),
-            // SAFETY: as in `reader_ref`.
-            Handle::View(r) => unsafe { (**r).clone().into_output() },
-        }
-    }
-}
-
-/// Runs `f` on the stream behind `s`, or answers `SPOOL_E_NULL`.
-///
-/// # Safety
-///
-/// `s` must be null or a live handle from this library.
-unsafe fn with<T>(s: *const SpoolStream, f: impl FnOnce(&SpoolStream) -> T) -> Result<T, i32> {
-    // SAFETY: null or live, by the caller's contract.
-    unsafe { s.as_ref() }.map(f).ok_or(SPOOL_E_NULL)
-}
-
-/// # Safety
-///
-/// As for [`with`], and no other reference to the stream is in use.
-unsafe fn with_mut<T>(
-    s: *mut SpoolStream,
-    f: impl FnOnce(&mut SpoolStream) -> T,
-) -> Result<T, i32> {
-    // SAFETY: null or live and unaliased, by the caller's contract.
-    unsafe { s.as_mut() }.map(f).ok_or(SPOOL_E_NULL)
-}
 
 fn status(r: Result<i32, i32>) -> i32 {
     r.unwrap_or_else(|e| e)
+}
+
+fn boxed(stream: ByteStream) -> *mut SpoolStream {
+    Box::into_raw(Box::new(SpoolStream::owned(stream)))
 }
 
 /// Makes a stream of `capacity` bytes; null if it cannot be allocated.
@@ -91,34 +32,68 @@ pub extern "C" fn spool_stream_new(capacity: u64) -> *mut SpoolStream {
         return std::ptr::null_mut();
     };
     match ByteStream::try_new(capacity) {
-        Ok(s) => Box::into_raw(Box::new(SpoolStream(Handle::Owned(s)))),
+        Ok(s) => boxed(s),
         Err(_) => std::ptr::null_mut(),
     }
 }
 
 /// Deep copy of a stream (of a view too: the copy is an owned stream); null
 /// on a null argument or allocation failure.
+///
+/// # Safety
+///
+/// `s` follows the [module contract](self).
 #[no_mangle]
 pub unsafe extern "C" fn spool_stream_clone(s: *const SpoolStream) -> *mut SpoolStream {
     std::panic::catch_unwind(|| {
-        // SAFETY: null or live, by the header's contract.
-        match unsafe { with(s, SpoolStream::to_owned_stream) } {
-            Ok(copy) => Box::into_raw(Box::new(SpoolStream(Handle::Owned(copy)))),
+        // SAFETY: null or live, by the module contract.
+        match unsafe { with(s, |s| s.stream().clone()) } {
+            Ok(copy) => boxed(copy),
             Err(_) => std::ptr::null_mut(),
         }
     })
     .unwrap_or(std::ptr::null_mut())
 }
 
+/// Replaces `dst`'s contents with a copy of `src` (C++ assignment). When
+/// `dst` is a reassembler's view, the reassembler goes on writing into the
+/// copy: its pending bytes move into the copy's window.
+///
+/// # Safety
+///
+/// `dst` and `src` follow the [module contract](self); they may be the same
+/// handle.
+#[no_mangle]
+pub unsafe extern "C" fn spool_stream_assign(
+    dst: *mut SpoolStream,
+    src: *const SpoolStream,
+) -> i32 {
+    guard(|| {
+        // SAFETY: null or live, by the module contract; the copy is made
+        // before `dst` is borrowed mutably, so `src == dst` is fine.
+        let copy = match unsafe { with(src, |s| s.stream().clone()) } {
+            Ok(copy) => copy,
+            Err(e) => return e,
+        };
+        // SAFETY: null or live and used by this thread only.
+        status(unsafe { with_mut(dst, |d| d.assign(copy)).map(|()| SPOOL_OK) })
+    })
+}
+
 /// Frees an owned stream. Null is a no-op; a reassembler's view answers
 /// `SPOOL_E_BORROWED` and stays valid.
+///
+/// # Safety
+///
+/// `s` follows the [module contract](self) and is not used again once
+/// freed.
 #[no_mangle]
 pub unsafe extern "C" fn spool_stream_free(s: *mut SpoolStream) -> i32 {
     if s.is_null() {
         return SPOOL_OK;
     }
-    // SAFETY: live, by the header's contract.
-    if let Handle::View(_) = unsafe { &(*s).0 } {
+    // SAFETY: live, by the module contract.
+    if let Handle::View(_) = unsafe { &(*s).handle } {
         return SPOOL_E_BORROWED;
     }
     // SAFETY: an owned handle made by `Box::into_raw` in this library.
@@ -126,8 +101,29 @@ pub unsafe extern "C" fn spool_stream_free(s: *mut SpoolStream) -> i32 {
     SPOOL_OK
 }
 
+/// The state of `s` (see `spool_stream_state` in the header), kept current
+/// by every call that changes the stream; null on null. Valid as long as
+/// the handle (for a view: its reassembler).
+///
+/// # Safety
+///
+/// `s` follows the [module contract](self); the state must only be read,
+/// and only between calls on the handle.
+#[no_mangle]
+pub unsafe extern "C" fn spool_stream_state_of(s: *const SpoolStream) -> *const SpoolStreamState {
+    if s.is_null() {
+        return std::ptr::null();
+    }
+    // SAFETY: live, by the module contract; a raw pointer to the field.
+    unsafe { &raw const (*s).state }
+}
+
 /// Pushes what fits of `data[..len]`; the count taken goes to `*accepted`
 /// (which may be null).
+///
+/// # Safety
+///
+/// Arguments follow the [module contract](self).
 #[no_mangle]
 pub unsafe extern "C" fn spool_stream_push(
     s: *mut SpoolStream,
@@ -135,23 +131,59 @@ pub unsafe extern "C" fn spool_stream_push(
     len: usize,
     accepted: *mut usize,
 ) -> i32 {
+    // SAFETY: the caller upholds the module contract, which is
+    // `spool_stream_sync_push`'s too.
+    unsafe { spool_stream_sync_push(s, 0, 0, data, len, accepted) }
+}
+
+/// Reports what the caller did in the published state's regions since its
+/// last call — `written` bytes copied into the spare region (committed), then
+/// `consumed` bytes read from the front (popped; they may include the
+/// written ones) — and then pushes what fits of `data[..len]` (the count
+/// taken goes to `*accepted`, which may be null; `len` 0 pushes nothing).
+/// One call carries a reader's and a writer's deferred work.
+///
+/// Errors: `written` beyond the published `spare_len` answers
+/// `SPOOL_E_RANGE` and changes nothing; on a reassembler's view `written`
+/// or `len` above 0 answers `SPOOL_E_READONLY` (the pop still happens when
+/// `written` is 0).
+///
+/// # Safety
+///
+/// Arguments follow the [module contract](self); the caller wrote only
+/// inside the spare region published by the last call on this handle.
+#[no_mangle]
+pub unsafe extern "C" fn spool_stream_sync_push(
+    s: *mut SpoolStream,
+    written: usize,
+    consumed: u64,
+    data: *const u8,
+    len: usize,
+    accepted: *mut usize,
+) -> i32 {
+    let consumed = usize::try_from(consumed).unwrap_or(usize::MAX);
     guard(|| {
-        // SAFETY: `data` is null or valid for `len` bytes by the header's contract.
+        // SAFETY: `data` is null or valid for `len` bytes by the module contract.
         let Some(data) = (unsafe { bytes(data, len) }) else {
             return SPOOL_E_NULL;
         };
-        // SAFETY: null or live, by the header's contract.
+        // SAFETY: null or live, by the module contract.
         status(unsafe {
-            with_mut(s, |s| match s.writer() {
-                None => SPOOL_E_READONLY,
-                Some(w) => {
-                    let n = w.push(data);
-                    if accepted.is_null() {
-                        SPOOL_OK
-                    } else {
-                        // SAFETY: non-null, valid for a write by contract.
-                        write_out(accepted, n)
-                    }
+            with_mut(s, |s| {
+                let synced = s.sync(written, consumed);
+                if synced != SPOOL_OK {
+                    return synced;
+                }
+                let n = match s.writer() {
+                    _ if data.is_empty() => 0,
+                    Some(w) => w.push(data),
+                    None => return SPOOL_E_READONLY,
+                };
+                if accepted.is_null() {
+                    SPOOL_OK
+                } else {
+                    // SAFETY: non-null, valid for a write by contract.
+                    write_out(accepted, n)
                 }
             })
         })
@@ -159,10 +191,14 @@ pub unsafe extern "C" fn spool_stream_push(
 }
 
 /// Closes the stream for writing.
+///
+/// # Safety
+///
+/// `s` follows the [module contract](self).
 #[no_mangle]
 pub unsafe extern "C" fn spool_stream_close(s: *mut SpoolStream) -> i32 {
-    // SAFETY: null or live, by the header's contract.
     guard(|| {
+        // SAFETY: null or live, by the module contract.
         status(unsafe {
             with_mut(s, |s| {
                 s.writer().map_or(SPOOL_E_READONLY, |w| {
@@ -175,10 +211,14 @@ pub unsafe extern "C" fn spool_stream_close(s: *mut SpoolStream) -> i32 {
 }
 
 /// Marks the stream as failed.
+///
+/// # Safety
+///
+/// `s` follows the [module contract](self).
 #[no_mangle]
 pub unsafe extern "C" fn spool_stream_set_error(s: *mut SpoolStream) -> i32 {
-    // SAFETY: null or live, by the header's contract.
     guard(|| {
+        // SAFETY: null or live, by the module contract.
         status(unsafe {
             with_mut(s, |s| {
                 s.reader().set_error();
@@ -189,11 +229,15 @@ pub unsafe extern "C" fn spool_stream_set_error(s: *mut SpoolStream) -> i32 {
 }
 
 /// Pops up to `n` bytes from the front.
+///
+/// # Safety
+///
+/// `s` follows the [module contract](self).
 #[no_mangle]
 pub unsafe extern "C" fn spool_stream_pop(s: *mut SpoolStream, n: u64) -> i32 {
     let n = usize::try_from(n).unwrap_or(usize::MAX);
-    // SAFETY: null or live, by the header's contract.
     guard(|| {
+        // SAFETY: null or live, by the module contract.
         status(unsafe {
             with_mut(s, |s| {
                 s.reader().pop(n);
@@ -206,6 +250,10 @@ pub unsafe extern "C" fn spool_stream_pop(s: *mut SpoolStream, n: u64) -> i32 {
 /// Points `*data`/`*len` at the contiguous front of the buffered bytes (valid
 /// until the next call that changes the stream). Non-empty whenever anything
 /// is buffered.
+///
+/// # Safety
+///
+/// Arguments follow the [module contract](self).
 #[no_mangle]
 pub unsafe extern "C" fn spool_stream_peek(
     s: *const SpoolStream,
@@ -216,12 +264,13 @@ pub unsafe extern "C" fn spool_stream_peek(
         return SPOOL_E_NULL;
     }
     guard(|| {
-        // SAFETY: null or live, by the header's contract.
+        // SAFETY: null or live, by the module contract.
         status(unsafe {
             with(s, |s| {
-                let front = s.reader_ref().peek();
+                let front = s.stream().reader_ref().peek();
                 // SAFETY: both checked non-null above; valid for writes by contract.
                 write_out(data, front.as_ptr());
+                // SAFETY: as above.
                 write_out(len, front.len())
             })
         })
@@ -231,10 +280,14 @@ pub unsafe extern "C" fn spool_stream_peek(
 macro_rules! query {
     ($(#[$doc:meta])* $name:ident, $ty:ty, |$s:ident| $body:expr) => {
         $(#[$doc])*
+        ///
+        /// # Safety
+        ///
+        /// Arguments follow the [module contract](self).
         #[no_mangle]
         pub unsafe extern "C" fn $name(s: *const SpoolStream, out: *mut $ty) -> i32 {
             guard(|| {
-                // SAFETY: `s` null or live, `out` null or writable: the header's contract.
+                // SAFETY: `s` null or live, `out` null or writable: the module contract.
                 status(unsafe { with(s, |$s: &SpoolStream| write_out(out, $body)) })
             })
         }
@@ -243,29 +296,29 @@ macro_rules! query {
 
 query!(
     /// Whether the writer closed the stream.
-    spool_stream_is_closed, bool, |s| s.writer_ref().is_closed()
+    spool_stream_is_closed, bool, |s| s.stream().writer_ref().is_closed()
 );
 query!(
     /// Whether the stream is closed and fully popped.
-    spool_stream_is_finished, bool, |s| s.reader_ref().is_finished()
+    spool_stream_is_finished, bool, |s| s.stream().reader_ref().is_finished()
 );
 query!(
     /// Whether the stream was marked as failed.
-    spool_stream_has_error, bool, |s| s.reader_ref().has_error()
+    spool_stream_has_error, bool, |s| s.stream().reader_ref().has_error()
 );
 query!(
     /// How many more bytes can be pushed now.
-    spool_stream_available_capacity, u64, |s| s.writer_ref().available_capacity()
+    spool_stream_available_capacity, u64, |s| s.stream().writer_ref().available_capacity()
 );
 query!(
     /// Total bytes pushed.
-    spool_stream_bytes_pushed, u64, |s| s.writer_ref().bytes_pushed()
+    spool_stream_bytes_pushed, u64, |s| s.stream().writer_ref().bytes_pushed()
 );
 query!(
     /// Bytes pushed and not yet popped.
-    spool_stream_bytes_buffered, u64, |s| s.reader_ref().bytes_buffered()
+    spool_stream_bytes_buffered, u64, |s| s.stream().reader_ref().bytes_buffered()
 );
 query!(
     /// Total bytes popped.
-    spool_stream_bytes_popped, u64, |s| s.reader_ref().bytes_popped()
+    spool_stream_bytes_popped, u64, |s| s.stream().reader_ref().bytes_popped()
 );

@@ -1,5 +1,6 @@
 /* C tests of spool.h: stream and reassembler basics, error codes for null
- * and bad arguments, ownership rules of the reassembler's view. */
+ * and bad arguments, ownership rules of the reassembler's view, the
+ * published state and assignment. */
 #include <stdio.h>
 #include <string.h>
 
@@ -118,8 +119,40 @@ static void reassembler_basics(void) {
     spool_reassembler_free(r);
 }
 
+static void published_state(void) {
+    spool_stream *s = spool_stream_new(8);
+    const spool_stream_state *st = spool_stream_state_of(s);
+    CHECK(st != NULL && st->bytes_buffered == 0 && st->front_len == 0);
+    CHECK(st->available_capacity == 8 && !st->closed && !st->finished);
+    CHECK(spool_stream_push(s, (const uint8_t *)"abc", 3, NULL) == SPOOL_OK);
+    CHECK(st->bytes_buffered == 3 && st->bytes_pushed == 3 && st->front_len == 3);
+    CHECK(memcmp(st->front, "abc", 3) == 0);
+    CHECK(spool_stream_pop(s, 3) == SPOOL_OK && spool_stream_close(s) == SPOOL_OK);
+    CHECK(st->bytes_popped == 3 && st->closed && st->finished);
+    CHECK(spool_stream_state_of(NULL) == NULL);
+
+    /* Assigning to a reassembler's view: it keeps writing into the copy. */
+    spool_reassembler *r = spool_reassembler_new(spool_stream_new(16));
+    spool_stream *view = spool_reassembler_stream(r);
+    const spool_stream_state *vs = spool_stream_state_of(view);
+    CHECK(spool_reassembler_insert(r, 0, (const uint8_t *)"ab", 2, false) == SPOOL_OK);
+    CHECK(vs->bytes_pushed == 2 && vs->front_len == 2);
+    spool_stream *saved = spool_stream_clone(view);
+    CHECK(spool_stream_pop(view, 2) == SPOOL_OK && vs->bytes_buffered == 0);
+    CHECK(spool_stream_assign(view, saved) == SPOOL_OK);
+    CHECK(spool_reassembler_insert(r, 2, (const uint8_t *)"cd", 2, false) == SPOOL_OK);
+    CHECK(vs->bytes_pushed == 4 && vs->front_len == 4 && memcmp(vs->front, "abcd", 4) == 0);
+    CHECK(spool_stream_assign(view, view) == SPOOL_OK && vs->bytes_buffered == 4);
+    CHECK(spool_stream_assign(NULL, saved) == SPOOL_E_NULL);
+    CHECK(spool_stream_assign(saved, NULL) == SPOOL_E_NULL);
+    spool_stream_free(saved);
+    spool_reassembler_free(r);
+    spool_stream_free(s);
+}
+
 int main(void) {
     stream_basics();
+    published_state();
     null_and_bad_arguments();
     reassembler_basics();
     printf("%d passed, %d failed\n", passed, failed);

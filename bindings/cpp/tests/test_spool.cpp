@@ -1,7 +1,8 @@
 // C++ tests of spool.hpp in the CS144 lab's style: ByteStream (basics,
 // capacity, many writes, a randomised run against std::string), Reassembler
 // (single, sequential, duplicates, holes, overlapping, window, end of
-// stream), copy and move semantics, and error reporting. Built with
+// stream), copy and move semantics, assignment to a reassembler's reader
+// (the lab's save-and-restore), and error reporting. Built with
 // AddressSanitizer and UndefinedBehaviorSanitizer by the test script.
 #include <cstdio>
 #include <random>
@@ -156,6 +157,114 @@ void reassembler_window_and_end() {
   CHECK(big.bytes_pending() == 0 && !big.writer().is_closed());
 }
 
+void assignment_restores_a_reassemblers_stream() {
+  // The lab's tests save a stream and assign it back; the reassembler must
+  // keep writing into the stream its reader() now shows.
+  spool::Reassembler r {spool::ByteStream {16}};
+  r.insert(0, "ab", false);
+  r.insert(6, "gh", false);
+  spool::ByteStream saved = r.reader();
+  r.reader().pop(2);
+  CHECK(r.reader().bytes_buffered() == 0);
+  r.reader() = saved;
+  CHECK(r.reader().peek() == "ab" && r.reader().bytes_popped() == 0);
+  r.insert(2, "cd", false);
+  CHECK(r.reader().peek() == "abcd");
+  CHECK(r.writer().bytes_pushed() == 4);
+  CHECK(r.bytes_pending() == 2);
+
+  // Through a Reader copy and through a move, too.
+  spool::Reader copy = r.reader();
+  r.reader().pop(4);
+  r.reader() = std::move(copy);
+  r.insert(4, "ef", false);
+  r.insert(8, "", true);
+  CHECK(read_all(r.reader()) == "abcdefgh" && r.reader().is_finished());
+
+  // Moving from a reader copies it: the reassembler keeps its stream.
+  spool::Reassembler q {spool::ByteStream {8}};
+  q.insert(0, "xy", false);
+  spool::ByteStream taken = std::move(q.reader());
+  q.insert(2, "z", false);
+  CHECK(taken.reader().peek() == "xy" && q.reader().peek() == "xyz");
+
+  // Plain streams: assignment is a deep copy, self-assignment a no-op.
+  spool::ByteStream a {8};
+  a.writer().push("abc");
+  spool::ByteStream b {2};
+  b = a;
+  a.reader().pop(1);
+  b = b;
+  CHECK(b.reader().peek() == "abc" && a.reader().peek() == "bc");
+  CHECK(b.writer().available_capacity() == 5);
+}
+
+void deferred_pops_are_exact() {
+  // Pops inside the front slice and pushes into the published free space
+  // are counted by the wrapper and carried by the next call; every query
+  // must already see them.
+  spool::ByteStream bs {8};
+  bs.writer().push("abcdef");
+  bs.reader().pop(2);
+  CHECK(bs.reader().bytes_buffered() == 4 && bs.reader().bytes_popped() == 2);
+  CHECK(bs.writer().available_capacity() == 4 && bs.reader().peek() == "cdef");
+  spool::ByteStream copy = bs;
+  CHECK(copy.reader().peek() == "cdef" && copy.reader().bytes_popped() == 2);
+  bs.writer().push("ghij");  // carries the pop; the bytes wrap
+  CHECK(bs.reader().peek() == "cdefgh" && bs.reader().bytes_buffered() == 8);
+  bs.reader().pop(6);  // uses up the front slice
+  CHECK(bs.reader().peek() == "ij" && bs.reader().bytes_popped() == 8);
+  bs.writer().close();
+  bs.reader().pop(1);
+  CHECK(!bs.reader().is_finished());
+  bs.reader().pop(5);  // past the front: one call, up to what is buffered
+  CHECK(bs.reader().is_finished() && bs.reader().bytes_popped() == 10);
+
+  spool::Reassembler r {spool::ByteStream {4}};
+  r.insert(0, "abcd", false);
+  r.reader().pop(4);  // deferred: the window must still grow for the insert
+  r.insert(4, "efgh", false);
+  CHECK(r.reader().peek() == "efgh" && r.writer().bytes_pushed() == 8);
+  r.reader().pop(1);
+  spool::Reassembler r2 = r;
+  CHECK(r2.reader().peek() == "fgh" && r2.writer().available_capacity() == 1);
+}
+
+void deferred_pushes_are_exact() {
+  spool::ByteStream bs {8};
+  bs.writer().push("abc");  // into the published free space, no call
+  CHECK(bs.writer().bytes_pushed() == 3 && bs.writer().available_capacity() == 5);
+  CHECK(bs.reader().peek() == "abc" && bs.reader().bytes_buffered() == 3);
+  bs.reader().pop(2);
+  bs.writer().push("def");
+  CHECK(bs.reader().peek() == "cdef");
+  spool::ByteStream copy = bs;  // reports both first
+  CHECK(copy.reader().peek() == "cdef" && copy.writer().bytes_pushed() == 6);
+  bs.writer().push("ghijk");  // fills the ring: the last byte is dropped
+  CHECK(bs.writer().bytes_pushed() == 10 && bs.writer().available_capacity() == 0);
+  CHECK(read_all(bs.reader()) == "cdefghij");
+  bs.writer().push("xy");
+  bs.writer().close();  // reports the push first
+  CHECK(bs.writer().is_closed() && bs.reader().bytes_buffered() == 2);
+  bs.writer().push("z");  // a closed stream takes nothing
+  CHECK(read_all(bs.reader()) == "xy" && bs.reader().is_finished());
+
+  // A stream with unreported work handed to a reassembler, or assigned.
+  spool::ByteStream out {8};
+  out.writer().push("ab");
+  spool::Reassembler r {std::move(out)};
+  r.insert(2, "cd", false);
+  CHECK(r.reader().peek() == "abcd");
+  spool::ByteStream a {8};
+  a.writer().push("12");
+  spool::ByteStream b {8};
+  b.writer().push("34");
+  b.reader().pop(1);
+  a = b;
+  a.writer().push("5");
+  CHECK(read_all(a.reader()) == "45" && read_all(b.reader()) == "4");
+}
+
 void errors_are_reported() {
   spool::Reassembler r {spool::ByteStream {4}};
   // Writing to the reassembler's output behind its back is refused.
@@ -181,6 +290,9 @@ int main() {
   reassembler_single_and_sequential();
   reassembler_holes_duplicates_overlaps();
   reassembler_window_and_end();
+  assignment_restores_a_reassemblers_stream();
+  deferred_pops_are_exact();
+  deferred_pushes_are_exact();
   errors_are_reported();
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed != 0 ? 1 : 0;

@@ -92,6 +92,22 @@ def produce_consume(cls, total=8 << 20, gulp=4096, pop=1000):
     return run
 
 
+def whole_chunks(cls, total=64 << 20, gulp=64 << 10):
+    # Reads handed on whole: each pop is exactly one appended chunk, which
+    # spool and foolscap return as the very object appended (no copy).
+    pieces = [bytes([i % 256]) * gulp for i in range(total // gulp)]
+
+    def run():
+        c = cls()
+        n = 0
+        for p in pieces:
+            c.append(p)
+            n += len(c.popleft(gulp))
+        return n
+
+    return run
+
+
 def pop65_push_back(cls, chunk, tokens=20000, token_len=3):
     # Like banana's receive loop: pop a 65-byte window, use a short header,
     # push the rest back.
@@ -115,6 +131,7 @@ def main():
         ("one gulp 8 MiB, pops of 100 B", one_gulp),
         ("many gulps of 4 KiB, pops of 100 B", many_gulps),
         ("produce 4 KiB / consume 1000 B", produce_consume),
+        ("64 MiB as 64 KiB chunks, whole-chunk pops", whole_chunks),
     ]
     for kb in (16, 64, 256, 1024):
         cases.append((f"pop 65 + push back rest, {kb} KiB chunk",

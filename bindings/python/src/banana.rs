@@ -58,10 +58,12 @@ impl BananaDecoder {
         token.map(|t| to_python(py, t)).transpose()
     }
 
+    /// The decoder itself: iterating yields tokens until none is complete.
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
         slf
     }
 
+    /// The next complete token; stops the iteration when none is left.
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<(String, Py<PyAny>)>> {
         self.next_token(py)
     }

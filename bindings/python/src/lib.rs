@@ -1,16 +1,24 @@
-//! The `spool` Python module: [`StringChain`](string_chain::StringChain), a
-//! drop-in for the `stringchain` package and foolscap's copy of it, and
+//! `spool._spool`, the extension module behind the `spool` Python package:
+//! [`StringChain`](string_chain::StringChain), a drop-in for the
+//! `stringchain` package and foolscap's copy of it, and
 //! [`BananaDecoder`](banana::BananaDecoder).
+//!
+//! Built against the stable ABI (`abi3`, Python 3.9 and newer): one wheel
+//! serves every CPython from 3.9 on. The package's `__init__.py` re-exports
+//! both classes; their `__module__` is `spool`, so pickles name
+//! `spool.StringChain`.
 #![deny(missing_docs)]
 
 use pyo3::prelude::*;
 
+mod args;
 mod banana;
+mod piece;
 mod string_chain;
 
 /// spool: byte chains without quadratic copies.
 #[pymodule]
-#[pyo3(name = "spool")]
+#[pyo3(name = "_spool")]
 fn spool_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<string_chain::StringChain>()?;
     m.add_class::<banana::BananaDecoder>()?;

@@ -1,8 +1,10 @@
 //! Reassembler throughput, spool next to s2n-quic-core, smoltcp, a textbook
-//! BTreeMap reassembler and a drop-everything floor, on the CS144 speed
-//! schedule and on a realistic lossy network. Every peer's output is checked
-//! against the stream before it is timed, and heap allocations per insert in
-//! steady state are counted and printed first.
+//! BTreeMap reassembler, the copy floor (each unique byte copied in once and
+//! out once, nothing else: see `spool_bench::reassembler_floor`) and a
+//! drop-everything harness floor, on the CS144 speed schedule and on a
+//! realistic lossy network. Every peer's output is checked against the
+//! stream before it is timed, and heap allocations per insert are counted
+//! and printed first.
 //!
 //! Run: `cargo bench -p spool-bench --bench reassembler`
 
@@ -10,34 +12,14 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use spool_bench::alloc_counter::{allocations, CountingAlloc};
+use spool_bench::reassembler_floor::{CopyFloor, FloorPlan};
 use spool_bench::reassembler_peers::{
     run, BTreeMapPeer, DropAll, Peer, S2nPeer, SmoltcpPeer, SpoolPeer,
 };
-use spool_bench::schedules::{cs144, realistic, Schedule};
+use spool_bench::schedules::{bench_schedules, Schedule};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
-
-fn schedules() -> Vec<(String, Schedule)> {
-    vec![
-        (
-            "cs144/no-overlap".into(),
-            cs144(1_500_000, 32_768, 1500, 1500),
-        ),
-        (
-            "cs144/10x-overlap".into(),
-            cs144(1_500_000, 32_768, 1500, 150),
-        ),
-        (
-            "realistic/64KiB".into(),
-            realistic(4_000_000, 64 * 1024, 1460, 2, 10, 1, 7),
-        ),
-        (
-            "realistic/1MiB".into(),
-            realistic(4_000_000, 1 << 20, 1460, 2, 10, 1, 7),
-        ),
-    ]
-}
 
 /// Checks the peer's output and returns allocations per insert over a
 /// second, steady-state run.
@@ -56,7 +38,8 @@ fn check_and_count<P: Peer>(name: &str, make: impl Fn() -> P, s: &Schedule) -> f
 }
 
 fn bench(c: &mut Criterion) {
-    for (name, s) in schedules() {
+    for (name, s) in bench_schedules() {
+        let plan = FloorPlan::new(&s);
         let cap = s.capacity;
         println!(
             "{name}: {} segments, {} bytes offered, {} unique; allocations per insert: \
@@ -69,6 +52,7 @@ fn bench(c: &mut Criterion) {
             check_and_count("smoltcp", || SmoltcpPeer::new(cap), &s),
             check_and_count("btreemap", || BTreeMapPeer::new(cap), &s),
         );
+        check_and_count("copy-floor", || CopyFloor::new(&plan), &s);
         let mut smoltcp = SmoltcpPeer::new(cap);
         let mut out = Vec::with_capacity(s.data.len());
         run(&mut smoltcp, &s, &mut out);
@@ -95,6 +79,7 @@ fn bench(c: &mut Criterion) {
         peer!("s2n-quic-core", S2nPeer::new(cap));
         peer!("smoltcp", SmoltcpPeer::new(cap));
         peer!("btreemap", BTreeMapPeer::new(cap));
+        peer!("copy-floor", CopyFloor::new(&plan));
         peer!("drop-all", DropAll);
         group.finish();
     }

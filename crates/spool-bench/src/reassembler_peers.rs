@@ -37,10 +37,12 @@ impl SpoolPeer {
 }
 
 impl Peer for SpoolPeer {
+    #[inline]
     fn insert(&mut self, index: u64, data: &[u8], last: bool) {
         self.0.insert(index, data, last);
     }
 
+    #[inline]
     fn drain_into(&mut self, out: &mut Vec<u8>) {
         let reader = self.0.reader();
         while reader.bytes_buffered() > 0 {
@@ -82,6 +84,7 @@ impl S2nPeer {
 }
 
 impl Peer for S2nPeer {
+    #[inline]
     fn insert(&mut self, index: u64, data: &[u8], last: bool) {
         let read = self.inner.consumed_len();
         let Some((at, bytes)) = clip(index, data, read, read + self.capacity) else {
@@ -97,6 +100,7 @@ impl Peer for S2nPeer {
         result.expect("consistent stream");
     }
 
+    #[inline]
     fn drain_into(&mut self, out: &mut Vec<u8>) {
         while let Some(chunk) = self.inner.pop() {
             out.extend_from_slice(&chunk);
@@ -147,6 +151,7 @@ impl SmoltcpPeer {
 }
 
 impl Peer for SmoltcpPeer {
+    #[inline]
     fn insert(&mut self, index: u64, data: &[u8], _last: bool) {
         let before = self.assembled;
         if !self.offer(index, data) {
@@ -162,6 +167,7 @@ impl Peer for SmoltcpPeer {
         }
     }
 
+    #[inline]
     fn drain_into(&mut self, out: &mut Vec<u8>) {
         while !self.ring.is_empty() {
             let n = self.ring.dequeue_many_with(|buf| {
@@ -199,6 +205,7 @@ impl BTreeMapPeer {
 }
 
 impl Peer for BTreeMapPeer {
+    #[inline]
     fn insert(&mut self, index: u64, data: &[u8], _last: bool) {
         let Some((mut start, bytes)) = clip(index, data, self.pushed, self.popped + self.capacity)
         else {
@@ -240,6 +247,7 @@ impl Peer for BTreeMapPeer {
         }
     }
 
+    #[inline]
     fn drain_into(&mut self, out: &mut Vec<u8>) {
         let (a, b) = self.output.as_slices();
         out.extend_from_slice(a);
@@ -253,15 +261,18 @@ impl Peer for BTreeMapPeer {
 pub struct DropAll;
 
 impl Peer for DropAll {
+    #[inline]
     fn insert(&mut self, _index: u64, data: &[u8], _last: bool) {
         std::hint::black_box(data);
     }
 
+    #[inline]
     fn drain_into(&mut self, _out: &mut Vec<u8>) {}
 }
 
 /// Runs a whole schedule through `peer`, draining after every segment as the
 /// CS144 speed test does, and returns what came out.
+#[inline(never)] // one call per run; keeps it visible to profilers
 pub fn run<P: Peer>(peer: &mut P, schedule: &crate::schedules::Schedule, out: &mut Vec<u8>) {
     out.clear();
     for s in &schedule.segments {

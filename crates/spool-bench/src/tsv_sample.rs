@@ -8,20 +8,32 @@
 
 use std::io::{self, Write};
 
-const WORDS: [&str; 8] = [
+pub(crate) const WORDS: [&str; 8] = [
     "red", "orange", "yellow", "green", "blue", "indigo", "violet", "purple",
 ];
 
 /// SplitMix64: tiny, fast, and the same on every platform.
-struct SplitMix(u64);
+pub(crate) struct SplitMix(pub(crate) u64);
 
 impl SplitMix {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
+    }
+}
+
+/// Appends `len` random lowercase letters.
+pub(crate) fn push_letters(rng: &mut SplitMix, len: usize, out: &mut Vec<u8>) {
+    let mut x = rng.next();
+    for i in 0..len {
+        if i % 12 == 0 {
+            x = rng.next();
+        }
+        out.push(b'a' + (x % 26) as u8);
+        x /= 26;
     }
 }
 
@@ -55,14 +67,7 @@ pub fn write_sample(mut out: impl Write, bytes: u64, keys: u32, seed: u64) -> io
                 (t >> 28) % 60,
                 WORDS[((t >> 34) % 8) as usize],
             )?;
-            let mut x = rng.next();
-            for i in 0..text_len {
-                if i % 12 == 0 {
-                    x = rng.next();
-                }
-                buf.push(b'a' + (x % 26) as u8);
-                x /= 26;
-            }
+            push_letters(&mut rng, text_len, &mut buf);
             buf.push(b'\n');
             lines += 1;
         }

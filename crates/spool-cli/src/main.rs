@@ -7,10 +7,13 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod completions;
+mod man;
 mod partition;
 mod progress;
 mod pwned;
 mod size;
+mod stdout;
 
 /// Move bytes without wasted copies: tools built on spool.
 #[derive(Parser)]
@@ -27,6 +30,11 @@ enum Command {
     Partition(partition::Args),
     /// Build and query an index of Have I Been Pwned password hashes.
     Pwned(pwned::Args),
+    /// Print a tab-completion script for bash, zsh, fish, elvish or
+    /// PowerShell.
+    Completions(completions::Args),
+    /// Print spool's manual page (or a subcommand's, or write them all).
+    Man(man::Args),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +42,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Partition(args) => partition::run(args),
         Command::Pwned(args) => pwned::run(args),
+        Command::Completions(args) => completions::run(args),
+        Command::Man(args) => man::run(args),
     };
     match result {
         Ok(code) => code,

@@ -25,10 +25,12 @@
 //! | [`chain`] | a queue of `Bytes` chunks with linear-time front operations |
 //! | [`codec`] | frame decoders: length-delimited and Banana on top of the chain, Stratum V2 into the pool |
 //! | [`pool`] | one pre-allocated arena handed out as owned, `Send` slices |
-//! | [`text`] | delimited text: records, fields, Have I Been Pwned lines, hex |
+//! | [`text`] | text split without I/O: records and fields, CSV, Have I Been Pwned lines, hex |
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 #![doc(test(attr(deny(warnings))))]
+
+extern crate alloc;
 
 pub mod chain;
 pub mod codec;

@@ -6,12 +6,20 @@ use spool::{reassembler::Reassembler, stream::ByteStream};
 
 #[path = "support/reassembler_model.rs"]
 mod model;
-use model::{byte_at, Model};
+use model::{byte_at, Model, Saved};
 
 #[derive(Clone, Debug)]
 enum Op {
-    Insert { first: u64, len: usize, last: bool },
+    Insert {
+        first: u64,
+        len: usize,
+        last: bool,
+    },
     Pop(usize),
+    /// Copy the output stream aside (the lab's `ByteStream saved = reader()`).
+    Save,
+    /// Put the last copy back (`reader() = saved`).
+    Restore,
 }
 
 fn op(max_index: u64) -> impl Strategy<Value = Op> {
@@ -21,12 +29,15 @@ fn op(max_index: u64) -> impl Strategy<Value = Op> {
         1 => (u64::MAX - 64..=u64::MAX, 0..40usize, any::<bool>())
             .prop_map(|(first, len, last)| Op::Insert { first, len, last }),
         2 => (0..50usize).prop_map(Op::Pop),
+        1 => Just(Op::Save),
+        1 => Just(Op::Restore),
     ]
 }
 
 fn check(ops: &[Op], capacity: usize) {
     let mut real = Reassembler::new(ByteStream::new(capacity));
     let mut model = Model::new(capacity as u64);
+    let mut saved: Option<(ByteStream, Saved)> = None;
     for op in ops {
         match *op {
             Op::Insert { first, len, last } => {
@@ -41,6 +52,13 @@ fn check(ops: &[Op], capacity: usize) {
                 let front: Vec<u8> = a.iter().chain(b).take(n).copied().collect();
                 assert_eq!(real.reader().pop(n), front.len());
                 assert_eq!(front, model.pop(n), "popped bytes");
+            }
+            Op::Save => saved = Some((real.output().clone(), model.save())),
+            Op::Restore => {
+                if let Some((stream, copy)) = &saved {
+                    real.replace_output(stream.clone());
+                    model.restore(copy);
+                }
             }
         }
         assert_eq!(
@@ -78,6 +96,8 @@ fn sparse_op() -> impl Strategy<Value = Op> {
         6 => (0..600u64, 1..4usize, prop::bool::weighted(0.02))
             .prop_map(|(first, len, last)| Op::Insert { first, len, last }),
         1 => (0..200usize).prop_map(Op::Pop),
+        1 => Just(Op::Save),
+        1 => Just(Op::Restore),
     ]
 }
 

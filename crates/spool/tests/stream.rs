@@ -109,6 +109,25 @@ fn spare_mut_gives_both_segments() {
 }
 
 #[test]
+fn an_empty_stream_starts_again_at_the_front() {
+    let mut s = ByteStream::new(4);
+    s.writer().push(b"abc");
+    s.reader().pop(3);
+    // Without the rewind "defg" would wrap after "d".
+    assert_eq!(s.writer().push(b"defg"), 4);
+    assert_eq!(s.reader().peek(), b"defg");
+    s.reader().pop(4);
+    let (first, second) = s.writer().spare_mut();
+    assert_eq!((first.len(), second.len()), (4, 0), "spare_mut rewinds too");
+    // Not empty: nothing moves, the bytes wrap.
+    s.writer().push(b"hij");
+    s.reader().pop(2);
+    s.writer().push(b"kl");
+    assert_eq!(s.reader_ref().as_slices(), (&b"jk"[..], &b"l"[..]));
+    assert_eq!(s.reader().bytes_popped(), 9);
+}
+
+#[test]
 #[should_panic(expected = "exceeds the available capacity")]
 fn commit_past_capacity_panics() {
     let mut s = ByteStream::new(4);

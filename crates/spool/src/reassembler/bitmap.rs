@@ -116,6 +116,37 @@ impl Bitmap {
         pos - start
     }
 
+    /// Calls `f(run_start, run_end)` for each maximal run of present
+    /// positions inside `start..end`, in increasing order.
+    pub(super) fn for_each_run(&self, start: usize, end: usize, mut f: impl FnMut(usize, usize)) {
+        let mut pos = start;
+        while pos < end {
+            let bits = self.words[pos / 64] >> (pos % 64);
+            if bits == 0 {
+                pos = (pos / 64 + 1) * 64;
+                continue;
+            }
+            pos += bits.trailing_zeros() as usize;
+            let run = pos;
+            while pos < end {
+                let ones = (self.words[pos / 64] >> (pos % 64)).trailing_ones() as usize;
+                let ones = ones.min(64 - pos % 64);
+                pos += ones;
+                if ones == 0 || !pos.is_multiple_of(64) {
+                    break;
+                }
+            }
+            if run < end {
+                f(run, pos.min(end));
+            }
+        }
+    }
+
+    /// Removes every position.
+    pub(super) fn clear(&mut self) {
+        self.words.fill(0);
+    }
+
     /// Removes every position in `start..end`; returns how many were present.
     pub(super) fn remove_range(&mut self, start: usize, end: usize) -> usize {
         let mut removed = 0;
@@ -178,6 +209,22 @@ mod tests {
         let mut runs = Vec::new();
         set.insert_range(0, 130, |s, l| runs.push((s, l)));
         assert_eq!(runs, vec![(0, 130)]);
+    }
+
+    #[test]
+    fn runs_are_listed_across_words_and_clipped() {
+        let mut set = Bitmap::new(300);
+        for (s, e) in [(3, 5), (60, 130), (192, 256), (290, 300)] {
+            set.insert_range(s, e, |_, _| {});
+        }
+        let mut runs = Vec::new();
+        set.for_each_run(0, 300, |s, e| runs.push((s, e)));
+        assert_eq!(runs, vec![(3, 5), (60, 130), (192, 256), (290, 300)]);
+        runs.clear();
+        set.for_each_run(4, 295, |s, e| runs.push((s, e)));
+        assert_eq!(runs, vec![(4, 5), (60, 130), (192, 256), (290, 295)]);
+        set.clear();
+        set.for_each_run(0, 300, |_, _| panic!("cleared"));
     }
 
     #[test]

@@ -10,9 +10,15 @@
 /// How many disjoint pending ranges the fast path tracks (1 KiB inline).
 pub(super) const MAX_RANGES: usize = 64;
 
-/// Inserting would need more than [`MAX_RANGES`] ranges; nothing was changed.
-#[derive(Debug)]
-pub(super) struct Full;
+/// Inserting would need more than [`MAX_RANGES`] ranges; nothing was
+/// changed, and the callback comes back unused.
+pub(super) struct Full<F>(pub(super) F);
+
+impl<F> std::fmt::Debug for Full<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Full")
+    }
+}
 
 /// Disjoint, non-adjacent, sorted ranges of absolute stream indices.
 #[derive(Clone, Debug)]
@@ -42,44 +48,90 @@ impl Intervals {
     /// for each sub-range that was missing, in increasing order. Returns how
     /// many indices were added, or [`Full`] (with no change made and no
     /// callback called) if the result would exceed [`MAX_RANGES`] ranges.
-    pub(super) fn insert(
+    ///
+    /// A segment nearly always touches at most one pending range (it
+    /// extends one, or starts a new one); that case is straight-line code
+    /// with at most two gaps. Spanning several ranges takes the general
+    /// loop.
+    #[inline]
+    pub(super) fn insert<F: FnMut(u64, u64)>(
         &mut self,
         start: u64,
         end: u64,
-        mut on_new: impl FnMut(u64, u64),
-    ) -> Result<u64, Full> {
+        mut on_new: F,
+    ) -> Result<u64, Full<F>> {
         debug_assert!(start < end);
-        let ranges = &self.ranges[..self.len];
-        // Ranges i..j touch or overlap start..end (adjacent ones merge).
-        let i = ranges.partition_point(|r| r.1 < start);
-        let j = ranges.partition_point(|r| r.0 <= end);
-        if i == j && self.len == MAX_RANGES {
-            return Err(Full);
-        }
-        let mut added = 0;
-        let mut at = start;
-        for &(s, e) in &ranges[i..j] {
-            if s > at {
-                on_new(at, s);
-                added += s - at;
-            }
-            at = at.max(e);
-        }
-        if at < end {
-            on_new(at, end);
-            added += end - at;
-        }
-        if i == j {
-            self.ranges.copy_within(i..self.len, i + 1);
-            self.ranges[i] = (start, end);
-            self.len += 1;
+        let len = self.len;
+        // The first range that touches or follows start..end. Segments
+        // mostly land at or past the last range (in-order data after a
+        // hole), so look there before searching.
+        let i = if len == 0 || self.ranges[len - 1].1 < start {
+            len
+        } else if len == 1 || self.ranges[len - 2].1 < start {
+            len - 1
         } else {
-            let merged = (start.min(ranges[i].0), end.max(ranges[j - 1].1));
-            self.ranges[i] = merged;
-            self.ranges.copy_within(j..self.len, i + 1);
-            self.len -= j - i - 1;
+            self.ranges[..len].partition_point(|r| r.1 < start)
+        };
+        let touched = if i < len && self.ranges[i].0 <= end {
+            Some(self.ranges[i])
+        } else {
+            None
+        };
+        if touched.is_some() && i + 1 < len && self.ranges[i + 1].0 <= end {
+            return Ok(self.insert_spanning(i, start, end, on_new));
+        }
+        if touched.is_none() && len == MAX_RANGES {
+            return Err(Full(on_new));
+        }
+        // Missing: start..s before the touched range and e..end after it,
+        // or all of start..end when none is touched.
+        let (s, e) = touched.unwrap_or((end, end));
+        if start < s {
+            on_new(start, s);
+        }
+        if e < end {
+            on_new(e, end);
+        }
+        let added = s.saturating_sub(start) + end.saturating_sub(e);
+        if touched.is_some() {
+            self.ranges[i] = (start.min(s), end.max(e));
+        } else {
+            if i < len {
+                self.ranges.copy_within(i..len, i + 1);
+            }
+            self.ranges[i] = (start, end);
+            self.len = len + 1;
         }
         Ok(added)
+    }
+
+    /// [`insert`](Self::insert) of a segment that touches ranges `i..j`
+    /// with `j > i + 1`: merges them all into one.
+    #[inline(never)]
+    fn insert_spanning(
+        &mut self,
+        i: usize,
+        start: u64,
+        end: u64,
+        mut on_new: impl FnMut(u64, u64),
+    ) -> u64 {
+        let j = self.ranges[..self.len].partition_point(|r| r.0 <= end);
+        let mut added = 0;
+        let mut at = start;
+        for k in i..=j {
+            let gap_end = if k < j { self.ranges[k].0 } else { end };
+            if gap_end > at {
+                on_new(at, gap_end);
+                added += gap_end - at;
+            }
+            if k < j {
+                at = at.max(self.ranges[k].1);
+            }
+        }
+        self.ranges[i] = (start.min(self.ranges[i].0), end.max(self.ranges[j - 1].1));
+        self.ranges.copy_within(j..self.len, i + 1);
+        self.len -= j - i - 1;
+        added
     }
 
     /// Removes the range that starts exactly at `at`, if any; returns its
@@ -87,7 +139,9 @@ impl Intervals {
     pub(super) fn take_front(&mut self, at: u64) -> u64 {
         match self.as_slice().first() {
             Some(&(s, e)) if s == at => {
-                self.ranges.copy_within(1..self.len, 0);
+                if self.len > 1 {
+                    self.ranges.copy_within(1..self.len, 0);
+                }
                 self.len -= 1;
                 e - s
             }

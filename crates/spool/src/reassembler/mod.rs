@@ -129,33 +129,32 @@ impl Reassembler {
     /// r.insert(0, b"ab", false);
     /// assert_eq!(r.reader().peek(), b"abcd");
     /// ```
+    #[inline]
     pub fn insert(&mut self, first_index: u64, data: &[u8], is_last: bool) {
-        let pushed = self.output.writer_ref().bytes_pushed();
-        let window_end = pushed.saturating_add(self.output.writer_ref().available_capacity());
-        let (data_end, overflowed) = first_index.overflowing_add(data.len() as u64);
-        let data_end = if overflowed { u64::MAX } else { data_end };
-
-        if is_last && !overflowed && (data_end <= window_end || data.is_empty()) {
-            self.fix_end(data_end);
+        let pushed = self.output.pushed();
+        let window_end = pushed.saturating_add(self.output.room() as u64);
+        if is_last {
+            self.take_last(first_index, data.len(), window_end);
         }
-
-        let start = first_index.max(pushed);
+        // Saturating: a substring whose end overflows `u64` is cut by the
+        // window like any other (and cannot end the stream, see take_last).
+        let data_end = first_index.saturating_add(data.len() as u64);
         let stop = data_end.min(window_end).min(self.end.unwrap_or(u64::MAX));
-        if start < stop {
-            let skip = (start - first_index) as usize;
-            let piece = &data[skip..skip + (stop - start) as usize];
-            if start == pushed && self.pending.count() == 0 {
-                // In order with nothing pending: a plain push.
-                self.output.writer().push(piece);
-            } else {
-                self.store(start, piece);
-                if start == pushed {
+        if first_index <= pushed {
+            if stop > pushed {
+                let skip = (pushed - first_index) as usize;
+                let piece = &data[skip..skip + (stop - pushed) as usize];
+                if self.pending.count() == 0 {
+                    // In order with nothing pending: a plain push.
+                    self.output.writer().push(piece);
+                } else {
+                    self.store(pushed, piece);
                     self.write_out_ready();
                 }
+                self.close_at_end();
             }
-        }
-        if self.end == Some(self.output.writer_ref().bytes_pushed()) {
-            self.output.writer().close();
+        } else if first_index < stop {
+            self.store(first_index, &data[..(stop - first_index) as usize]);
         }
     }
 
@@ -185,6 +184,12 @@ impl Reassembler {
         self.output.writer_ref()
     }
 
+    /// The output stream, for queries and copies (`r.output().clone()`
+    /// saves it for [`replace_output`](Self::replace_output)).
+    pub fn output(&self) -> &ByteStream {
+        &self.output
+    }
+
     /// Marks the output stream as failed.
     pub fn set_error(&mut self) {
         self.output.set_error();
@@ -195,48 +200,119 @@ impl Reassembler {
         self.output
     }
 
-    /// Records the stream's end, dropping pending bytes at or past it. An end
+    /// Puts `output` in place of the output stream and returns the old one:
+    /// what the CS144 lab's `reassembler.reader() = saved_stream` does. The
+    /// reassembler keeps writing into the stream it now holds: pending bytes
+    /// move into its window (those outside it are dropped, those it already
+    /// has are written out at once), and the known end stays.
+    ///
+    /// Unlike [`insert`](Self::insert) this allocates: the pending bytes are
+    /// copied out of the old ring before they move, and a stream of another
+    /// capacity needs a pending set of its size.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::{reassembler::Reassembler, stream::ByteStream};
+    ///
+    /// let mut r = Reassembler::new(ByteStream::new(8));
+    /// r.insert(0, b"ab", false);
+    /// r.insert(4, b"ef", false); // pending
+    /// let saved = r.output().clone();
+    /// r.reader().pop(2);
+    /// r.replace_output(saved); // "ab" is buffered again
+    /// r.insert(2, b"cd", false);
+    /// assert_eq!(r.reader().peek(), b"abcdef");
+    /// ```
+    pub fn replace_output(&mut self, output: ByteStream) -> ByteStream {
+        let map = self.ring_map();
+        let window_end = map.pushed + self.output.room() as u64;
+        let ring = self.output.ring();
+        let mut saved = Vec::new();
+        self.pending.for_each_run(&map, window_end, |a, b| {
+            let mut bytes = vec![0; (b - a) as usize];
+            map.read(ring, a, &mut bytes);
+            saved.push((a, bytes));
+        });
+        if output.capacity() == self.output.capacity() {
+            self.pending.clear();
+        } else {
+            self.pending = PendingSet::new(output.capacity());
+        }
+        let old = std::mem::replace(&mut self.output, output);
+        for (index, bytes) in saved {
+            self.insert(index, &bytes, false);
+        }
+        self.close_at_end();
+        old
+    }
+
+    /// Handles a substring marked last: it fixes the stream's end at
+    /// `first_index + len` if that end is known to be right (the window did
+    /// not cut the substring's tail, and the sum does not overflow), or if
+    /// the substring is empty.
+    #[cold]
+    fn take_last(&mut self, first_index: u64, len: usize, window_end: u64) {
+        if let Some(end) = first_index.checked_add(len as u64) {
+            if end <= window_end || len == 0 {
+                self.fix_end(end, window_end);
+            }
+        }
+    }
+
+    /// Records the stream's end, dropping pending bytes at or past it, and
+    /// closes the output if every byte before the end is written. An end
     /// before what was already written, or a second end, is ignored.
-    fn fix_end(&mut self, end: u64) {
+    fn fix_end(&mut self, end: u64, window_end: u64) {
         let map = self.ring_map();
         if self.end.is_some() || end < map.pushed {
             return;
         }
         self.end = Some(end);
-        let window_end = map.pushed + self.output.writer_ref().available_capacity();
         if end < window_end {
             self.pending.truncate(&map, end, window_end);
+        }
+        self.close_at_end();
+    }
+
+    /// Closes the output once its last byte is written.
+    #[inline]
+    fn close_at_end(&mut self) {
+        if self.end == Some(self.output.pushed()) {
+            self.output.writer().close();
         }
     }
 
     /// Copies the bytes of `piece` (stream indices `start..`, inside the
     /// window) that are not already pending into the ring.
+    #[inline]
     fn store(&mut self, start: u64, piece: &[u8]) {
+        if self.pending.count() == 0 {
+            // Nothing stored beyond the tail: start at the ring's front.
+            self.output.rewind_if_empty();
+        }
         let map = self.ring_map();
         let ring = self.output.ring_mut();
         self.pending
             .insert(&map, start, start + piece.len() as u64, |a, b| {
-                let bytes = &piece[(a - start) as usize..(b - start) as usize];
-                let pos = pending::wrap(map.tail + (a - map.pushed) as usize, map.capacity);
-                let first = bytes.len().min(map.capacity - pos);
-                ring[pos..pos + first].copy_from_slice(&bytes[..first]);
-                ring[..bytes.len() - first].copy_from_slice(&bytes[first..]);
+                map.write(ring, a, &piece[(a - start) as usize..(b - start) as usize]);
             });
     }
 
     /// Writes out the run of pending bytes at the front of the window.
+    #[inline]
     fn write_out_ready(&mut self) {
         let map = self.ring_map();
-        let room = self.output.writer_ref().available_capacity();
+        let room = self.output.room() as u64;
         let ready = self.pending.take_front(&map, room);
         self.output.commit(ready as usize);
     }
 
     /// How stream indices map to ring positions right now.
+    #[inline]
     fn ring_map(&self) -> RingMap {
-        let pushed = self.output.writer_ref().bytes_pushed();
         RingMap {
-            pushed,
+            pushed: self.output.pushed(),
             tail: self.output.tail(),
             capacity: self.output.capacity(),
         }

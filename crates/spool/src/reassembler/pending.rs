@@ -26,6 +26,28 @@ pub(super) struct RingMap {
 }
 
 impl RingMap {
+    /// Copies the bytes at stream indices `index..index + out.len()` (inside
+    /// the window) out of the ring.
+    pub(super) fn read(&self, ring: &[u8], index: u64, out: &mut [u8]) {
+        let pos = wrap(self.tail + (index - self.pushed) as usize, self.capacity);
+        let first = out.len().min(self.capacity - pos);
+        out[..first].copy_from_slice(&ring[pos..pos + first]);
+        let rest = out.len() - first;
+        out[first..].copy_from_slice(&ring[..rest]);
+    }
+
+    /// Copies `bytes` (stream indices `index..`, inside the window) to their
+    /// ring positions: one `memcpy`, two if they wrap.
+    #[inline]
+    pub(super) fn write(&self, ring: &mut [u8], index: u64, bytes: &[u8]) {
+        let pos = wrap(self.tail + (index - self.pushed) as usize, self.capacity);
+        let first = bytes.len().min(self.capacity - pos);
+        ring[pos..pos + first].copy_from_slice(&bytes[..first]);
+        if first < bytes.len() {
+            ring[..bytes.len() - first].copy_from_slice(&bytes[first..]);
+        }
+    }
+
     /// Splits the indices `start..end` (inside the window) into at most two
     /// ring ranges, each with the absolute index of its first byte.
     fn ring_ranges(&self, start: u64, end: u64) -> impl Iterator<Item = (usize, usize, u64)> {
@@ -42,6 +64,7 @@ impl RingMap {
 }
 
 /// `pos % cap` for `pos < 2 * cap`.
+#[inline]
 pub(super) fn wrap(pos: usize, cap: usize) -> usize {
     if pos >= cap {
         pos - cap
@@ -70,6 +93,7 @@ impl PendingSet {
     }
 
     /// Number of pending indices.
+    #[inline]
     pub(super) fn count(&self) -> u64 {
         self.count
     }
@@ -83,22 +107,41 @@ impl PendingSet {
     /// Adds `start..end` (non-empty, inside the window) and calls
     /// `on_new(a, b)` for each sub-range `a..b` that was not pending, in
     /// increasing order.
+    #[inline]
     pub(super) fn insert(
+        &mut self,
+        map: &RingMap,
+        start: u64,
+        end: u64,
+        on_new: impl FnMut(u64, u64),
+    ) {
+        let on_new = if self.in_bitmap {
+            on_new
+        } else {
+            match self.ranges.insert(start, end, on_new) {
+                Ok(added) => {
+                    self.count += added;
+                    return;
+                }
+                Err(Full(on_new)) => {
+                    self.enter_bitmap_mode(map);
+                    on_new
+                }
+            }
+        };
+        self.insert_bits(map, start, end, on_new);
+    }
+
+    /// [`insert`](Self::insert) in bitmap mode, out of line so the range
+    /// mode's fast path stays small.
+    #[inline(never)]
+    fn insert_bits(
         &mut self,
         map: &RingMap,
         start: u64,
         end: u64,
         mut on_new: impl FnMut(u64, u64),
     ) {
-        if !self.in_bitmap {
-            match self.ranges.insert(start, end, &mut on_new) {
-                Ok(added) => {
-                    self.count += added;
-                    return;
-                }
-                Err(Full) => self.enter_bitmap_mode(map),
-            }
-        }
         for (lo, hi, abs) in map.ring_ranges(start, end) {
             self.count += self.bits.insert_range(lo, hi, |run, len| {
                 let a = abs + (run - lo) as u64;
@@ -107,8 +150,36 @@ impl PendingSet {
         }
     }
 
+    /// Calls `f(start, end)` for each run of pending indices, in increasing
+    /// order (a run that wraps around the ring may come as two).
+    /// `window_end` is one past the last index the window holds.
+    pub(super) fn for_each_run(&self, map: &RingMap, window_end: u64, mut f: impl FnMut(u64, u64)) {
+        if !self.in_bitmap {
+            for &(s, e) in self.ranges.as_slice() {
+                f(s, e);
+            }
+            return;
+        }
+        for (lo, hi, abs) in map.ring_ranges(map.pushed, window_end) {
+            self.bits.for_each_run(lo, hi, |a, b| {
+                f(abs + (a - lo) as u64, abs + (b - lo) as u64);
+            });
+        }
+    }
+
+    /// Empties the set (back to range mode).
+    pub(super) fn clear(&mut self) {
+        if self.in_bitmap {
+            self.bits.clear();
+        }
+        self.ranges.clear();
+        self.in_bitmap = false;
+        self.count = 0;
+    }
+
     /// Removes the run of pending indices that starts at `map.pushed` (at most
     /// `limit` long) and returns its length.
+    #[inline]
     pub(super) fn take_front(&mut self, map: &RingMap, limit: u64) -> u64 {
         let taken = if self.in_bitmap {
             let mut taken = 0;
@@ -141,6 +212,7 @@ impl PendingSet {
         self.leave_bitmap_mode_if_empty();
     }
 
+    #[cold]
     fn enter_bitmap_mode(&mut self, map: &RingMap) {
         for &(s, e) in self.ranges.as_slice() {
             for (lo, hi, _) in map.ring_ranges(s, e) {

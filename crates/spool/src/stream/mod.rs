@@ -20,10 +20,19 @@
 //!
 //! The buffered bytes may wrap around the end of the buffer, so they are two
 //! slices at most ([`Reader::as_slices`]); likewise the spare capacity
-//! ([`Writer::spare_mut`]). The stream byte with absolute index `i` always
-//! lives at position `i % capacity`, which is what lets the
+//! ([`Writer::spare_mut`]). Byte positions are fixed while bytes are
+//! buffered, which is what lets the
 //! [`Reassembler`](crate::reassembler::Reassembler) write out-of-order bytes
 //! straight into the spare capacity at their final place.
+//!
+//! # Rewind when empty
+//!
+//! When nothing is buffered, the writer starts again at position 0 (in
+//! [`Writer::push`] and [`Writer::spare_mut`]). A pipe that is drained as it
+//! is filled — the common case — then keeps reusing the same few
+//! cache-warm lines at the front of the buffer instead of walking the whole
+//! capacity, and its pushes and peeks rarely wrap. Nothing moves: an empty
+//! stream has no bytes to keep in place.
 //!
 //! # Halves
 //!
@@ -66,12 +75,13 @@ pub use writer::Writer;
 #[derive(Clone, Debug)]
 pub struct ByteStream {
     buf: Box<[u8]>,
-    /// Position of the first buffered byte; always `bytes_popped % capacity`.
+    /// Position of the first buffered byte.
     head: usize,
     /// Number of buffered bytes.
     len: usize,
+    /// Bytes pushed over the stream's life; `pushed - len` were popped, so
+    /// a pop updates two fields, not three.
     pushed: u64,
-    popped: u64,
     closed: bool,
     error: bool,
 }
@@ -122,7 +132,6 @@ impl ByteStream {
             head: 0,
             len: 0,
             pushed: 0,
-            popped: 0,
             closed: false,
             error: false,
         }
@@ -184,11 +193,57 @@ impl ByteStream {
         wrap(self.head + self.len, self.buf.len())
     }
 
+    /// Total bytes pushed (the writer's count, without the view).
+    #[inline]
+    pub(crate) fn pushed(&self) -> u64 {
+        self.pushed
+    }
+
+    /// Bytes that can be pushed before the stream is full, for the
+    /// reassembler's window.
+    #[inline]
+    pub(crate) fn room(&self) -> usize {
+        self.available()
+    }
+
+    /// Starts writing at position 0 again if nothing is buffered (see the
+    /// [module documentation](self)). Callers that place bytes beyond the
+    /// tail (the reassembler) call it only when no such bytes exist.
+    #[inline]
+    pub(crate) fn rewind_if_empty(&mut self) {
+        if self.len == 0 {
+            self.head = 0;
+        }
+    }
+
+    /// Copies `data` (which must fit) to the tail, wrapping if needed, and
+    /// commits it. One `memcpy`, two only when the bytes wrap.
+    #[inline]
+    pub(crate) fn append(&mut self, data: &[u8]) {
+        debug_assert!(data.len() <= self.available());
+        let cap = self.buf.len();
+        let tail = self.tail();
+        let first = data.len().min(cap - tail);
+        self.buf[tail..tail + first].copy_from_slice(&data[..first]);
+        if first < data.len() {
+            self.buf[..data.len() - first].copy_from_slice(&data[first..]);
+        }
+        self.len += data.len();
+        self.pushed += data.len() as u64;
+    }
+
     /// The whole ring, for writers that place bytes by absolute position
-    /// (the reassembler). Position of absolute index `i` is `i % capacity`.
+    /// (the reassembler): stream index `bytes_pushed + k` is at
+    /// `(tail + k) % capacity` while the stream is not rewound.
     #[inline]
     pub(crate) fn ring_mut(&mut self) -> &mut [u8] {
         &mut self.buf
+    }
+
+    /// The whole ring, for reading bytes placed by absolute position.
+    #[inline]
+    pub(crate) fn ring(&self) -> &[u8] {
+        &self.buf
     }
 
     /// Marks `n` bytes after the buffered ones as written.
@@ -213,17 +268,12 @@ impl ByteStream {
         let n = n.min(self.len);
         self.head = wrap(self.head + n, self.buf.len());
         self.len -= n;
-        self.popped += n as u64;
         n
     }
 }
 
-/// `pos % cap` for `pos < 2 * cap`, without a division.
+/// `pos % cap` for `pos < 2 * cap`, without a division or a branch.
 #[inline]
 fn wrap(pos: usize, cap: usize) -> usize {
-    if pos >= cap {
-        pos - cap
-    } else {
-        pos
-    }
+    pos - if pos >= cap { cap } else { 0 }
 }

@@ -45,7 +45,9 @@ impl Reader {
     /// ```
     #[inline]
     pub fn peek(&self) -> &[u8] {
-        self.as_slices().0
+        let s = &self.0;
+        let after_head = &s.buf[s.head..];
+        &after_head[..s.len.min(after_head.len())]
     }
 
     /// All buffered bytes in order, as at most two slices (the second is
@@ -98,7 +100,7 @@ impl Reader {
     /// Total bytes popped over the stream's life.
     #[inline]
     pub fn bytes_popped(&self) -> u64 {
-        self.0.popped
+        self.0.pushed - self.0.len as u64
     }
 
     /// Marks the stream as failed.

@@ -46,12 +46,9 @@ impl Writer {
         if self.0.closed {
             return 0;
         }
+        self.0.rewind_if_empty();
         let n = data.len().min(self.0.available());
-        let (first, second) = self.spare_mut();
-        let split = n.min(first.len());
-        first[..split].copy_from_slice(&data[..split]);
-        second[..n - split].copy_from_slice(&data[split..n]);
-        self.0.commit(n);
+        self.0.append(&data[..n]);
         n
     }
 
@@ -71,6 +68,7 @@ impl Writer {
     /// ```
     #[inline]
     pub fn spare_mut(&mut self) -> (&mut [u8], &mut [u8]) {
+        self.0.rewind_if_empty();
         let stream = &mut self.0;
         let cap = stream.buf.len();
         let tail = stream.tail();

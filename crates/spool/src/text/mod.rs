@@ -12,13 +12,16 @@
 //!                        │
 //!                        ├──fields──► field n, Fields, count
 //!                        └──hibp────► (hash, count)  ◄──hex (SSE2)
+//!  buffer ──csv───────► record boundaries, records, unquoted fields
 //! ```
 //!
 //! - [`Records`] / [`Record`]: a buffer split at a delimiter, each record
 //!   with its line number and byte offset (for error messages); CRLF
-//!   aware.
+//!   aware. For delimited text without quoting (TSV, logs).
 //! - [`fields`]: a record's fields, scanning only as far as the field asked
 //!   for.
+//! - [`csv`]: RFC 4180 CSV (and unquoted TSV): record boundaries for a
+//!   block reader, record iteration, field access with unquoting.
 //! - [`hibp`]: Have I Been Pwned `HASH:COUNT` lines, full or from a range
 //!   file.
 //! - [`hex`]: hex digits to bytes, checked and decoded in one pass.
@@ -34,6 +37,7 @@
 //! assert_eq!(cities, [(&b"Berlin"[..], 1), (b"Paris", 2)]);
 //! ```
 
+pub mod csv;
 pub mod fields;
 #[allow(unsafe_code)]
 pub mod hex;

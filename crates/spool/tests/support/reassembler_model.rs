@@ -8,6 +8,14 @@ pub fn byte_at(i: u64) -> u8 {
     (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8
 }
 
+/// A copy of the model's output stream.
+#[derive(Clone, Debug)]
+pub struct Saved {
+    buffered: Vec<u8>,
+    pushed: u64,
+    popped: u64,
+}
+
 /// The obvious, slow reassembler the real one must agree with.
 pub struct Model {
     pub capacity: u64,
@@ -50,10 +58,35 @@ impl Model {
                 self.pending.insert(i, b);
             }
         }
+        self.write_out_ready();
+    }
+
+    fn write_out_ready(&mut self) {
         while let Some(b) = self.pending.remove(&self.pushed) {
             self.buffered.push(b);
             self.pushed += 1;
         }
+    }
+
+    /// The output stream's part of the state, as a copy of the stream keeps it.
+    pub fn save(&self) -> Saved {
+        Saved {
+            buffered: self.buffered.clone(),
+            pushed: self.pushed,
+            popped: self.popped,
+        }
+    }
+
+    /// Puts a saved output stream back under the reassembler (the lab's
+    /// `reader() = saved`): pending bytes outside its window are dropped,
+    /// those it can now take are written out.
+    pub fn restore(&mut self, saved: &Saved) {
+        self.buffered = saved.buffered.clone();
+        self.pushed = saved.pushed;
+        self.popped = saved.popped;
+        let (pushed, window_end) = (self.pushed, self.popped + self.capacity);
+        self.pending.retain(|&i, _| i >= pushed && i < window_end);
+        self.write_out_ready();
     }
 
     pub fn pop(&mut self, n: usize) -> Vec<u8> {
