@@ -32,16 +32,16 @@ fuzz_target!(|input: Input| {
     for op in input.ops {
         match op {
             Op::Write(n) => {
-                pool.get_writable(usize::from(n)).fill(tag);
+                pool.reserve(usize::from(n)).fill(tag);
                 pending += usize::from(n);
             }
             Op::Huge(n) => {
                 let n = (n % (16 << 20)) as usize;
-                pool.get_writable(n).fill(tag);
+                pool.reserve(n).fill(tag);
                 pending += n;
             }
             Op::Freeze => {
-                let s = pool.get_data_owned();
+                let s = pool.freeze();
                 assert_eq!(s.len(), pending);
                 assert!(s.iter().all(|&b| b == tag));
                 live.push((s, tag, pending));
@@ -60,7 +60,7 @@ fuzz_target!(|input: Input| {
         // A write after a freeze uses the next tag only once frozen; keep
         // the pending bytes uniform by refilling them with the current tag.
         if pending > 0 {
-            pool.get_data_by_ref(pending).fill(tag);
+            pool.pending(pending).fill(tag);
         }
         let mut ranges: Vec<(usize, usize)> = Vec::new();
         for (s, t, len) in &live {

@@ -94,7 +94,7 @@ fuzz_target!(|input: Input| {
         assert!(if padded { body.starts_with(&want) } else { body == want[..] });
     } else if let Some(hex) = path.strip_prefix("/check/sha1/") {
         let mut hash = [0u8; 20];
-        assert!(spool_pwned::decode_hex(hex.as_bytes(), &mut hash));
+        assert!(spool::text::hex::decode(hex.as_bytes(), &mut hash));
         let count = fixture.index.lookup(&hash).unwrap_or(0);
         let text = count.to_string();
         assert!(body == text.as_bytes() || body == format!("{{\"count\":{text}}}").as_bytes());

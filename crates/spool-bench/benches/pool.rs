@@ -3,7 +3,7 @@
 //!
 //! - buffer_sv2's own single-thread loop: capacity 327,680; 1000 rounds of
 //!   two messages of `2^14 - rand(0..12000)` bytes written in 10-byte
-//!   `get_writable(10)` calls, frozen and dropped;
+//!   `reserve(10)` calls, frozen and dropped;
 //! - its threaded loop: each frozen slice goes to a new thread that drops it
 //!   after 10 µs (as buffer_sv2 measures it);
 //! - k frames held live (the last k kept, the oldest dropped), k = 0, 1, 4,

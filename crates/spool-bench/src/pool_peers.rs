@@ -27,10 +27,10 @@ pub trait MessageBuffer {
 impl MessageBuffer for spool::pool::BufferPool {
     type Frame = spool::pool::Slice;
     fn writable(&mut self, len: usize) -> &mut [u8] {
-        self.get_writable(len)
+        spool::pool::BufferPool::reserve(self, len)
     }
     fn freeze(&mut self) -> Self::Frame {
-        self.get_data_owned()
+        spool::pool::BufferPool::freeze(self)
     }
 }
 

@@ -8,15 +8,15 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod completions;
-mod demo;
 mod man;
 mod partition;
+mod progress;
 mod pwned;
 mod pwned_serve;
 mod size;
 mod stdout;
 
-/// Move bytes without wasted copies: demos and tools built on spool.
+/// Move bytes without wasted copies: tools built on spool.
 #[derive(Parser)]
 #[command(name = "spool", version, about, long_about = None)]
 struct Cli {
@@ -26,9 +26,6 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run every system end to end on generated sample data and print its
-    /// figures next to its peers'.
-    Demo(demo::Args),
     /// Write every record of many delimited-text files to the file of its
     /// key, in bounded memory, on all cores.
     Partition(partition::Args),
@@ -44,7 +41,6 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Demo(args) => demo::run(args),
         Command::Partition(args) => partition::run(args),
         Command::Pwned(args) => pwned::run(args),
         Command::Completions(args) => completions::run(args),

@@ -7,10 +7,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use spool_io::partition::{self, ColumnRef, Filter, Layout, Options, PartitionError, Progress};
+use spool_io::partition::{self, ColumnRef, Filter, Layout, Options, PartitionError};
+use spool_io::progress::Progress;
 use spool_io::write::Compression;
+
+use crate::progress::{input_size, show_while};
 
 /// Arguments of `spool partition`.
 #[derive(clap::Args)]
@@ -176,27 +179,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     options.progress = Some(progress.clone());
 
     let show = !args.quiet && std::io::stderr().is_terminal();
-    let total: Option<u64> = args
-        .inputs
-        .iter()
-        .map(|p| {
-            std::fs::metadata(p)
-                .ok()
-                .filter(|m| m.is_file())
-                .map(|m| m.len())
-        })
-        .sum();
-    let done = AtomicBool::new(false);
-    let result = std::thread::scope(|scope| {
-        if show {
-            let progress = &progress;
-            let done = &done;
-            scope.spawn(move || show_progress(progress, total, done));
-        }
-        let result = partition::run(&options);
-        done.store(true, Ordering::Relaxed);
-        result
-    });
+    let total = input_size(&args.inputs);
+    let result = show_while(&progress, total, show, || partition::run(&options));
     let summary = match result {
         Ok(summary) => summary,
         Err(PartitionError::Interrupted) => {
@@ -231,27 +215,4 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn show_progress(progress: &Progress, total: Option<u64>, done: &AtomicBool) {
-    let bar = match total {
-        Some(t) => indicatif::ProgressBar::new(t),
-        None => indicatif::ProgressBar::new_spinner(),
-    };
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "[{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta}) {msg}",
-        )
-        .expect("valid template"),
-    );
-    while !done.load(Ordering::Relaxed) {
-        bar.set_position(progress.raw_bytes.load(Ordering::Relaxed));
-        bar.set_message(format!(
-            "{} records, {} groups",
-            progress.records.load(Ordering::Relaxed),
-            progress.groups.load(Ordering::Relaxed)
-        ));
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    bar.finish_and_clear();
 }

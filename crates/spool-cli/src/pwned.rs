@@ -3,14 +3,19 @@
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::{Subcommand, ValueEnum};
-use spool_pwned::build::{build, BuildOptions, Progress};
+use spool_io::progress::Progress;
+use spool_io::write::PartialFile;
+use spool_pwned::build::{build, BuildOptions};
 use spool_pwned::input::sources;
 use spool_pwned::sample::{write_sample, write_sample_ranges, Order};
-use spool_pwned::{decode_hex, to_hex, HashKind, Index};
+use spool_pwned::{to_hex, HashKind, Index};
+
+use crate::progress::{input_size, show_while};
 
 /// Arguments of `spool pwned`.
 #[derive(clap::Args)]
@@ -138,6 +143,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 skip_invalid,
                 temp_dir,
                 threads: threads.unwrap_or(defaults.threads).max(1),
+                progress: None,
             };
             run_build(&inputs, &output, &opts)
         }
@@ -170,13 +176,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if let Some(dir) = ranges {
                 write_sample_ranges(&dir, kind(ntlm), lines, seed, crlf)?;
             } else if let Some(path) = output {
-                let tmp = path.with_extension("tmp-sample");
-                let mut f = io::BufWriter::new(
-                    std::fs::File::create(&tmp).with_context(|| tmp.display().to_string())?,
-                );
-                write_sample(&mut f, kind(ntlm), lines, seed, order, crlf)?;
-                f.flush()?;
-                std::fs::rename(&tmp, &path)?;
+                // Under a temporary name until complete, like every output.
+                let mut file = PartialFile::create(&path)?;
+                let mut w = io::BufWriter::new(file.file());
+                write_sample(&mut w, kind(ntlm), lines, seed, order, crlf)?;
+                w.flush()?;
+                drop(w);
+                file.commit()?;
             } else {
                 let mut out = io::BufWriter::new(io::stdout().lock());
                 write_sample(&mut out, kind(ntlm), lines, seed, order, crlf)?;
@@ -193,38 +199,16 @@ fn run_build(
     opts: &BuildOptions,
 ) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
-    let total: Option<u64> = inputs
-        .iter()
-        .map(|p| {
-            std::fs::metadata(p)
-                .ok()
-                .filter(|m| m.is_file())
-                .map(|m| m.len())
-        })
-        .sum();
-    let bar = if io::stderr().is_terminal() {
-        let bar = match total {
-            Some(t) => indicatif::ProgressBar::new(t),
-            None => indicatif::ProgressBar::new_spinner(),
-        };
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{msg:10} [{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta})")
-                .expect("valid template"),
-        );
-        Some(bar)
-    } else {
-        None
+    let progress = Arc::new(Progress::default());
+    let opts = BuildOptions {
+        progress: Some(progress.clone()),
+        ..opts.clone()
     };
-    let mut progress = |p: Progress| {
-        if let Some(bar) = &bar {
-            bar.set_message(p.phase);
-            bar.set_position(p.bytes);
-        }
-    };
-    let report = build(sources(inputs)?, output, opts, &mut progress)?;
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
+    let sources = sources(inputs)?;
+    let show = io::stderr().is_terminal();
+    let report = show_while(&progress, input_size(inputs), show, || {
+        build(sources, output, &opts)
+    })?;
     eprintln!(
         "spool pwned build: {} lines, {} hashes written to {} in {:.2}s ({} duplicates merged, {} invalid lines skipped, {} spill files)",
         report.lines,
@@ -298,7 +282,7 @@ fn run_check(
 fn parse_hash(hex: &str, kind: HashKind) -> anyhow::Result<Vec<u8>> {
     let mut key = vec![0u8; kind.byte_len()];
     anyhow::ensure!(
-        decode_hex(hex.as_bytes(), &mut key),
+        spool::text::hex::decode(hex.as_bytes(), &mut key),
         "'{hex}' is not a {}-digit hex {} hash",
         kind.hex_len(),
         if kind == HashKind::Sha1 {

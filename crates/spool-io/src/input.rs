@@ -59,19 +59,34 @@ pub fn open_counted(
     path: &Path,
     counter: Option<Arc<AtomicU64>>,
 ) -> io::Result<(Box<dyn Read + Send>, Detected)> {
-    let raw: Box<dyn Read + Send> = if path.as_os_str() == "-" {
-        Box::new(io::stdin())
-    } else {
-        Box::new(File::open(path).map_err(|e| with_path(e, path))?)
-    };
-    let raw: Box<dyn Read + Send> = match counter {
-        Some(counter) => Box::new(Counting {
-            inner: raw,
-            counter,
-        }),
+    let raw = open_raw(path)?;
+    let raw = match counter {
+        Some(counter) => counting(raw, counter),
         None => raw,
     };
     decompress(raw).map_err(|e| with_path(e, path))
+}
+
+/// Opens `path` (`-` is standard input) without reading from it or
+/// decompressing it: for a caller that checks its inputs open before
+/// starting and reads them later, through [`counting`] and [`decompress`].
+/// Each input is opened once, so a named pipe works as well as a file.
+///
+/// # Errors
+///
+/// If the file cannot be opened; the message names the path.
+pub fn open_raw(path: &Path) -> io::Result<Box<dyn Read + Send>> {
+    Ok(if path.as_os_str() == "-" {
+        Box::new(io::stdin())
+    } else {
+        Box::new(File::open(path).map_err(|e| with_path(e, path))?)
+    })
+}
+
+/// Wraps `inner` so that it adds every byte it reads to `counter` (for
+/// progress reports).
+pub fn counting(inner: Box<dyn Read + Send>, counter: Arc<AtomicU64>) -> Box<dyn Read + Send> {
+    Box::new(Counting { inner, counter })
 }
 
 /// Wraps `raw` in a gzip or zstd decoder when its first bytes say so.

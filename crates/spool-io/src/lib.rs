@@ -18,6 +18,10 @@
 //! * [`partition`] — the engine of `spool partition`: many input files in,
 //!   one output file per key, on all cores, in bounded memory and with a
 //!   bounded number of open files.
+//! * [`input`] — opening "a path or `-`", decompressing by magic number,
+//!   and [`with_path`](input::with_path) for errors that name their file;
+//!   [`progress`] — live counters for a progress display. Both serve every
+//!   engine built on this crate (`spool partition`, the pwned index build).
 //!
 //! ```text
 //!  file ──read thread──► [ chunk │ chunk │ chunk │ chunk ]  recycled ring
@@ -33,5 +37,6 @@
 
 pub mod input;
 pub mod partition;
+pub mod progress;
 pub mod read;
 pub mod write;

@@ -18,6 +18,9 @@
 //! 6 MB: it sorts in cache) and handed on in hash order, on worker threads.
 //! Each record is written to disk and read back at most once, and no
 //! comparison-based merge of runs is needed.
+//!
+//! This file holds the arena and its spill files; the record layout is
+//! [`record`](crate::record)'s and the sorting [`sort`](crate::sort)'s.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -25,39 +28,10 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use crate::writer::with_path;
+use spool_io::input::with_path;
 
-/// One record: the hash (left-aligned, zero-padded to 20 bytes), then the
-/// count as a little-endian u32. A plain byte array so that the arena can
-/// be allocated zeroed (lazily, by the kernel) and written to disk as is.
-pub type Record = [u8; RECORD_BYTES];
-
-/// Bytes per record.
-pub const RECORD_BYTES: usize = 24;
-
-/// Makes a record.
-pub fn record(key: &[u8; 20], count: u32) -> Record {
-    let mut r = [0u8; RECORD_BYTES];
-    r[..20].copy_from_slice(key);
-    r[20..].copy_from_slice(&count.to_le_bytes());
-    r
-}
-
-/// The count of a record.
-pub fn count(r: &Record) -> u32 {
-    u32::from_le_bytes(r[20..].try_into().expect("4 bytes"))
-}
-
-/// The hash of a record (or any slice of at least 20 bytes starting with
-/// one) as integers that order like its bytes: two integer compares
-/// instead of a `memcmp` call.
-#[inline]
-pub fn sort_key(r: &[u8]) -> (u128, u32) {
-    (
-        u128::from_be_bytes(r[..16].try_into().expect("16 bytes")),
-        u32::from_be_bytes(r[16..20].try_into().expect("4 bytes")),
-    )
-}
+use crate::record::{digit, Record, RECORD_BYTES};
+use crate::sort::{sort_uniform, BucketRun};
 
 /// Records per block: a block is 4080 bytes, about a page.
 const BLOCK_RECORDS: usize = 170;
@@ -182,7 +156,8 @@ impl Buckets {
         Ok(())
     }
 
-    /// Adds records grouped by bucket (as [`group_by_bucket`] leaves them):
+    /// Adds records grouped by bucket (as
+    /// [`group_by_bucket`](crate::sort::group_by_bucket) leaves them):
     /// each run is copied into its bucket's blocks whole, instead of one
     /// record at a time to a different place each.
     ///
@@ -406,117 +381,6 @@ fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
     f.read_exact(buf)
 }
 
-/// The `bits` bits of a record's hash after its first `skip` bits (0 when
-/// `bits` is 0).
-#[inline]
-fn digit(r: &Record, skip: u32, bits: u32) -> usize {
-    if bits == 0 {
-        return 0;
-    }
-    let top = u64::from_be_bytes(r[..8].try_into().expect("8 bytes"));
-    (top.checked_shl(skip).unwrap_or(0) >> (64 - bits)) as usize
-}
-
-/// Stable counting sort of `records` into `out` by [`digit`]; returns where
-/// each digit's group starts (`2^bits + 1` entries, the last is the end).
-fn counting_sort(records: &[Record], out: &mut Vec<Record>, skip: u32, bits: u32) -> Vec<usize> {
-    let mut starts = vec![0usize; (1 << bits) + 1];
-    for r in records {
-        starts[digit(r, skip, bits) + 1] += 1;
-    }
-    for d in 1..starts.len() {
-        starts[d] += starts[d - 1];
-    }
-    out.clear();
-    out.resize(records.len(), [0u8; RECORD_BYTES]);
-    let mut next = starts.clone();
-    for r in records {
-        let d = digit(r, skip, bits);
-        out[next[d]] = *r;
-        next[d] += 1;
-    }
-    starts
-}
-
-/// Records `start..end` of a batch, all in bucket `bucket`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BucketRun {
-    /// The bucket.
-    pub bucket: u32,
-    /// First record of the run.
-    pub start: u32,
-    /// One past its last record.
-    pub end: u32,
-}
-
-/// Groups a batch of records by their bucket of `bits` bits for
-/// [`Buckets::push_runs`]: a batch in hash order already is (its order is
-/// kept and `true` returned); any other is counting-sorted by bucket
-/// through `scratch`. Returns whether the batch was in hash order, and the
-/// runs.
-pub fn group_by_bucket(
-    records: &mut Vec<Record>,
-    scratch: &mut Vec<Record>,
-    bits: u32,
-) -> (bool, Vec<BucketRun>) {
-    let sorted = records
-        .windows(2)
-        .all(|w| sort_key(&w[0]) <= sort_key(&w[1]));
-    if !sorted {
-        counting_sort(records, scratch, 0, bits);
-        std::mem::swap(records, scratch);
-    }
-    let mut runs: Vec<BucketRun> = Vec::new();
-    for (i, r) in records.iter().enumerate() {
-        let bucket = digit(r, 0, bits) as u32;
-        match runs.last_mut() {
-            Some(run) if run.bucket == bucket => run.end = i as u32 + 1,
-            _ => runs.push(BucketRun {
-                bucket,
-                start: i as u32,
-                end: i as u32 + 1,
-            }),
-        }
-    }
-    (sorted, runs)
-}
-
-/// Sorts records whose top `skip_bits` bits are all equal and whose next
-/// bits are uniform (hashes): one counting pass on the next `log2(n)` bits
-/// places each record in a group of about one, and each group is then
-/// sorted on its own — linear time in expectation. Skewed input (not
-/// hashes) only makes groups larger; a large group is sorted with
-/// `sort_unstable`, so the worst case stays `O(n log n)`.
-fn sort_uniform(records: &[Record], skip_bits: u32) -> Vec<Record> {
-    let n = records.len();
-    if n < 64 {
-        let mut v = records.to_vec();
-        v.sort_unstable_by_key(|r| sort_key(r));
-        return v;
-    }
-    let mut out = Vec::new();
-    let starts = counting_sort(records, &mut out, skip_bits, n.ilog2().min(20));
-    for w in starts.windows(2) {
-        let group = &mut out[w[0]..w[1]];
-        match group.len() {
-            0 | 1 => {}
-            2..=16 => insertion_sort(group),
-            _ => group.sort_unstable_by_key(|r| sort_key(r)),
-        }
-    }
-    out
-}
-
-fn insertion_sort(v: &mut [Record]) {
-    for i in 1..v.len() {
-        let mut j = i;
-        while j > 0 && sort_key(&v[j - 1]) > sort_key(&v[j]) {
-            v.swap(j - 1, j);
-            j -= 1;
-        }
-    }
-}
-
 /// A directory name for spill files next to `output` (or in `temp_dir`).
 pub fn spill_dir(output: &Path, temp_dir: Option<&Path>) -> PathBuf {
     let root = temp_dir.map(Path::to_path_buf).unwrap_or_else(|| {
@@ -531,19 +395,9 @@ pub fn spill_dir(output: &Path, temp_dir: Option<&Path>) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn key_of(i: u64) -> [u8; 20] {
-        // A cheap well-mixed key: two multiplicative hashes.
-        let mut k = [0u8; 20];
-        k[..8].copy_from_slice(&i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_be_bytes());
-        k[8..16].copy_from_slice(
-            &(i ^ 0x5555)
-                .wrapping_mul(0xD6E8_FEB8_6659_FD93)
-                .to_be_bytes(),
-        );
-        k[16..].copy_from_slice(&(i as u32).to_be_bytes());
-        k
-    }
+    use crate::record::{record, sort_key};
+    use crate::sort::group_by_bucket;
+    use crate::sort::tests::key_of;
 
     fn drain(b: &Buckets) -> Vec<Record> {
         let mut out = Vec::new();
@@ -600,39 +454,6 @@ mod tests {
             assert!(!spill_dir.exists(), "spill files removed on drop");
         }
         let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn sort_uniform_sorts_uniform_and_skewed_records() {
-        for n in [0usize, 1, 5, 63, 64, 65, 1000, 5000] {
-            // Uniform keys under a fixed 4-bit prefix, with duplicates.
-            let uniform: Vec<Record> = (0..n as u64)
-                .map(|i| {
-                    let mut k = key_of(i % (n as u64 / 2 + 1));
-                    k[0] = (k[0] & 0x0F) | 0x30;
-                    record(&k, i as u32)
-                })
-                .collect();
-            // Skewed: every key shares its first 12 bytes.
-            let skewed: Vec<Record> = (0..n as u64)
-                .map(|i| {
-                    let mut k = [7u8; 20];
-                    k[12..].copy_from_slice(&key_of(i)[..8]);
-                    record(&k, 1)
-                })
-                .collect();
-            for input in [uniform, skewed] {
-                let got = sort_uniform(&input, 4);
-                let mut want = input.clone();
-                want.sort_by_key(|r| sort_key(r));
-                let keys = |v: &[Record]| v.iter().map(|r| sort_key(r)).collect::<Vec<_>>();
-                assert_eq!(keys(&got), keys(&want), "n {n}");
-                let (mut g, mut w) = (got, want);
-                g.sort();
-                w.sort();
-                assert_eq!(g, w, "same records, n {n}");
-            }
-        }
     }
 
     #[test]

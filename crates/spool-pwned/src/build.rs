@@ -1,15 +1,29 @@
 //! `build`: HIBP text in, index out, in bounded memory.
+//!
+//! ```text
+//!  inputs ──readahead──► chunks of whole lines ──batch (worker threads)──►
+//!    records grouped by bucket, in input order ──sink──► index (streaming)
+//!                                                    └──► buckets ──sort──► index
+//! ```
+//!
+//! Reading and decompression are `spool_io`'s, line parsing the core's
+//! (`spool::text`); this module wires them to the sink and reports
+//! progress through [`spool_io::progress`].
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
-use std::sync::{Mutex, PoisonError};
+use spool::text::hibp::LineErrorKind;
+use spool_io::input::{counting, decompress, with_path};
+use spool_io::progress::Progress;
 
-use crate::buckets::{self, group_by_bucket, BucketRun, Buckets, Record};
+use crate::batch::{parse_chunk, Parsed};
+use crate::buckets::{self, Buckets};
 use crate::input::{Input, Source};
-use crate::parse::{parse_line, LineErrorKind};
 use crate::readahead::{file_chunks, stream_chunks, Chunk};
-use crate::writer::{EncodedRun, IndexWriter};
+use crate::sink::{Sink, DRAIN_HEADROOM};
 use crate::HashKind;
 
 /// How to build.
@@ -27,6 +41,9 @@ pub struct BuildOptions {
     /// Threads that parse lines and sort buckets (default: one per core, at
     /// most 8).
     pub threads: usize,
+    /// Live counters for a progress display (updated once per chunk of
+    /// input).
+    pub progress: Option<Arc<Progress>>,
 }
 
 impl Default for BuildOptions {
@@ -40,6 +57,7 @@ impl Default for BuildOptions {
             // eight parsing threads it is the limit, and more would only
             // add read-ahead buffers.
             threads: std::thread::available_parallelism().map_or(2, |n| n.get().min(8)),
+            progress: None,
         }
     }
 }
@@ -81,15 +99,6 @@ pub enum BuildError {
     },
 }
 
-/// Progress of a build, for a progress bar.
-#[derive(Clone, Copy, Debug)]
-pub struct Progress {
-    /// "reading", "sorting" or "done".
-    pub phase: &'static str,
-    /// Input bytes read so far.
-    pub bytes: u64,
-}
-
 /// Memory kept out of the record arena for everything else, in all and
 /// per parsing thread. Measured: with two threads the process holds about
 /// 17 MiB beyond the arena while reading (program, write and spill
@@ -98,213 +107,12 @@ pub struct Progress {
 const RESERVED_MEMORY: usize = 20 << 20;
 const RESERVED_PER_THREAD: usize = 4 << 20;
 
-/// Allowance for the buckets in flight at the end, on top of the arena
-/// (about 11 MiB at 100 million hashes). An input whose buckets need more
-/// (near a billion hashes) has the arena spilled and given back first: one
-/// more spill file, about 2% more spilled data at that size.
-const DRAIN_HEADROOM: usize = 12 << 20;
-
-/// Adds the counts of adjacent equal hashes and feeds the writer.
-struct Dedup {
-    writer: IndexWriter,
-    pending: Option<Record>,
-    kind: HashKind,
-    duplicates: u64,
-}
-
-impl Dedup {
-    fn new(output: &Path, kind: HashKind) -> io::Result<Self> {
-        Ok(Dedup {
-            writer: IndexWriter::create(output, kind)?,
-            pending: None,
-            kind,
-            duplicates: 0,
-        })
-    }
-
-    /// Adds `r`; records must come in non-decreasing hash order.
-    #[inline]
-    fn push(&mut self, r: &Record) -> io::Result<()> {
-        match &mut self.pending {
-            Some(p) if buckets::sort_key(p) == buckets::sort_key(r) => {
-                let sum = buckets::count(p).saturating_add(buckets::count(r));
-                p[20..].copy_from_slice(&sum.to_le_bytes());
-                self.duplicates += 1;
-            }
-            Some(p) => {
-                self.writer
-                    .push(&p[..self.kind.byte_len()], buckets::count(p))?;
-                *p = *r;
-            }
-            None => self.pending = Some(*r),
-        }
-        Ok(())
-    }
-
-    /// Writes the last record and finishes the index; returns its header
-    /// and the number of duplicates merged.
-    fn finish(mut self) -> io::Result<(crate::format::Header, u64)> {
-        if let Some(p) = self.pending.take() {
-            self.writer
-                .push(&p[..self.kind.byte_len()], buckets::count(&p))?;
-        }
-        Ok((self.writer.finish()?, self.duplicates))
-    }
-}
-
-/// Where parsed records go: straight into the index while the input is in
-/// hash order, into buckets from the first record that is not.
-enum Sink {
-    Streaming(Dedup),
-    Sorting(Buckets),
-}
-
-impl Sink {
-    /// Takes a batch from a parsing thread. A batch in hash order keeps
-    /// streaming if it follows what was streamed; anything else goes into
-    /// buckets, run by run. Returns the duplicates merged while streaming
-    /// when the sink switches to sorting.
-    fn push_batch(
-        &mut self,
-        records: &[Record],
-        sorted: bool,
-        runs: &[BucketRun],
-        make_buckets: &dyn Fn() -> io::Result<Buckets>,
-    ) -> io::Result<u64> {
-        if let Sink::Streaming(dedup) = self {
-            let follows = match (dedup.pending, records.first()) {
-                (Some(p), Some(first)) => buckets::sort_key(&p) <= buckets::sort_key(first),
-                _ => true,
-            };
-            if sorted && follows {
-                for r in records {
-                    dedup.push(r)?;
-                }
-                return Ok(0);
-            }
-        }
-        let duplicates = self.switch_to_sorting(make_buckets)?;
-        let Sink::Sorting(store) = self else {
-            unreachable!("switched")
-        };
-        store.push_runs(records, runs)?;
-        Ok(duplicates)
-    }
-
-    /// From streaming to sorting: everything streamed so far goes into the
-    /// buckets too. The duplicates merged while streaming are already
-    /// single records; their number is returned.
-    fn switch_to_sorting(
-        &mut self,
-        make_buckets: &dyn Fn() -> io::Result<Buckets>,
-    ) -> io::Result<u64> {
-        if let Sink::Sorting(_) = self {
-            return Ok(0);
-        }
-        let Sink::Streaming(dedup) = std::mem::replace(self, Sink::Sorting(make_buckets()?)) else {
-            unreachable!("checked above")
-        };
-        let Sink::Sorting(store) = self else {
-            unreachable!("just replaced")
-        };
-        let Dedup {
-            writer,
-            pending,
-            duplicates,
-            ..
-        } = dedup;
-        writer.into_records(|rec| store.push(rec))?;
-        if let Some(p) = pending {
-            store.push(p)?;
-        }
-        Ok(duplicates)
-    }
-}
-
-/// Prefixes read errors with the input's name.
-struct NamedRead {
-    inner: Box<dyn io::Read + Send>,
-    name: String,
-}
-
-impl io::Read for NamedRead {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.inner
-            .read(buf)
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", self.name)))
-    }
-}
-
 /// A stretch of the inputs read the same way: one stream, or a run of
 /// files opened when their turn comes (range files). The number is the
 /// first input's index.
 enum Group {
     Stream(usize, Box<dyn io::Read + Send>),
     Files(usize, Vec<PathBuf>),
-}
-
-/// What a parsing thread made of one chunk.
-struct Parsed {
-    input: usize,
-    /// The records, grouped by bucket (in input order if that was hash
-    /// order).
-    records: Vec<Record>,
-    /// Whether the records were in hash order.
-    sorted: bool,
-    runs: Vec<BucketRun>,
-    lines: u64,
-    invalid: u64,
-    bytes: u64,
-    /// The chunk's first malformed line (unless skipping them): line
-    /// number, byte offset, what is wrong. Records after it are not parsed.
-    error: Option<(u64, u64, LineErrorKind)>,
-}
-
-/// Parses a chunk's lines into records (in a recycled vector from
-/// `batches`) and groups them by bucket of `bits` bits, using `scratch`.
-fn parse_chunk(
-    chunk: &Chunk,
-    prefix: &[u8],
-    opts: &BuildOptions,
-    bits: u32,
-    batches: &Mutex<Vec<Vec<Record>>>,
-    scratch: &mut Vec<Record>,
-) -> Parsed {
-    let records = batches
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .pop()
-        .unwrap_or_default();
-    let mut parsed = Parsed {
-        input: chunk.input,
-        records,
-        sorted: true,
-        runs: Vec::new(),
-        lines: 0,
-        invalid: 0,
-        bytes: 0,
-        error: None,
-    };
-    parsed.records.clear();
-    for (line, line_no, offset) in chunk.lines() {
-        parsed.bytes += line.len() as u64 + 1;
-        let text = line.strip_suffix(b"\r").unwrap_or(line);
-        if text.is_empty() {
-            continue;
-        }
-        parsed.lines += 1;
-        let mut key = [0u8; 20];
-        match parse_line(text, prefix, opts.kind, &mut key) {
-            Ok(count) => parsed.records.push(buckets::record(&key, count)),
-            Err(_) if opts.skip_invalid => parsed.invalid += 1,
-            Err(kind) => {
-                parsed.error = Some((line_no, offset, kind));
-                break;
-            }
-        }
-    }
-    (parsed.sorted, parsed.runs) = group_by_bucket(&mut parsed.records, scratch, bits);
-    parsed
 }
 
 /// Builds the index at `output` from `sources`.
@@ -325,7 +133,6 @@ pub fn build(
     sources: Vec<Source>,
     output: &Path,
     opts: &BuildOptions,
-    progress: &mut dyn FnMut(Progress),
 ) -> Result<BuildReport, BuildError> {
     let kind = opts.kind;
     let spill_dir = buckets::spill_dir(output, opts.temp_dir.as_deref());
@@ -335,9 +142,9 @@ pub fn build(
     let make_buckets = || Buckets::new(arena, spill_dir.clone());
     let bits = Buckets::bits_for(arena);
     let mut report = BuildReport::default();
-    let mut sink = Sink::Streaming(Dedup::new(output, kind)?);
+    let mut sink = Sink::new(output, kind)?;
     let mut streamed_duplicates = 0u64;
-    let mut next_progress = 0u64;
+    let raw_bytes = Arc::new(AtomicU64::new(0));
 
     // Names and prefixes by input index; streams and runs of lazily opened
     // files (range files) in order.
@@ -345,14 +152,13 @@ pub fn build(
     let mut groups: Vec<Group> = Vec::new();
     for (i, source) in sources.into_iter().enumerate() {
         match source.input {
-            Input::Reader(reader) => groups.push(Group::Stream(
-                i,
-                Box::new(NamedRead {
-                    inner: reader,
-                    name: source.name.clone(),
-                }),
-            )),
-            Input::Path(path) => match groups.last_mut() {
+            Input::Reader(reader) => groups.push(Group::Stream(i, reader)),
+            Input::File(raw) => {
+                let raw = counting(raw, raw_bytes.clone());
+                let reader = decompress(raw).map_err(|e| with_path(e, source.name.as_ref()))?;
+                groups.push(Group::Stream(i, reader.0));
+            }
+            Input::RangeFile(path) => match groups.last_mut() {
                 Some(Group::Files(_, paths)) => paths.push(path),
                 _ => groups.push(Group::Files(i, vec![path])),
             },
@@ -364,8 +170,15 @@ pub fn build(
     let batches = Mutex::new(Vec::new());
     for group in groups {
         let chunks: Box<dyn Iterator<Item = io::Result<Chunk>>> = match group {
-            Group::Stream(i, reader) => Box::new(stream_chunks(reader, i, 2 * workers)),
-            Group::Files(first, paths) => Box::new(file_chunks(paths, first)),
+            Group::Stream(i, reader) => {
+                // Read errors (and records too long) name the input.
+                let name = inputs[i].0.clone();
+                Box::new(
+                    stream_chunks(reader, i, 2 * workers)
+                        .map(move |c| c.map_err(|e| with_path(e, name.as_ref()))),
+                )
+            }
+            Group::Files(first, paths) => Box::new(file_chunks(paths, first, raw_bytes.clone())),
         };
         crate::ordered::for_each_ordered(
             chunks.map(|c| c.map_err(BuildError::from)),
@@ -399,47 +212,18 @@ pub fn build(
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .push(parsed.records);
-                if report.bytes >= next_progress {
-                    next_progress = report.bytes + (8 << 20);
-                    progress(Progress {
-                        phase: "reading",
-                        bytes: report.bytes,
-                    });
+                if let Some(progress) = &opts.progress {
+                    let raw = raw_bytes.load(Ordering::Relaxed);
+                    progress.raw_bytes.store(raw, Ordering::Relaxed);
+                    progress.records.store(report.lines, Ordering::Relaxed);
                 }
                 Ok(())
             },
         )?;
     }
-    let (header, duplicates) = match sink {
-        Sink::Streaming(dedup) => dedup.finish()?,
-        Sink::Sorting(mut store) => {
-            progress(Progress {
-                phase: "sorting",
-                bytes: report.bytes,
-            });
-            if store.drain_memory(opts.threads) > DRAIN_HEADROOM {
-                store.release_arena()?;
-            }
-            report.spills = store.spills();
-            let mut writer = IndexWriter::create(output, kind)?;
-            let mut duplicates = 0;
-            store.drain_sorted(
-                opts.threads,
-                |bucket| EncodedRun::new(&bucket, kind),
-                |run| {
-                    duplicates += run.duplicates;
-                    writer.append(&run)
-                },
-            )?;
-            store.remove_spills();
-            (writer.finish()?, duplicates)
-        }
-    };
-    report.duplicates = duplicates + streamed_duplicates;
-    report.records = header.records;
-    progress(Progress {
-        phase: "done",
-        bytes: report.bytes,
-    });
+    let finished = sink.finish(output, kind, opts.threads, opts.progress.as_deref())?;
+    report.spills = finished.spills;
+    report.duplicates = finished.duplicates + streamed_duplicates;
+    report.records = finished.header.records;
     Ok(report)
 }

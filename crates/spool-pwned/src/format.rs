@@ -42,6 +42,43 @@ pub fn record_len(kind: HashKind) -> usize {
     kind.byte_len() - PREFIX_BYTES + 4
 }
 
+/// Why a header was rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HeaderError {
+    /// The file ends before the header does.
+    #[error("file is {len} bytes, shorter than the {HEADER_LEN}-byte header")]
+    TooShort {
+        /// The file's length.
+        len: usize,
+    },
+    /// The first bytes are not [`MAGIC`].
+    #[error("not a spool pwned index (bad magic number)")]
+    BadMagic,
+    /// The header's checksum does not match its bytes.
+    #[error("header checksum mismatch: the index is corrupt")]
+    Checksum,
+    /// A format version this build cannot read.
+    #[error("index format version {found}; this build reads version {VERSION}")]
+    Version {
+        /// The version in the file.
+        found: u32,
+    },
+    /// A hash kind code this build does not know.
+    #[error("unknown hash kind {code}")]
+    UnknownKind {
+        /// The code in the file.
+        code: u8,
+    },
+    /// A table width or record length other than this format's.
+    #[error("unsupported layout: prefix bits {prefix_bits}, record length {record_len}")]
+    Layout {
+        /// Prefix bits in the file.
+        prefix_bits: u8,
+        /// Record length in the file.
+        record_len: u8,
+    },
+}
+
 /// The fields of a header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
@@ -72,38 +109,49 @@ impl Header {
         h
     }
 
-    /// Parses and checks a header.
+    /// Parses and checks a header (the first [`HEADER_LEN`] bytes of `h`).
     ///
     /// # Errors
     ///
-    /// A description of the first problem found.
-    pub fn decode(h: &[u8]) -> Result<Header, String> {
+    /// The first problem found, checked in this order: length, magic
+    /// number, checksum, version, hash kind, layout — so a file that is not
+    /// an index at all is called that, not "corrupt".
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool_pwned::format::{Header, HEADER_LEN};
+    /// use spool_pwned::{HashKind, HeaderError};
+    /// let header = Header { kind: HashKind::Ntlm, records: 3, total_count: 9, data_crc: 7 };
+    /// let bytes = header.encode();
+    /// assert_eq!(Header::decode(&bytes), Ok(header));
+    /// assert_eq!(Header::decode(&bytes[..10]), Err(HeaderError::TooShort { len: 10 }));
+    /// let mut damaged = bytes;
+    /// damaged[20] ^= 1;
+    /// assert_eq!(Header::decode(&damaged), Err(HeaderError::Checksum));
+    /// assert_eq!(HEADER_LEN, 64);
+    /// ```
+    pub fn decode(h: &[u8]) -> Result<Header, HeaderError> {
         if h.len() < HEADER_LEN {
-            return Err(format!(
-                "file is {} bytes, shorter than the {HEADER_LEN}-byte header",
-                h.len()
-            ));
+            return Err(HeaderError::TooShort { len: h.len() });
         }
         if &h[..8] != MAGIC {
-            return Err("not a spool pwned index (bad magic number)".into());
+            return Err(HeaderError::BadMagic);
         }
         let crc = u32::from_le_bytes(h[60..64].try_into().expect("4 bytes"));
         if crc != crc32fast::hash(&h[..60]) {
-            return Err("header checksum mismatch: the index is corrupt".into());
+            return Err(HeaderError::Checksum);
         }
         let version = u32::from_le_bytes(h[8..12].try_into().expect("4 bytes"));
         if version != VERSION {
-            return Err(format!(
-                "index format version {version}; this build reads version {VERSION}"
-            ));
+            return Err(HeaderError::Version { found: version });
         }
-        let kind =
-            HashKind::from_code(h[12]).ok_or_else(|| format!("unknown hash kind {}", h[12]))?;
+        let kind = HashKind::from_code(h[12]).ok_or(HeaderError::UnknownKind { code: h[12] })?;
         if h[13] != PREFIX_BITS || usize::from(h[14]) != record_len(kind) {
-            return Err(format!(
-                "unsupported layout: prefix bits {}, record length {}",
-                h[13], h[14]
-            ));
+            return Err(HeaderError::Layout {
+                prefix_bits: h[13],
+                record_len: h[14],
+            });
         }
         Ok(Header {
             kind,

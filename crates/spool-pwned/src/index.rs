@@ -5,7 +5,9 @@ use std::path::Path;
 
 use memmap2::Mmap;
 
-use crate::format::{self, Header, FANOUT_ENTRIES, HEADER_LEN, PREFIX_BYTES, RECORDS_OFFSET};
+use crate::format::{
+    self, Header, HeaderError, FANOUT_ENTRIES, HEADER_LEN, PREFIX_BYTES, RECORDS_OFFSET,
+};
 use crate::{HashKind, Records};
 
 /// Why an index could not be opened or verified.
@@ -18,6 +20,14 @@ pub enum IndexError {
         path: String,
         /// The I/O error.
         source: std::io::Error,
+    },
+    /// The file's header is not a valid index header.
+    #[error("{path}: {source}")]
+    Header {
+        /// The index path.
+        path: String,
+        /// What is wrong with the header.
+        source: HeaderError,
     },
     /// The file is not a valid index.
     #[error("{path}: {reason}")]
@@ -76,7 +86,10 @@ impl Index {
             path: name.clone(),
             reason,
         };
-        let header = Header::decode(&map).map_err(invalid)?;
+        let header = Header::decode(&map).map_err(|source| IndexError::Header {
+            path: name.clone(),
+            source,
+        })?;
         let record_len = format::record_len(header.kind) as u64;
         let expected =
             (RECORDS_OFFSET as u64).checked_add(header.records.saturating_mul(record_len));

@@ -1,9 +1,12 @@
 //! Input sources: a file (plain, gzip or zstd, detected by magic number),
 //! standard input, or a directory of HIBP range files `XXXXX.txt`.
-//! Opening and decompression are `spool_io::input`'s.
+//! Opening, decompression and error messages that name the path are
+//! `spool_io::input`'s; this module only decides what the paths mean.
 
 use std::io::{self, Read};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+use spool_io::input::{open_raw, with_path};
 
 /// One stream of lines to index, with the hex prefix its lines omit.
 pub struct Source {
@@ -19,10 +22,13 @@ pub struct Source {
 pub enum Input {
     /// An open stream of (decompressed) bytes.
     Reader(Box<dyn Read + Send>),
-    /// A file, opened (and decompressed if it is gzip or zstd) only when
-    /// its turn comes, so that a directory of a million range files never
-    /// holds more than a few open.
-    Path(PathBuf),
+    /// A file or standard input, opened but not read yet: the build
+    /// decompresses it (gzip or zstd, by magic number) and counts its bytes
+    /// for progress when it gets there.
+    File(Box<dyn Read + Send>),
+    /// A range file, read whole when its turn comes, so that a directory of
+    /// a million of them never holds more than a few open.
+    RangeFile(PathBuf),
 }
 
 impl Source {
@@ -50,14 +56,16 @@ impl Source {
     pub fn open(self) -> io::Result<Box<dyn Read + Send>> {
         match self.input {
             Input::Reader(r) => Ok(r),
-            Input::Path(p) => open_path(&p),
+            Input::File(raw) => Ok(spool_io::input::decompress(raw)?.0),
+            Input::RangeFile(p) => spool_io::input::open(&p),
         }
     }
 }
 
 /// Expands the command-line inputs into sources, in order: `-` is standard
 /// input, a directory is its `XXXXX.txt` range files in name order, anything
-/// else a file.
+/// else a file. Named files are opened now (not read), so that a missing
+/// one fails before any work is done.
 ///
 /// # Errors
 ///
@@ -65,15 +73,9 @@ impl Source {
 pub fn sources(inputs: &[PathBuf]) -> io::Result<Vec<Source>> {
     let mut out = Vec::new();
     for input in inputs {
-        if input.as_os_str() == "-" {
-            out.push(Source {
-                name: "-".into(),
-                prefix: Vec::new(),
-                input: Input::Reader(spool_io::input::decompress(Box::new(io::stdin()))?.0),
-            });
-        } else if input.is_dir() {
+        if input.as_os_str() != "-" && input.is_dir() {
             let mut files: Vec<(String, PathBuf)> = std::fs::read_dir(input)
-                .map_err(|e| crate::writer::with_path(e, input))?
+                .map_err(|e| with_path(e, input))?
                 .filter_map(|e| e.ok())
                 .filter_map(|e| {
                     let name = e.file_name().to_string_lossy().into_owned();
@@ -96,23 +98,16 @@ pub fn sources(inputs: &[PathBuf]) -> io::Result<Vec<Source>> {
                 out.push(Source {
                     name: path.display().to_string(),
                     prefix: stem.into_bytes(),
-                    input: Input::Path(path),
+                    input: Input::RangeFile(path),
                 });
             }
         } else {
             out.push(Source {
                 name: input.display().to_string(),
                 prefix: Vec::new(),
-                // Named inputs are few: open now, so a missing one fails
-                // before any work is done.
-                input: Input::Reader(open_path(input)?),
+                input: Input::File(open_raw(input)?),
             });
         }
     }
     Ok(out)
-}
-
-/// Opens a file, decompressing gzip or zstd.
-pub(crate) fn open_path(path: &Path) -> io::Result<Box<dyn Read + Send>> {
-    spool_io::input::open(path)
 }

@@ -8,13 +8,16 @@
 //! - [`file_chunks`]: many small files (the downloader's range files,
 //!   about 30 KB each, a million of them), each read whole by one reader
 //!   thread that opens them one at a time, a few ahead — not a thread, a
-//!   descriptor and a ring of 1 MiB buffers per file.
+//!   descriptor and a ring of 1 MiB buffers per file, as `spool_io`'s
+//!   `FileBlocks` (made for a few large inputs) would spend.
 
 use std::io::{self, Read};
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::atomic::AtomicU64;
+use std::sync::{mpsc, Arc};
 
-use spool_io::read::{Block, ChunkReader, ReadOptions, Records};
+use spool::text::Records;
+use spool_io::read::{Block, ChunkReader, ReadOptions};
 
 /// Whole files read ahead by [`file_chunks`].
 const FILES_AHEAD: usize = 16;
@@ -77,7 +80,8 @@ pub fn stream_chunks(
 
 /// Every file of `paths` as one chunk, in order (`input` = its index in
 /// `paths` plus `first_index`), read whole, a few files ahead, on one reader
-/// thread that holds one file open at a time.
+/// thread that holds one file open at a time; the bytes read from disk are
+/// added to `counter`.
 ///
 /// # Errors
 ///
@@ -86,13 +90,14 @@ pub fn stream_chunks(
 pub fn file_chunks(
     paths: Vec<PathBuf>,
     first_index: usize,
+    counter: Arc<AtomicU64>,
 ) -> impl Iterator<Item = io::Result<Chunk>> {
     let (tx, rx) = mpsc::sync_channel::<io::Result<Vec<u8>>>(FILES_AHEAD);
     std::thread::spawn(move || {
         for path in &paths {
             let mut buf = Vec::new();
-            let read = crate::input::open_path(path)
-                .and_then(|mut r| r.read_to_end(&mut buf))
+            let read = spool_io::input::open_counted(path, Some(counter.clone()))
+                .and_then(|(mut r, _)| r.read_to_end(&mut buf))
                 .map_err(|e| spool_io::input::with_path(e, path));
             let failed = read.is_err();
             // A closed channel means the build stopped: stop reading.
@@ -152,11 +157,14 @@ mod tests {
                 p
             })
             .collect();
-        let got = lines(file_chunks(paths, 3));
+        let counter = Arc::new(AtomicU64::new(0));
+        let got = lines(file_chunks(paths, 3, counter.clone()));
+        let on_disk: u64 = (0..40).map(|i| format!("a{i}\r\nb{i}").len() as u64).sum();
+        assert_eq!(counter.load(std::sync::atomic::Ordering::Relaxed), on_disk);
         assert_eq!(got.len(), 80);
         assert_eq!(got[2], (4, "a1\r".to_string(), 1, 0));
         assert_eq!(got[79], (42, "b39".to_string(), 2, 5));
-        let mut missing = file_chunks(vec![dir.join("missing.txt")], 0);
+        let mut missing = file_chunks(vec![dir.join("missing.txt")], 0, counter);
         let err = missing.next().unwrap().err().unwrap();
         assert!(err.to_string().contains("missing.txt"), "{err}");
         assert!(missing.next().is_none());

@@ -3,6 +3,10 @@
 //! (`i < lines`) and absent (`i >= lines`) is known.
 
 use std::io::{self, Write};
+use std::path::Path;
+
+use spool_io::input::with_path;
+use spool_io::write::PartialFile;
 
 use crate::{to_hex, HashKind};
 
@@ -77,35 +81,43 @@ pub fn write_sample(
 ///
 /// I/O errors, naming the file.
 pub fn write_sample_ranges(
-    dir: &std::path::Path,
+    dir: &Path,
     kind: HashKind,
     lines: u64,
     seed: u64,
     crlf: bool,
 ) -> io::Result<()> {
-    std::fs::create_dir_all(dir)?;
+    std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
     let eol = if crlf { "\r\n" } else { "\n" };
-    let mut current: Option<(String, io::BufWriter<std::fs::File>)> = None;
+    // Each file's lines (about 30 KB at full size) are gathered, then
+    // written under a temporary name and renamed, like every output.
+    let mut current: Option<(String, Vec<u8>)> = None;
     for (hash, count) in sample_records(kind, lines, seed, Order::Hash) {
         let hex = to_hex(&hash);
         let (prefix, rest) = hex.split_at(5);
         if current.as_ref().map(|c| c.0.as_str()) != Some(prefix) {
-            if let Some((_, mut f)) = current.take() {
-                f.flush()?;
+            if let Some((name, text)) = current.take() {
+                write_range_file(dir, &name, &text)?;
             }
-            let path = dir.join(format!("{prefix}.txt"));
-            let file =
-                std::fs::File::create(&path).map_err(|e| crate::writer::with_path(e, &path))?;
-            let mut f = io::BufWriter::new(file);
-            write!(f, "{rest}:{count}")?;
-            current = Some((prefix.to_string(), f));
+            current = Some((prefix.to_string(), Vec::new()));
         } else {
-            let f = &mut current.as_mut().expect("open").1;
-            write!(f, "{eol}{rest}:{count}")?;
+            let text = &mut current.as_mut().expect("set above").1;
+            text.extend_from_slice(eol.as_bytes());
         }
+        let text = &mut current.as_mut().expect("set above").1;
+        write!(text, "{rest}:{count}")?;
     }
-    if let Some((_, mut f)) = current {
-        f.flush()?;
+    if let Some((name, text)) = current {
+        write_range_file(dir, &name, &text)?;
     }
     Ok(())
+}
+
+/// Writes `dir/PREFIX.txt` through a [`PartialFile`].
+fn write_range_file(dir: &Path, prefix: &str, text: &[u8]) -> io::Result<()> {
+    let mut file = PartialFile::create(&dir.join(format!("{prefix}.txt")))?;
+    file.file()
+        .write_all(text)
+        .map_err(|e| with_path(e, file.temp()))?;
+    file.commit()
 }

@@ -8,65 +8,56 @@
 
 use std::fs::File;
 use std::io::{self, Read as _, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::buckets::{self, Record};
+use spool_io::input::with_path;
+use spool_io::write::PartialFile;
+
 use crate::format::{self, Header, FANOUT_ENTRIES, PREFIX_BYTES};
+use crate::record::{self, sort_key, MergeCounts, Record, SortKey, HASH_BYTES};
 use crate::HashKind;
 
 /// Size of the write buffer.
 const BUFFER: usize = 1 << 20;
 
 /// Builds an index file from sorted, distinct hashes. The file is written
-/// under a temporary name next to the target and renamed by
-/// [`finish`](IndexWriter::finish); dropping the writer unfinished removes
-/// it.
+/// as a [`PartialFile`] (a hidden temporary name next to the target),
+/// flushed to disk and renamed by [`finish`](IndexWriter::finish);
+/// dropping the writer unfinished removes it.
 pub struct IndexWriter {
     kind: HashKind,
-    file: File,
+    file: PartialFile,
     buf: Vec<u8>,
-    temp: PathBuf,
-    target: PathBuf,
     fanout: Vec<u64>,
     records: u64,
     total: u64,
-    /// The last hash written, as `buckets::sort_key` integers.
-    last: Option<(u128, u32)>,
+    /// The last hash written.
+    last: Option<SortKey>,
     /// CRC of the records written to the file so far.
     crc: crc32fast::Hasher,
-    finished: bool,
 }
 
 impl IndexWriter {
-    /// Starts writing `target` (via `target.tmp-<pid>`).
+    /// Starts writing `target` (via `.NAME.partial` beside it).
     ///
     /// # Errors
     ///
     /// If the temporary file cannot be created.
     pub fn create(target: &Path, kind: HashKind) -> io::Result<Self> {
-        let temp = PathBuf::from(format!("{}.tmp-{}", target.display(), std::process::id()));
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&temp)
-            .map_err(|e| with_path(e, &temp))?;
+        let mut file = PartialFile::create(target)?;
         // Header and table are written last; records start after them.
-        file.seek(SeekFrom::Start(format::RECORDS_OFFSET as u64))
-            .map_err(|e| with_path(e, &temp))?;
+        file.file()
+            .seek(SeekFrom::Start(format::RECORDS_OFFSET as u64))
+            .map_err(|e| with_path(e, file.temp()))?;
         Ok(Self {
             kind,
             file,
             buf: Vec::with_capacity(BUFFER),
-            temp,
-            target: target.to_path_buf(),
             fanout: vec![0; FANOUT_ENTRIES],
             records: 0,
             total: 0,
             last: None,
             crc: crc32fast::Hasher::new(),
-            finished: false,
         })
     }
 
@@ -86,15 +77,10 @@ impl IndexWriter {
                 format!("a hash of {} bytes where {len} were expected", key.len()),
             ));
         }
-        let mut padded = [0u8; 20];
+        let mut padded = [0u8; HASH_BYTES];
         padded[..len].copy_from_slice(key);
-        let order = buckets::sort_key(&padded);
-        if self.last.is_some_and(|last| order <= last) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "hashes must arrive sorted and distinct",
-            ));
-        }
+        let order = sort_key(&padded);
+        self.check_follows(order)?;
         self.last = Some(order);
         let prefix = usize::from(u16::from_be_bytes([key[0], key[1]]));
         self.fanout[prefix + 1] += 1;
@@ -108,11 +94,20 @@ impl IndexWriter {
         Ok(())
     }
 
+    /// Fails unless `first` sorts after the last hash written.
+    fn check_follows(&self, first: SortKey) -> io::Result<()> {
+        if self.last.is_some_and(|last| first <= last) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "hashes must arrive sorted and distinct",
+            ));
+        }
+        Ok(())
+    }
+
     fn flush_buf(&mut self) -> io::Result<()> {
         self.crc.update(&self.buf);
-        self.file
-            .write_all(&self.buf)
-            .map_err(|e| with_path(e, &self.temp))?;
+        write_all(&mut self.file, &self.buf)?;
         self.buf.clear();
         Ok(())
     }
@@ -137,13 +132,12 @@ impl IndexWriter {
             total_count: self.total,
             data_crc: data_crc.finalize(),
         };
-        let io = |e| with_path(e, &self.temp);
-        self.file.seek(SeekFrom::Start(0)).map_err(io)?;
-        self.file.write_all(&header.encode()).map_err(io)?;
-        self.file.write_all(&table).map_err(io)?;
-        self.file.sync_all().map_err(io)?;
-        std::fs::rename(&self.temp, &self.target).map_err(|e| with_path(e, &self.target))?;
-        self.finished = true;
+        let seek = self.file.file().seek(SeekFrom::Start(0));
+        seek.map_err(|e| with_path(e, self.file.temp()))?;
+        write_all(&mut self.file, &header.encode())?;
+        write_all(&mut self.file, &table)?;
+        self.file.sync()?;
+        self.file.commit()?;
         Ok(header)
     }
 
@@ -163,7 +157,7 @@ impl IndexWriter {
         self.flush_buf()?;
         let mut input = io::BufReader::with_capacity(
             BUFFER,
-            File::open(&self.temp).map_err(|e| with_path(e, &self.temp))?,
+            File::open(self.file.temp()).map_err(|e| with_path(e, self.file.temp()))?,
         );
         input.seek(SeekFrom::Start(format::RECORDS_OFFSET as u64))?;
         let len = format::record_len(self.kind);
@@ -175,10 +169,10 @@ impl IndexWriter {
             for _ in 0..self.fanout[p + 1] {
                 input
                     .read_exact(&mut rec)
-                    .map_err(|e| with_path(e, &self.temp))?;
+                    .map_err(|e| with_path(e, self.file.temp()))?;
                 key[PREFIX_BYTES..key_len].copy_from_slice(&rec[..len - 4]);
                 let count = u32::from_le_bytes(rec[len - 4..].try_into().expect("4 bytes"));
-                f(buckets::record(&key, count))?;
+                f(record::record(&key, count))?;
             }
         }
         Ok(())
@@ -193,9 +187,9 @@ pub(crate) struct EncodedRun {
     crc: crc32fast::Hasher,
     /// Records per 16-bit prefix, ascending.
     prefixes: Vec<(u16, u64)>,
-    /// First and last hash, as `buckets::sort_key` integers.
-    first: Option<(u128, u32)>,
-    last: Option<(u128, u32)>,
+    /// First and last hash.
+    first: Option<SortKey>,
+    last: Option<SortKey>,
     records: u64,
     total: u64,
     /// Records merged into an equal hash before them.
@@ -206,45 +200,44 @@ impl EncodedRun {
     /// Encodes `sorted` (in hash order; equal hashes adjacent) for an index
     /// of `kind`.
     pub fn new(sorted: &[Record], kind: HashKind) -> Self {
-        let key_len = kind.byte_len();
-        let len = format::record_len(kind);
         let mut run = EncodedRun {
-            bytes: Vec::with_capacity(sorted.len() * len),
+            bytes: Vec::with_capacity(sorted.len() * format::record_len(kind)),
             crc: crc32fast::Hasher::new(),
             prefixes: Vec::new(),
-            first: sorted.first().map(|r| buckets::sort_key(r)),
-            last: None,
+            first: sorted.first().map(|r| sort_key(r)),
+            last: sorted.last().map(|r| sort_key(r)),
             records: 0,
             total: 0,
             duplicates: 0,
         };
-        let mut last_key = None;
+        let key_len = kind.byte_len();
+        let mut merge = MergeCounts::default();
         for r in sorted {
-            let key = buckets::sort_key(r);
-            let count = buckets::count(r);
-            if last_key == Some(key) {
-                let at = run.bytes.len() - 4;
-                let before = u32::from_le_bytes(run.bytes[at..].try_into().expect("4 bytes"));
-                let merged = before.saturating_add(count);
-                run.bytes[at..].copy_from_slice(&merged.to_le_bytes());
-                run.total += u64::from(merged - before);
-                run.duplicates += 1;
-                continue;
+            if let Some(done) = merge.push(r) {
+                run.encode(&done, key_len);
             }
-            last_key = Some(key);
-            let prefix = u16::from_be_bytes([r[0], r[1]]);
-            match run.prefixes.last_mut() {
-                Some((p, n)) if *p == prefix => *n += 1,
-                _ => run.prefixes.push((prefix, 1)),
-            }
-            run.bytes.extend_from_slice(&r[PREFIX_BYTES..key_len]);
-            run.bytes.extend_from_slice(&count.to_le_bytes());
-            run.records += 1;
-            run.total += u64::from(count);
         }
-        run.last = last_key;
+        if let Some(done) = merge.finish() {
+            run.encode(&done, key_len);
+        }
+        run.duplicates = merge.duplicates;
         run.crc.update(&run.bytes);
         run
+    }
+
+    /// Appends one distinct record's index form: its hash after the
+    /// prefix bytes, then its count.
+    #[inline]
+    fn encode(&mut self, r: &Record, key_len: usize) {
+        let prefix = u16::from_be_bytes([r[0], r[1]]);
+        match self.prefixes.last_mut() {
+            Some((p, n)) if *p == prefix => *n += 1,
+            _ => self.prefixes.push((prefix, 1)),
+        }
+        self.bytes.extend_from_slice(&r[PREFIX_BYTES..key_len]);
+        self.bytes.extend_from_slice(&r[HASH_BYTES..]);
+        self.records += 1;
+        self.total += u64::from(record::count(r));
     }
 }
 
@@ -259,16 +252,9 @@ impl IndexWriter {
         let Some(first) = run.first else {
             return Ok(());
         };
-        if self.last.is_some_and(|last| first <= last) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "hashes must arrive sorted and distinct",
-            ));
-        }
+        self.check_follows(first)?;
         self.flush_buf()?;
-        self.file
-            .write_all(&run.bytes)
-            .map_err(|e| with_path(e, &self.temp))?;
+        write_all(&mut self.file, &run.bytes)?;
         self.crc.combine(&run.crc);
         for &(prefix, n) in &run.prefixes {
             self.fanout[usize::from(prefix) + 1] += n;
@@ -280,14 +266,9 @@ impl IndexWriter {
     }
 }
 
-impl Drop for IndexWriter {
-    fn drop(&mut self) {
-        if !self.finished {
-            let _ = std::fs::remove_file(&self.temp);
-        }
-    }
-}
-
-pub(crate) fn with_path(e: io::Error, path: &Path) -> io::Error {
-    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+/// Writes `bytes` to `file`, naming it in an error.
+fn write_all(file: &mut PartialFile, bytes: &[u8]) -> io::Result<()> {
+    file.file()
+        .write_all(bytes)
+        .map_err(|e| with_path(e, file.temp()))
 }

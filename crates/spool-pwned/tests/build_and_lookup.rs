@@ -34,6 +34,15 @@ impl Drop for Dir {
     }
 }
 
+fn write_gzip(path: &Path, bytes: &[u8]) {
+    let mut enc = flate2::write::GzEncoder::new(
+        std::fs::File::create(path).unwrap(),
+        flate2::Compression::fast(),
+    );
+    std::io::Write::write_all(&mut enc, bytes).unwrap();
+    enc.finish().unwrap();
+}
+
 fn text_source(text: &str) -> Source {
     Source::from_reader("input.txt", std::io::Cursor::new(text.as_bytes().to_vec()))
 }
@@ -49,7 +58,7 @@ fn build_text(
         skip_invalid: skip,
         ..BuildOptions::default()
     };
-    build(vec![text_source(text)], out, &opts, &mut |_| {})
+    build(vec![text_source(text)], out, &opts)
 }
 
 proptest! {
@@ -194,7 +203,6 @@ fn sorted_unsorted_and_range_inputs_give_identical_indexes() {
                     memory,
                     ..Default::default()
                 },
-                &mut |_| {},
             )
             .unwrap();
             assert_eq!(report.records, 5000);
@@ -219,12 +227,7 @@ fn compressed_inputs_and_ntlm() {
     let mut plain = Vec::new();
     write_sample(&mut plain, HashKind::Ntlm, 300, 1, Order::Prevalence, false).unwrap();
     let gz = dir.0.join("in.gz");
-    let mut enc = flate2::write::GzEncoder::new(
-        std::fs::File::create(&gz).unwrap(),
-        flate2::Compression::fast(),
-    );
-    std::io::Write::write_all(&mut enc, &plain).unwrap();
-    enc.finish().unwrap();
+    write_gzip(&gz, &plain);
     let zst = dir.0.join("in.zst");
     std::fs::write(&zst, zstd::encode_all(&plain[..], 3).unwrap()).unwrap();
     for input in [gz, zst] {
@@ -233,7 +236,7 @@ fn compressed_inputs_and_ntlm() {
             kind: HashKind::Ntlm,
             ..Default::default()
         };
-        build(sources(&[input]).unwrap(), &out, &opts, &mut |_| {}).unwrap();
+        build(sources(&[input]).unwrap(), &out, &opts).unwrap();
         let index = Index::open(&out).unwrap();
         assert_eq!(index.kind(), HashKind::Ntlm);
         let h = HashKind::Ntlm.hash_password(&spool_pwned::sample::sample_password(1, 17));
@@ -353,4 +356,37 @@ fn large_prefix_buckets_use_the_guess_and_stay_exact() {
         absent[18] ^= 0x3C;
         assert!(keys.iter().all(|(k, _)| *k != absent) == (index.lookup(&absent).is_none()));
     }
+}
+
+/// The shared progress counters: bytes as stored on disk (compressed),
+/// every line, and the phase the build ended in.
+#[test]
+fn progress_counts_the_bytes_on_disk() {
+    use spool_io::progress::{Phase, Progress};
+    use std::sync::atomic::Ordering;
+    let dir = Dir::new("progress");
+    let mut plain = Vec::new();
+    write_sample(&mut plain, HashKind::Sha1, 3000, 5, Order::Prevalence, true).unwrap();
+    let gz = dir.0.join("in.gz");
+    write_gzip(&gz, &plain);
+    let progress = std::sync::Arc::new(Progress::default());
+    let opts = BuildOptions {
+        progress: Some(progress.clone()),
+        ..Default::default()
+    };
+    let report = build(
+        sources(std::slice::from_ref(&gz)).unwrap(),
+        &dir.0.join("index"),
+        &opts,
+    )
+    .unwrap();
+    let on_disk = std::fs::metadata(&gz).unwrap().len();
+    assert!(
+        on_disk < plain.len() as u64,
+        "compressed: raw and decoded sizes differ"
+    );
+    assert_eq!(progress.raw_bytes.load(Ordering::Relaxed), on_disk);
+    assert_eq!(progress.records.load(Ordering::Relaxed), report.lines);
+    assert_eq!(report.lines, 3000);
+    assert_eq!(progress.phase(), Phase::Finishing);
 }

@@ -21,7 +21,7 @@ fn build_index(kind: HashKind, records: &BTreeMap<Vec<u8>, u32>, tag: &str) -> (
         ..BuildOptions::default()
     };
     let source = Source::from_reader("t", std::io::Cursor::new(text.into_bytes()));
-    build(vec![source], &path, &opts, &mut |_| {}).unwrap();
+    build(vec![source], &path, &opts).unwrap();
     (Index::open(&path).unwrap(), TempFile(path))
 }
 

@@ -47,7 +47,7 @@ pub fn encoded_len_bound(records: &Records<'_>) -> usize {
 /// std::fs::create_dir_all(&dir).unwrap();
 /// let text = "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:10\n5BAA6FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF:2\n";
 /// let out = dir.join("index");
-/// build(vec![Source::from_reader("doc", text.as_bytes())], &out, &BuildOptions::default(), &mut |_| {}).unwrap();
+/// build(vec![Source::from_reader("doc", text.as_bytes())], &out, &BuildOptions::default()).unwrap();
 /// let index = Index::open(&out).unwrap();
 /// let mut body = Vec::new();
 /// spool_serve::range::encode(index.range(0x5BAA6), &mut body);

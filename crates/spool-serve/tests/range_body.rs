@@ -40,7 +40,7 @@ proptest! {
         let text: String = records.iter().map(|(h, c)| format!("{}:{c}\n", to_hex(h))).collect();
         let path = std::env::temp_dir().join(format!("spool-serve-range-body-{}-{ntlm}", std::process::id()));
         let opts = BuildOptions { kind, ..BuildOptions::default() };
-        build(vec![Source::from_reader("t", std::io::Cursor::new(text.into_bytes()))], &path, &opts, &mut |_| {}).unwrap();
+        build(vec![Source::from_reader("t", std::io::Cursor::new(text.into_bytes()))], &path, &opts).unwrap();
         let index = Index::open(&path).unwrap();
         let mut prefixes: Vec<u32> = records.keys().map(|h| u32::from_be_bytes([0, h[0], h[1], h[2]]) >> 4).collect();
         prefixes.extend([0xA05B3, 0xA15B2, 0x00000, 0xFFFFF]);

@@ -73,7 +73,7 @@ proptest! {
                     chain.push_front(v);
                 }
                 Op::Take(n) => {
-                    prop_assert_eq!(Chain::take(&mut chain, n).to_vec(), drain_front(&mut model, n));
+                    prop_assert_eq!(chain.split_to_bytes(n).to_vec(), drain_front(&mut model, n));
                 }
                 Op::SplitTo(n) => {
                     let head = chain.split_to(n);
@@ -131,9 +131,9 @@ fn take_within_one_chunk_shares_memory() {
     let big = Bytes::from(vec![7u8; 4096]);
     let base = big.as_ptr();
     let mut chain = Chain::from(big);
-    let part = Chain::take(&mut chain, 100);
+    let part = chain.split_to_bytes(100);
     assert_eq!(part.as_ptr(), base, "no copy for a take inside one chunk");
-    let rest = Chain::take(&mut chain, 3996);
+    let rest = chain.split_to_bytes(3996);
     assert_eq!(rest.as_ptr(), base.wrapping_add(100));
     assert!(chain.is_empty());
 }

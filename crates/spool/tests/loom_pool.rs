@@ -14,16 +14,16 @@ use spool::pool::BufferPool;
 fn release_elsewhere_while_producer_reuses() {
     loom::model(|| {
         let mut pool = BufferPool::with_slots(8, 2);
-        pool.get_writable(6).copy_from_slice(b"abcdef");
-        let a = pool.get_data_owned();
+        pool.reserve(6).copy_from_slice(b"abcdef");
+        let a = pool.freeze();
         let t = thread::spawn(move || {
             assert_eq!(&a[..], b"abcdef");
             drop(a);
         });
         // Either the release is seen (the span is reused) or it is not (the
         // message falls back to the heap); never both owners at once.
-        pool.get_writable(8).fill(7);
-        let b = pool.get_data_owned();
+        pool.reserve(8).fill(7);
+        let b = pool.freeze();
         assert_eq!(&b[..], &[7; 8]);
         t.join().unwrap();
         let stats = pool.stats();
@@ -35,10 +35,10 @@ fn release_elsewhere_while_producer_reuses() {
 fn pool_dropped_while_slices_drop_elsewhere() {
     loom::model(|| {
         let mut pool = BufferPool::with_slots(16, 4);
-        pool.get_writable(4).fill(1);
-        let a = pool.get_data_owned();
-        pool.get_writable(4).fill(2);
-        let b = pool.get_data_owned();
+        pool.reserve(4).fill(1);
+        let a = pool.freeze();
+        pool.reserve(4).fill(2);
+        let b = pool.freeze();
         let ta = thread::spawn(move || assert_eq!(&a[..], &[1; 4]));
         let tb = thread::spawn(move || assert_eq!(&b[..], &[2; 4]));
         drop(pool);
@@ -51,14 +51,14 @@ fn pool_dropped_while_slices_drop_elsewhere() {
 fn two_releases_and_a_reclaim() {
     loom::model(|| {
         let mut pool = BufferPool::with_slots(8, 2);
-        pool.get_writable(4).fill(1);
-        let a = pool.get_data_owned();
-        pool.get_writable(4).fill(2);
-        let b = pool.get_data_owned();
+        pool.reserve(4).fill(1);
+        let a = pool.freeze();
+        pool.reserve(4).fill(2);
+        let b = pool.freeze();
         let ta = thread::spawn(move || drop(a));
         let tb = thread::spawn(move || drop(b));
-        pool.get_writable(4).fill(3);
-        let c = pool.get_data_owned();
+        pool.reserve(4).fill(3);
+        let c = pool.freeze();
         assert_eq!(&c[..], &[3; 4]);
         ta.join().unwrap();
         tb.join().unwrap();

@@ -6,12 +6,12 @@
 
 use std::io::Cursor;
 
-use spool::pool::sv2::{FrameTooLarge, Sv2Decoder, HEADER_LEN};
+use spool::codec::sv2::{FrameTooLarge, Sv2Decoder, HEADER_LEN};
 use spool::pool::{Buffer, BufferPool, HeapBuffer, PoolStats, Slice};
 
 fn frame(pool: &mut BufferPool, len: usize, byte: u8) -> Slice {
-    pool.get_writable(len).fill(byte);
-    pool.get_data_owned()
+    pool.reserve(len).fill(byte);
+    pool.freeze()
 }
 
 #[test]
@@ -131,15 +131,15 @@ fn zero_capacity_pool_uses_the_heap() {
     let s = frame(&mut pool, 10, 1);
     assert!(!s.is_pooled());
     assert_eq!(&s[..], &[1; 10][..]);
-    assert!(pool.get_data_owned().is_empty());
+    assert!(pool.freeze().is_empty());
 }
 
 #[test]
 fn huge_writes_spill_instead_of_overflowing() {
     let mut pool = BufferPool::new(16);
-    pool.get_writable(8).fill(1);
-    pool.get_writable(100).fill(2);
-    let s = pool.get_data_owned();
+    pool.reserve(8).fill(1);
+    pool.reserve(100).fill(2);
+    let s = pool.freeze();
     assert_eq!(s.len(), 108);
     assert!(!s.is_pooled());
 }
@@ -240,4 +240,25 @@ fn consumer_thread_behind_a_channel_sees_intact_frames() {
         drop(tx);
         consumer.join().unwrap();
     }
+}
+
+/// buffer_sv2's names are aliases of the pool's own, on the pool and
+/// through the trait, so ported code behaves the same.
+#[test]
+fn buffer_sv2_names_are_aliases() {
+    fn through_trait<B: Buffer>(buffer: &mut B) -> Slice {
+        buffer.get_writable(3).copy_from_slice(b"abc");
+        buffer.reserve(2).copy_from_slice(b"de");
+        assert_eq!(buffer.get_data_by_ref(4), b"abcd");
+        buffer.pending(1)[0] = b'A';
+        buffer.get_data_owned()
+    }
+    let mut pool = BufferPool::new(64);
+    assert_eq!(&through_trait(&mut pool)[..], b"Abcde");
+    assert_eq!(&through_trait(&mut HeapBuffer::new())[..], b"Abcde");
+    pool.get_writable(2).copy_from_slice(b"xy");
+    assert_eq!(pool.get_data_by_ref(8), b"xy");
+    let frame = pool.get_data_owned();
+    assert!(frame.is_pooled());
+    assert_eq!(&frame[..], b"xy");
 }

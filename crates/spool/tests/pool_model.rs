@@ -54,13 +54,13 @@ fn run(ops: &[Op], capacity: usize, slots: usize) {
                         counter
                     })
                     .collect();
-                pool.get_writable(len).copy_from_slice(&bytes);
+                pool.reserve(len).copy_from_slice(&bytes);
                 pending.extend(bytes);
                 assert_eq!(pool.len(), pending.len());
-                assert_eq!(pool.get_data_by_ref(usize::MAX), &pending[..]);
+                assert_eq!(pool.pending(usize::MAX), &pending[..]);
             }
             Op::Freeze => {
-                let slice = pool.get_data_owned();
+                let slice = pool.freeze();
                 assert_eq!(&slice[..], &pending[..]);
                 live.push((slice, std::mem::take(&mut pending)));
             }

@@ -31,21 +31,39 @@
 //! the files already renamed), so nothing half-written is left looking
 //! complete.
 //!
+//! The parts, one job each:
+//!
+//! | module | its job |
+//! |---|---|
+//! | `router` | the run: reads blocks, applies columns, filters and the header, maps keys to groups |
+//! | `budget` | the groups' buffers under the pool's budget: growing, early flushes, waiting for memory |
+//! | `outputs` | one output file per group and the worker threads that write them |
+//! | `workers` | a writer thread: encode each block, append it, keep at most `max_open` files open |
+//! | `layout` | file names: Hive or flat layout, escaped keys within name limits, extensions |
+//! | `commit` | the end: manifest, renames (or removal of everything), `--fsync` |
+//! | [`escape`] | keys as file names, reversibly |
+//! | `columns` | `--by` and `--where` columns resolved against the header |
+//!
 //! [`ChunkPool`]: crate::write::ChunkPool
 
+mod budget;
 mod columns;
+mod commit;
 pub mod escape;
+mod layout;
+mod outputs;
 mod router;
 mod workers;
 
 use std::io;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 pub use columns::{Column, ColumnRef, Filter};
 pub use router::run;
 
+use crate::progress::Progress;
 use crate::read::ReadOptions;
 use crate::write::Compression;
 
@@ -107,7 +125,7 @@ pub struct Options {
     /// Raised from another thread (a Ctrl-C handler) to stop early; the
     /// partial output is removed.
     pub cancel: Option<Arc<AtomicBool>>,
-    /// Live counters for a progress display.
+    /// Live counters for a progress display (updated once per block).
     pub progress: Option<Arc<Progress>>,
 }
 
@@ -195,17 +213,6 @@ pub const DEFAULT_MEMORY: usize = 128 << 20;
 const BASE_ALLOWANCE: usize = 24 << 20;
 /// Smallest chunk budget `set_memory` accepts.
 const MIN_CHUNK_BUDGET: usize = 1 << 20;
-
-/// Live counters, updated once per block.
-#[derive(Debug, Default)]
-pub struct Progress {
-    /// Raw (possibly compressed) input bytes read.
-    pub raw_bytes: AtomicU64,
-    /// Records read.
-    pub records: AtomicU64,
-    /// Distinct groups so far.
-    pub groups: AtomicU64,
-}
 
 /// One output file.
 #[derive(Clone, Debug)]

@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
 
-use super::records::Records;
+use spool::text::Records;
 
 /// How a [`ChunkReader`] reads.
 #[derive(Clone, Debug)]

@@ -7,14 +7,17 @@
 //!   line number and byte offset for error messages.
 //! * [`fields`] — field splitting with `memchr`, scanning only as far as the
 //!   field asked for.
+//!
+//! The record and field splitters are the core's sans-IO parsers
+//! ([`spool::text`]), re-exported here because every block hands them out;
+//! this module adds the threads and files around them.
 //! * [`FileBlocks`] — many inputs read ahead several at a time, handed out in
 //!   input order.
 
 mod chunk_reader;
-pub mod fields;
 mod files;
-mod records;
 
 pub use chunk_reader::{Block, ChunkReader, ReadOptions};
 pub use files::FileBlocks;
-pub use records::{Record, Records};
+pub use spool::text::fields;
+pub use spool::text::{Record, Records};

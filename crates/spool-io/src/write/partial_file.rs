@@ -73,6 +73,11 @@ impl PartialFile {
             .map_err(|e| crate::input::with_path(e, &temp))
     }
 
+    /// The temporary file's path (for messages that name it).
+    pub fn temp(&self) -> &Path {
+        &self.temp
+    }
+
     /// The open temporary file.
     pub fn file(&mut self) -> &mut File {
         self.file.as_mut().expect("open until commit")

@@ -42,7 +42,7 @@ pub fn sample_index(out: &Path, kind: HashKind, lines: u64, seed: u64) {
         ..BuildOptions::default()
     };
     let source = Source::from_reader("sample", std::io::Cursor::new(text));
-    build(vec![source], out, &opts, &mut |_| {}).unwrap();
+    build(vec![source], out, &opts).unwrap();
 }
 
 /// Builds an index from a range directory.
@@ -51,13 +51,7 @@ pub fn index_from_ranges(ranges: &Path, out: &Path, kind: HashKind) {
         kind,
         ..BuildOptions::default()
     };
-    build(
-        sources(&[ranges.to_path_buf()]).unwrap(),
-        out,
-        &opts,
-        &mut |_| {},
-    )
-    .unwrap();
+    build(sources(&[ranges.to_path_buf()]).unwrap(), out, &opts).unwrap();
 }
 
 /// A configuration serving the given indexes on an ephemeral loopback port.

@@ -6,7 +6,7 @@ use bytes::{Buf, Bytes};
 
 use super::Chain;
 
-/// `chunk` is the first chunk; `copy_to_bytes` is [`Chain::take`], so it is
+/// `chunk` is the first chunk; `copy_to_bytes` is [`Chain::split_to_bytes`], so it is
 /// zero-copy whenever the bytes lie in one chunk.
 impl Buf for Chain {
     fn remaining(&self) -> usize {
@@ -43,7 +43,7 @@ impl Buf for Chain {
             "copy_to_bytes({len}) past the {} bytes of the chain",
             self.len()
         );
-        self.take(len)
+        self.split_to_bytes(len)
     }
 }
 

@@ -34,8 +34,8 @@
 //! chain.push_back(Bytes::from_static(b"world"));
 //! assert_eq!(chain.len(), 11);
 //! assert_eq!(chain.find_byte(b'w'), Some(6));
-//! assert_eq!(chain.take(5), "hello");    // inside one chunk: no copy
-//! assert_eq!(chain.take(4), " wor");     // spans two chunks: one 4-byte copy
+//! assert_eq!(chain.split_to_bytes(5), "hello");    // inside one chunk: no copy
+//! assert_eq!(chain.split_to_bytes(4), " wor");     // spans two chunks: one 4-byte copy
 //! assert_eq!(chain.len(), 2);
 //! ```
 
@@ -95,7 +95,7 @@ impl Chain {
     /// ```
     /// let mut chain = spool::chain::Chain::from(&b"world"[..]);
     /// chain.push_front(bytes::Bytes::from_static(b"hello "));
-    /// assert_eq!(chain.take(11), "hello world");
+    /// assert_eq!(chain.split_to_bytes(11), "hello world");
     /// ```
     pub fn push_front(&mut self, chunk: impl Into<Bytes>) {
         let chunk = chunk.into();
@@ -124,11 +124,20 @@ impl Chain {
     /// first chunk; otherwise exactly one copy of the bytes taken, plus
     /// O(chunks spanned).
     ///
-    /// With [`bytes::Buf`] or [`std::io::Read`] in scope, whose `take`
-    /// adapters share the name, call it as `Chain::take(&mut chain, n)` or
-    /// use [`Buf::copy_to_bytes`](bytes::Buf::copy_to_bytes), which is the
-    /// same operation.
-    pub fn take(&mut self, n: usize) -> Bytes {
+    /// The name pairs it with [`split_to`](Self::split_to), which returns
+    /// the same bytes as a chain without copying; it is
+    /// [`Buf::copy_to_bytes`](bytes::Buf::copy_to_bytes) without the panic
+    /// when `n` is too large.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut chain: spool::chain::Chain = [&b"hel"[..], b"lo"].into_iter().collect();
+    /// assert_eq!(chain.split_to_bytes(2), "he"); // inside one chunk: no copy
+    /// assert_eq!(chain.split_to_bytes(9), "llo"); // spans two: one copy
+    /// assert!(chain.is_empty());
+    /// ```
+    pub fn split_to_bytes(&mut self, n: usize) -> Bytes {
         let n = n.min(self.len);
         let Some(first) = self.chunks.front_mut() else {
             return Bytes::new();
@@ -302,7 +311,7 @@ impl Chain {
     pub fn make_contiguous_prefix(&mut self, n: usize) -> &[u8] {
         let n = n.min(self.len);
         if self.chunks.front().is_some_and(|c| c.len() < n) {
-            let merged = self.take(n);
+            let merged = self.split_to_bytes(n);
             self.push_front(merged);
         }
         match self.chunks.front() {

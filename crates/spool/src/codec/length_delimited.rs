@@ -23,7 +23,7 @@ pub struct FrameTooLarge {
 /// signed adjustment (for formats whose length counts the header, say).
 ///
 /// The header is read with [`Chain::peek_into`] and consumed only when it is
-/// complete; the body is cut with [`Chain::take`] (zero-copy inside one
+/// complete; the body is cut with [`Chain::split_to_bytes`] (zero-copy inside one
 /// chunk).
 #[derive(Clone, Debug)]
 pub struct LengthDelimited {
@@ -131,7 +131,7 @@ impl Decoder for LengthDelimited {
         }
         self.body_len = None;
         self.offset += body_len as u64;
-        Ok(Some(Chain::take(src, body_len)))
+        Ok(Some(src.split_to_bytes(body_len)))
     }
 
     fn reset(&mut self) {

@@ -1,9 +1,11 @@
-//! Frame decoders on top of [`Chain`]: feed chunks in, get frames out.
+//! Frame decoders: bytes in, whole frames out, no I/O.
 //!
+//! Most decoders here work on top of a [`Chain`]: feed chunks in, get
+//! frames out.
 //! A [`Decoder`] looks at the front of a chain and either cuts one complete
 //! frame off it or answers `Ok(None)` (more input needed) without consuming
 //! anything it would have to put back. Frame bodies are cut with
-//! [`Chain::take`], so a body that lies inside one received chunk is
+//! [`Chain::split_to_bytes`], so a body that lies inside one received chunk is
 //! returned without copying, and one that spans chunks is copied exactly
 //! once. Decoding an S-byte message that arrives in C-byte chunks is
 //! therefore O(S), not O(S²/C).
@@ -11,6 +13,8 @@
 //! - [`LengthDelimited`]: a fixed-width length header (1–8 bytes, either
 //!   endianness, with an adjustment and a size limit), then the body.
 //! - [`banana::BananaDecoder`]: foolscap's Banana token format.
+//! - [`sv2::Sv2Decoder`]: Stratum V2 frames, written straight into a
+//!   [`pool::Buffer`](crate::pool::Buffer) instead of cut from a chain.
 //! - With the `tokio` feature, [`FramedChain`] adapts any decoder to
 //!   `tokio_util::codec::Decoder` for use with `FramedRead`.
 //!
@@ -35,6 +39,7 @@ use crate::chain::Chain;
 
 pub mod banana;
 mod length_delimited;
+pub mod sv2;
 #[cfg(feature = "tokio")]
 mod tokio_adapter;
 

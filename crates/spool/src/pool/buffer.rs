@@ -4,13 +4,18 @@
 //!
 //! # Porting from `buffer_sv2`
 //!
+//! The trait's own names are [`reserve`](Buffer::reserve),
+//! [`freeze`](Buffer::freeze) and [`pending`](Buffer::pending); `buffer_sv2`'s
+//! names are provided methods that call them, so ported code compiles
+//! unchanged and implementers write only the first three.
+//!
 //! | `buffer_sv2` | spool |
 //! |---|---|
 //! | `BufferPool::new(capacity)` | [`BufferPool::new`] (one allocation; 1024 slots instead of 8) |
 //! | `BufferFromSystemMemory::new(0)` | [`HeapBuffer::new`] |
-//! | `Buffer::get_writable(len)` | [`Buffer::get_writable`] |
-//! | `Buffer::get_data_owned()` → `Slice` | [`Buffer::get_data_owned`] → [`Slice`] |
-//! | `Buffer::get_data_by_ref(len)` | [`Buffer::get_data_by_ref`] |
+//! | `Buffer::get_writable(len)` | [`Buffer::reserve`] (alias [`Buffer::get_writable`]) |
+//! | `Buffer::get_data_owned()` → `Slice` | [`Buffer::freeze`] → [`Slice`] (alias [`Buffer::get_data_owned`]) |
+//! | `Buffer::get_data_by_ref(len)` | [`Buffer::pending`] (alias [`Buffer::get_data_by_ref`]) |
 //! | `Buffer::len()` | [`Buffer::len`] / [`Buffer::is_empty`] |
 //! | `Slice` (`Clone` copies the handle) | [`Slice`] (no `Clone`; `Bytes::from(slice)` to share) |
 //! | `danger_set_start`, `is_droppable` | not needed: [`Buffer::discard`] drops a pending message; a pool may be dropped at any time |
@@ -18,14 +23,23 @@
 use super::{BufferPool, Slice};
 
 /// Where a decoder writes a message before freezing it.
+///
+/// Contract for implementers: [`reserve`](Buffer::reserve) grows the pending
+/// message by exactly `len` bytes and [`len`](Buffer::len) counts them;
+/// [`freeze`](Buffer::freeze) hands every pending byte over, in order, and
+/// leaves the pending message empty; [`discard`](Buffer::discard) empties it
+/// without handing anything over.
 pub trait Buffer {
     /// Appends `len` bytes to the pending message and returns them to be
     /// written.
-    fn get_writable(&mut self, len: usize) -> &mut [u8];
+    #[doc(alias = "get_writable")]
+    fn reserve(&mut self, len: usize) -> &mut [u8];
     /// Freezes the pending message into an owned [`Slice`].
-    fn get_data_owned(&mut self) -> Slice;
+    #[doc(alias = "get_data_owned")]
+    fn freeze(&mut self) -> Slice;
     /// The first `min(len, pending)` bytes of the pending message.
-    fn get_data_by_ref(&mut self, len: usize) -> &mut [u8];
+    #[doc(alias = "get_data_by_ref")]
+    fn pending(&mut self, len: usize) -> &mut [u8];
     /// Length of the pending message.
     fn len(&self) -> usize;
     /// Whether the pending message is empty.
@@ -34,19 +48,32 @@ pub trait Buffer {
     }
     /// Drops the pending message.
     fn discard(&mut self);
+
+    /// `buffer_sv2`'s name for [`reserve`](Buffer::reserve).
+    fn get_writable(&mut self, len: usize) -> &mut [u8] {
+        self.reserve(len)
+    }
+    /// `buffer_sv2`'s name for [`freeze`](Buffer::freeze).
+    fn get_data_owned(&mut self) -> Slice {
+        self.freeze()
+    }
+    /// `buffer_sv2`'s name for [`pending`](Buffer::pending).
+    fn get_data_by_ref(&mut self, len: usize) -> &mut [u8] {
+        self.pending(len)
+    }
 }
 
 impl Buffer for BufferPool {
-    fn get_writable(&mut self, len: usize) -> &mut [u8] {
-        BufferPool::get_writable(self, len)
+    fn reserve(&mut self, len: usize) -> &mut [u8] {
+        BufferPool::reserve(self, len)
     }
 
-    fn get_data_owned(&mut self) -> Slice {
-        BufferPool::get_data_owned(self)
+    fn freeze(&mut self) -> Slice {
+        BufferPool::freeze(self)
     }
 
-    fn get_data_by_ref(&mut self, len: usize) -> &mut [u8] {
-        BufferPool::get_data_by_ref(self, len)
+    fn pending(&mut self, len: usize) -> &mut [u8] {
+        BufferPool::pending(self, len)
     }
 
     fn len(&self) -> usize {
@@ -65,8 +92,8 @@ impl Buffer for BufferPool {
 /// ```
 /// use spool::pool::{Buffer, HeapBuffer};
 /// let mut b = HeapBuffer::new();
-/// b.get_writable(3).copy_from_slice(b"abc");
-/// assert_eq!(&b.get_data_owned()[..], b"abc");
+/// b.reserve(3).copy_from_slice(b"abc");
+/// assert_eq!(&b.freeze()[..], b"abc");
 /// assert!(b.is_empty());
 /// ```
 #[derive(Debug, Default)]
@@ -82,17 +109,17 @@ impl HeapBuffer {
 }
 
 impl Buffer for HeapBuffer {
-    fn get_writable(&mut self, len: usize) -> &mut [u8] {
+    fn reserve(&mut self, len: usize) -> &mut [u8] {
         let at = self.pending.len();
         self.pending.resize(at + len, 0);
         &mut self.pending[at..]
     }
 
-    fn get_data_owned(&mut self) -> Slice {
+    fn freeze(&mut self) -> Slice {
         Slice::from_heap(std::mem::take(&mut self.pending).into_boxed_slice())
     }
 
-    fn get_data_by_ref(&mut self, len: usize) -> &mut [u8] {
+    fn pending(&mut self, len: usize) -> &mut [u8] {
         let n = len.min(self.pending.len());
         &mut self.pending[..n]
     }

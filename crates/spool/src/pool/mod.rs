@@ -7,10 +7,12 @@
 //! body, hand the frame to another thread, start the next. A fresh `Vec` per
 //! message is an allocator round trip per message under load. A
 //! [`BufferPool`] allocates once; the producer appends a message's bytes with
-//! [`get_writable`](BufferPool::get_writable) (a bounds check and a pointer
-//! bump) and freezes it into a [`Slice`] with
-//! [`get_data_owned`](BufferPool::get_data_owned). The slice can go to any
-//! thread; dropping it is one atomic swap on its slot's flag.
+//! [`reserve`](BufferPool::reserve) (a bounds check and a pointer bump) and
+//! freezes it into a [`Slice`] with [`freeze`](BufferPool::freeze). The
+//! slice can go to any thread; dropping it is one atomic swap on its slot's
+//! flag. Code ported from `buffer_sv2` can keep that crate's names,
+//! [`get_writable`](BufferPool::get_writable) and
+//! [`get_data_owned`](BufferPool::get_data_owned), which are aliases.
 //!
 //! # Layout
 //!
@@ -42,9 +44,9 @@
 //! use spool::pool::BufferPool;
 //!
 //! let mut pool = BufferPool::new(4096);
-//! pool.get_writable(5).copy_from_slice(b"hello");
-//! pool.get_writable(6).copy_from_slice(b" world");
-//! let frame = pool.get_data_owned();
+//! pool.reserve(5).copy_from_slice(b"hello");
+//! pool.reserve(6).copy_from_slice(b" world");
+//! let frame = pool.freeze();
 //! assert_eq!(&frame[..], b"hello world");
 //! let handle = std::thread::spawn(move || frame.len()); // Send
 //! assert_eq!(handle.join().unwrap(), 11);
@@ -52,10 +54,10 @@
 //! ```
 
 mod buffer;
+mod gaps;
 pub(crate) mod loom;
 mod shared;
 mod slice;
-pub mod sv2;
 
 use std::collections::VecDeque;
 use std::ptr::NonNull;
@@ -163,7 +165,8 @@ impl BufferPool {
     /// bounds check and a pointer bump; when the gap ahead is used up the
     /// pool reclaims released space, skips live frames, wraps, and only as a
     /// last resort moves the message to the heap.
-    pub fn get_writable(&mut self, len: usize) -> &mut [u8] {
+    #[doc(alias = "get_writable")]
+    pub fn reserve(&mut self, len: usize) -> &mut [u8] {
         if self.spilled.is_none() && len <= self.limit - self.head {
             let at = self.head;
             self.head += len;
@@ -171,11 +174,11 @@ impl BufferPool {
             // which no live slice owns, and `&mut self` is the only access.
             return unsafe { std::slice::from_raw_parts_mut(self.arena().add(at), len) };
         }
-        self.get_writable_slow(len)
+        self.reserve_slow(len)
     }
 
     #[cold]
-    fn get_writable_slow(&mut self, len: usize) -> &mut [u8] {
+    fn reserve_slow(&mut self, len: usize) -> &mut [u8] {
         if self.spilled.is_none() && !self.make_room(len) {
             self.spill();
         }
@@ -191,157 +194,12 @@ impl BufferPool {
         unsafe { std::slice::from_raw_parts_mut(arena.add(at), len) }
     }
 
-    /// Finds a gap for the pending message plus `len` bytes and moves the
-    /// pending bytes there if it is elsewhere. Returns false (changing
-    /// nothing but reclaiming) if no gap fits.
-    fn make_room(&mut self, len: usize) -> bool {
-        let pending = self.head - self.msg_start;
-        let Some(total) = pending.checked_add(len) else {
-            return false;
-        };
-        if total > self.capacity {
-            return false;
-        }
-        // Candidate start of the gap; spans skipped over so far.
-        let mut pos = self.msg_start;
-        let mut skipped = 0;
-        let mut wrapped = false;
-        loop {
-            self.reclaim_front();
-            let bound = match self.spans.front() {
-                Some(s) if s.start >= pos => s.start,
-                _ => self.capacity,
-            };
-            if total <= bound - pos {
-                if pos != self.msg_start {
-                    self.move_pending(pos);
-                }
-                self.limit = bound;
-                self.debug_check();
-                return true;
-            }
-            if bound == self.capacity {
-                if wrapped {
-                    break;
-                }
-                wrapped = true;
-                pos = 0;
-            } else if skipped < self.spans.len() {
-                // A live frame in the way: look past it. It goes to the back
-                // of the order, which stays "cyclic from the gap".
-                let span = self.spans.pop_front().expect("bound came from a span");
-                self.spans.push_back(span);
-                skipped += 1;
-                pos = span.end;
-            } else {
-                break;
-            }
-        }
-        // No gap. Spans were rotated (and some reclaimed on the way, even
-        // rotated ones that came back to the front), so restore the order
-        // the fast path relies on: cyclic by address from the pending
-        // message. Rare (the message is about to spill), so a sort is fine.
-        let (base, cap) = (self.msg_start, self.capacity);
-        self.spans
-            .make_contiguous()
-            .sort_unstable_by_key(|s| (s.start + cap - base) % cap);
-        false
-    }
-
-    /// Moves the pending bytes to start at `to`.
-    fn move_pending(&mut self, to: usize) {
-        let pending = self.head - self.msg_start;
-        // SAFETY: both ranges lie in the arena; the source is the pending
-        // message and the destination starts a free gap (no live slice in
-        // it); `ptr::copy` allows overlap.
-        unsafe {
-            std::ptr::copy(
-                self.arena().add(self.msg_start),
-                self.arena().add(to),
-                pending,
-            )
-        };
-        self.msg_start = to;
-        self.head = to + pending;
-    }
-
-    /// Moves the pending message to the heap (a counted fallback).
-    fn spill(&mut self) {
-        let pending = self.head - self.msg_start;
-        // SAFETY: the pending bytes lie in the arena and only the pool
-        // touches them.
-        let bytes =
-            unsafe { std::slice::from_raw_parts(self.arena().add(self.msg_start), pending) };
-        self.spilled = Some(bytes.to_vec());
-        self.head = self.msg_start;
-        self.limit = self.head;
-        self.fallbacks += 1;
-    }
-
-    /// Between messages: once the write position is past [`EARLY_WRAP`] and
-    /// every live frame lies behind it with at least that much free space
-    /// before the oldest, start the next message at the arena's start. A
-    /// pool whose frames are released soon after they are made then keeps
-    /// reusing the same, cache-warm bytes instead of sweeping the arena.
-    fn wrap_early(&mut self) {
-        if self.head < EARLY_WRAP {
-            return;
-        }
-        let oldest = self.spans.front().map_or(self.head, |s| s.start);
-        // Strictly behind: a frame starting exactly at `head` is ahead of it.
-        if oldest < self.head && oldest >= EARLY_WRAP {
-            self.msg_start = 0;
-            self.head = 0;
-            self.limit = oldest;
-        }
-    }
-
-    /// Checks, in debug builds, what the fast path relies on: the spans are
-    /// disjoint, in cyclic address order starting at the pending message,
-    /// and none overlaps the gap `msg_start..limit`.
-    fn debug_check(&self) {
-        if cfg!(debug_assertions) && self.spilled.is_none() {
-            let key = |s: &Span| (s.start + self.capacity - self.msg_start) % self.capacity.max(1);
-            let mut prev_end_key = 0;
-            for (i, s) in self.spans.iter().enumerate() {
-                assert!(s.start < s.end && s.end <= self.capacity, "bad span {s:?}");
-                let k = key(s);
-                assert!(
-                    i == 0 || k >= prev_end_key,
-                    "spans out of order at {i}: {:?} (msg_start {}, head {}, limit {})",
-                    self.spans,
-                    self.msg_start,
-                    self.head,
-                    self.limit
-                );
-                prev_end_key = k + (s.end - s.start);
-                assert!(
-                    s.end <= self.msg_start || s.start >= self.limit,
-                    "span {s:?} overlaps the gap {}..{}",
-                    self.msg_start,
-                    self.limit
-                );
-            }
-        }
-    }
-
-    /// Reclaims released frames at the front of the span order.
-    fn reclaim_front(&mut self) {
-        while let Some(span) = self.spans.front() {
-            if self.shared().slots[span.slot as usize].load(Ordering::Acquire) != RELEASED {
-                break;
-            }
-            let span = self.spans.pop_front().expect("front exists");
-            self.in_spans -= span.end - span.start;
-            self.free_slots.push(span.slot);
-        }
-    }
-
     /// Freezes the pending message into an owned [`Slice`] and starts a new
     /// one. A message that spilled to the heap, or that finds every slot
     /// live, becomes a heap slice (counted as a fallback in the latter
     /// case).
-    pub fn get_data_owned(&mut self) -> Slice {
+    #[doc(alias = "get_data_owned")]
+    pub fn freeze(&mut self) -> Slice {
         if let Some(v) = self.spilled.take() {
             self.limit = self.head;
             return Slice::from_heap(v.into_boxed_slice());
@@ -355,7 +213,7 @@ impl BufferPool {
         }
         let Some(slot) = self.free_slots.pop() else {
             self.spill();
-            return self.get_data_owned();
+            return self.freeze();
         };
         self.shared().slots[slot as usize].store(LIVE, Ordering::Relaxed);
         self.spans.push_back(Span {
@@ -377,18 +235,29 @@ impl BufferPool {
         unsafe { Slice::from_arena(self.shared, slot, ptr, len) }
     }
 
-    /// The same as [`get_writable`](Self::get_writable).
-    pub fn reserve(&mut self, len: usize) -> &mut [u8] {
-        self.get_writable(len)
+    /// `buffer_sv2`'s name for [`reserve`](Self::reserve), kept so that code
+    /// ported from it compiles unchanged.
+    #[inline]
+    pub fn get_writable(&mut self, len: usize) -> &mut [u8] {
+        self.reserve(len)
     }
 
-    /// The same as [`get_data_owned`](Self::get_data_owned).
-    pub fn freeze(&mut self) -> Slice {
-        self.get_data_owned()
+    /// `buffer_sv2`'s name for [`freeze`](Self::freeze).
+    #[inline]
+    pub fn get_data_owned(&mut self) -> Slice {
+        self.freeze()
     }
 
-    /// The first `min(len, pending)` bytes of the pending message.
+    /// `buffer_sv2`'s name for [`pending`](Self::pending).
+    #[inline]
     pub fn get_data_by_ref(&mut self, len: usize) -> &mut [u8] {
+        self.pending(len)
+    }
+
+    /// The first `min(len, pending)` bytes of the pending message, to read
+    /// or patch (a header, say) before freezing it.
+    #[doc(alias = "get_data_by_ref")]
+    pub fn pending(&mut self, len: usize) -> &mut [u8] {
         let arena = self.arena();
         if let Some(v) = &mut self.spilled {
             let n = len.min(v.len());

@@ -18,8 +18,8 @@ use super::shared::Shared;
 ///
 /// ```compile_fail
 /// let mut pool = spool::pool::BufferPool::new(64);
-/// pool.get_writable(4).copy_from_slice(b"abcd");
-/// let slice = pool.get_data_owned();
+/// pool.reserve(4).copy_from_slice(b"abcd");
+/// let slice = pool.freeze();
 /// let alias = slice.clone(); // no Clone: safe code cannot alias a slice
 /// ```
 pub struct Slice {

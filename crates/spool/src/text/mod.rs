@@ -1,7 +1,47 @@
-//! Text formats split without I/O: bytes in, views of records and fields
-//! out.
+//! Parsing text without I/O: bytes in, views out.
 //!
+//! Every parser here takes a buffer the caller already holds and returns
+//! slices of it (or decodes into the caller's buffer): no file, no thread,
+//! no allocation per record. That is what lets one parser serve a
+//! read-ahead file reader on one thread, parsing workers on eight, a test
+//! on a byte string and a fuzz target, unchanged; threads, files and
+//! decompression wrap it from outside (`spool-io`, `spool-pwned`).
+//!
+//! ```text
+//!  buffer ──Records──► Record (bytes, raw, line, offset)
+//!                        │
+//!                        ├──fields──► field n, Fields, count
+//!                        └──hibp────► (hash, count)  ◄──hex (SSE2)
+//!  buffer ──csv───────► record boundaries, records, unquoted fields
+//! ```
+//!
+//! - [`Records`] / [`Record`]: a buffer split at a delimiter, each record
+//!   with its line number and byte offset (for error messages); CRLF
+//!   aware. For delimited text without quoting (TSV, logs).
+//! - [`fields`]: a record's fields, scanning only as far as the field asked
+//!   for.
 //! - [`csv`]: RFC 4180 CSV (and unquoted TSV): record boundaries for a
 //!   block reader, record iteration, field access with unquoting.
+//! - [`hibp`]: Have I Been Pwned `HASH:COUNT` lines, full or from a range
+//!   file.
+//! - [`hex`]: hex digits to bytes, checked and decoded in one pass.
+//!
+//! # Examples
+//!
+//! ```
+//! use spool::text::{fields, Records};
+//! let data = b"de\tBerlin\r\nfr\tParis\n";
+//! let cities: Vec<(&[u8], u64)> = Records::new(data, b'\n', 1, 0)
+//!     .map(|r| (fields::field(r.bytes(), b'\t', 1).unwrap(), r.line()))
+//!     .collect();
+//! assert_eq!(cities, [(&b"Berlin"[..], 1), (b"Paris", 2)]);
+//! ```
 
 pub mod csv;
+pub mod fields;
+#[allow(unsafe_code)]
+pub mod hex;
+pub mod hibp;
+mod records;
+
+pub use records::{Record, Records};

@@ -11,7 +11,7 @@
 //! [`Chain::position`] over at most 65 bytes and gathers the header with
 //! [`Chain::peek_into`] into a stack buffer. It never pops a window and
 //! pushes the rest back, so a header costs its own length however large the
-//! chunk it sits in. A body is cut with [`Chain::take`]: no copy
+//! chunk it sits in. A body is cut with [`Chain::split_to_bytes`]: no copy
 //! when it lies in one chunk. Until a token is complete nothing is consumed.
 //!
 //! # Examples
@@ -178,10 +178,10 @@ impl Decoder for BananaDecoder {
         src.advance(pos + 1);
         self.offset += (pos + 1 + body_len) as u64;
         let token = match type_byte {
-            STRING => Token::String(Chain::take(src, body_len)),
-            ERROR => Token::Error(Chain::take(src, body_len)),
-            LONGINT => Token::LongInt(Chain::take(src, body_len)),
-            LONGNEG => Token::LongNeg(Chain::take(src, body_len)),
+            STRING => Token::String(src.split_to_bytes(body_len)),
+            ERROR => Token::Error(src.split_to_bytes(body_len)),
+            LONGINT => Token::LongInt(src.split_to_bytes(body_len)),
+            LONGNEG => Token::LongNeg(src.split_to_bytes(body_len)),
             FLOAT => {
                 let mut raw = [0u8; 8];
                 src.peek_into(&mut raw);

@@ -1,6 +1,11 @@
 //! A Stratum V2 frame decoder that writes frames straight into a
-//! [`Buffer`] (a [`BufferPool`](super::BufferPool) or a
-//! [`HeapBuffer`](super::HeapBuffer)).
+//! [`Buffer`] (a [`BufferPool`](crate::pool::BufferPool) or a
+//! [`HeapBuffer`](crate::pool::HeapBuffer)).
+//!
+//! Unlike the decoders on a [`Chain`](crate::chain::Chain), which cut
+//! frames out of chunks that already arrived, this one owns where the
+//! bytes land: a mining proxy reads each frame straight into pool memory
+//! and hands the frozen frame to another thread without a copy.
 //!
 //! A frame is a 6-byte header — extension type (u16 LE), message type
 //! (u8), payload length (u24 LE) — then the payload. The decoder asks for
@@ -12,7 +17,8 @@
 //! # Examples
 //!
 //! ```
-//! use spool::pool::{sv2::Sv2Decoder, BufferPool};
+//! use spool::codec::sv2::Sv2Decoder;
+//! use spool::pool::BufferPool;
 //!
 //! let mut decoder = Sv2Decoder::new(BufferPool::new(1 << 16));
 //! let wire = [0x00, 0x00, 0x15, 3, 0, 0, b'a', b'b', b'c'];
@@ -28,7 +34,7 @@
 
 use std::io;
 
-use super::{Buffer, Slice};
+use crate::pool::{Buffer, Slice};
 
 /// Bytes in a Stratum V2 frame header.
 pub const HEADER_LEN: usize = 6;
@@ -116,7 +122,7 @@ impl<B: Buffer> Sv2Decoder<B> {
     /// `read_exact`, say) before calling [`next_frame`](Self::next_frame).
     pub fn writable(&mut self) -> &mut [u8] {
         let missing = self.missing();
-        self.buffer.get_writable(missing)
+        self.buffer.reserve(missing)
     }
 
     /// After [`writable`](Self::writable) was filled: the finished frame, or
@@ -131,7 +137,7 @@ impl<B: Buffer> Sv2Decoder<B> {
             if self.buffer.len() < HEADER_LEN {
                 return Ok(None);
             }
-            let h = self.buffer.get_data_by_ref(HEADER_LEN);
+            let h = self.buffer.pending(HEADER_LEN);
             let size = usize::from(h[3]) | usize::from(h[4]) << 8 | usize::from(h[5]) << 16;
             if size > self.max_payload {
                 self.reset();
@@ -147,7 +153,7 @@ impl<B: Buffer> Sv2Decoder<B> {
         }
         self.payload_len = None;
         Ok(Some(Frame {
-            bytes: self.buffer.get_data_owned(),
+            bytes: self.buffer.freeze(),
         }))
     }
 
@@ -165,7 +171,7 @@ impl<B: Buffer> Sv2Decoder<B> {
         let total = input.len();
         while !input.is_empty() {
             let n = self.missing().min(input.len());
-            self.buffer.get_writable(n).copy_from_slice(&input[..n]);
+            self.buffer.reserve(n).copy_from_slice(&input[..n]);
             input = &input[n..];
             if let Some(frame) = self.next_frame()? {
                 frames.push(frame);
@@ -185,7 +191,7 @@ impl<B: Buffer> Sv2Decoder<B> {
         loop {
             let missing = self.missing();
             let at_start = self.buffer.is_empty();
-            let dst = self.buffer.get_writable(missing);
+            let dst = self.buffer.reserve(missing);
             let mut filled = 0;
             while filled < missing {
                 match reader.read(&mut dst[filled..]) {

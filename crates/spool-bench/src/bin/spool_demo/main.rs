@@ -1,30 +1,39 @@
-//! `spool demo`: every system end to end on generated sample data.
+//! `spool-demo`: every system end to end on generated sample data, next to
+//! its peers.
 //!
 //! Each system has its own file here that generates its sample data
 //! deterministically, runs spool and its peers on it, checks that every
 //! answer is right, and returns [`table::Row`]s. This file only runs them in
 //! order and prints the table.
+//!
+//! The demo lives with the benchmarks, not in the shipped `spool` command,
+//! because it links the peers it measures against (smoltcp, s2n-quic,
+//! buffer_sv2, bstr, csv, ...): `scripts/demo.sh` runs it.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+use clap::Parser;
 
 mod chain;
 mod partition;
 mod pool;
 mod pwned;
 mod stream;
-pub mod table;
-pub mod timing;
+mod table;
+mod timing;
 
-/// Arguments of `spool demo`.
-#[derive(clap::Args)]
-pub struct Args {
+/// Runs every spool system end to end on generated sample data and prints
+/// its figures next to its peers'.
+#[derive(Parser)]
+#[command(name = "spool-demo", version, about, long_about = None)]
+struct Args {
     /// Smaller inputs and fewer repetitions (seconds instead of minutes).
     #[arg(long)]
-    pub quick: bool,
+    quick: bool,
     /// Where sample files are generated (a fresh temporary folder if omitted).
     #[arg(long)]
-    pub work_dir: Option<PathBuf>,
+    work_dir: Option<PathBuf>,
 }
 
 /// One system's demo: measures it and its peers, returns the table rows.
@@ -38,8 +47,17 @@ pub struct Context {
     pub work_dir: PathBuf,
 }
 
-/// Runs `spool demo`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("spool-demo: error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: Args) -> anyhow::Result<ExitCode> {
     let temp;
     let work_dir = match args.work_dir {
         Some(dir) => {
@@ -64,7 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     ];
     let mut rows = Vec::new();
     for (name, system) in systems {
-        eprintln!("spool demo: running {name} ...");
+        eprintln!("spool-demo: running {name} ...");
         rows.extend(system(&ctx)?);
     }
     table::print(&rows);

@@ -1,4 +1,10 @@
-//! The records of a block as borrowed views.
+//! Records as borrowed views: split a buffer at a delimiter, keeping each
+//! record's line number and byte offset for error messages.
+//!
+//! The splitter does not care where the bytes came from: `spool-io`'s chunk
+//! reader hands it blocks of whole records read ahead from a file, the
+//! pwned index builder whole range files. A record is a slice of the
+//! caller's buffer, so splitting copies nothing and allocates nothing.
 
 /// One record: a view into its block, with where it came from.
 #[derive(Clone, Copy, Debug)]
@@ -48,14 +54,15 @@ impl<'a> Record<'a> {
     }
 }
 
-/// Iterator over the records of a byte slice; see [`Block::records`].
+/// Iterator over the records of a byte slice.
 ///
-/// [`Block::records`]: super::Block::records
+/// Every record ends at the delimiter (included in [`Record::raw`]) except
+/// possibly the last, which ends with the data. Empty data has no records.
 ///
 /// # Examples
 ///
 /// ```
-/// use spool_io::read::Records;
+/// use spool::text::Records;
 /// let lines: Vec<_> = Records::new(b"one\r\ntwo\nthree", b'\n', 1, 0)
 ///     .map(|r| (r.bytes(), r.line(), r.offset()))
 ///     .collect();

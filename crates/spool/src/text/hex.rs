@@ -1,7 +1,8 @@
-//! Hex decoding for the index builder's hot loop: every line of the
-//! corpus (about a billion) carries a 40-digit hash.
+//! Hex decoding fast enough for a hot loop: every line of the Have I Been
+//! Pwned corpus (about a billion) carries a 40-digit hash, decoded by
+//! [`hibp`](super::hibp) as `spool-pwned` builds its index.
 //!
-//! - [`decode_hex`] checks and decodes in one pass. For 32 and 40 digits
+//! - [`decode`] checks and decodes in one pass. For 32 and 40 digits
 //!   (NTLM and SHA-1) on x86-64 it works on 16 digits at a time with SSE2,
 //!   which every x86-64 CPU has, so no runtime detection is needed; any
 //!   other length or target uses a 256-entry table.
@@ -40,12 +41,12 @@ const INVALID: u8 = 0xF0;
 ///
 /// ```
 /// let mut out = [0u8; 2];
-/// assert!(spool_pwned::decode_hex(b"5bAA", &mut out));
+/// assert!(spool::text::hex::decode(b"5bAA", &mut out));
 /// assert_eq!(out, [0x5b, 0xaa]);
-/// assert!(!spool_pwned::decode_hex(b"5bAG", &mut out));
+/// assert!(!spool::text::hex::decode(b"5bAG", &mut out));
 /// ```
 #[inline]
-pub fn decode_hex(hex: &[u8], out: &mut [u8]) -> bool {
+pub fn decode(hex: &[u8], out: &mut [u8]) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         if let (Ok(hex), Ok(out)) = (
@@ -187,7 +188,7 @@ mod tests {
                 assert_eq!(ok.then_some(out[0]), want, "{a:#x} {b:#x}");
             }
         }
-        assert!(!decode_hex(b"abc", &mut [0u8; 1]));
+        assert!(!decode(b"abc", &mut [0u8; 1]));
     }
 
     /// Every pair of byte values at every pair position of a 40- and a
@@ -202,7 +203,7 @@ mod tests {
                     hex[pos] = a;
                     hex[pos + 1] = b;
                     let (mut fast, mut slow) = ([0u8; 20], [0u8; 20]);
-                    let ok = decode_hex(&hex, &mut fast);
+                    let ok = decode(&hex, &mut fast);
                     assert_eq!(
                         ok,
                         decode_with_table(&hex, &mut slow),
@@ -213,7 +214,7 @@ mod tests {
                     }
                     if pos < 32 {
                         let (mut fast, mut slow) = ([0u8; 16], [0u8; 16]);
-                        let ok = decode_hex(&hex[..32], &mut fast);
+                        let ok = decode(&hex[..32], &mut fast);
                         assert_eq!(ok, decode_with_table(&hex[..32], &mut slow));
                         if ok {
                             assert_eq!(fast, slow);

@@ -10,7 +10,7 @@ use std::io::BufRead;
 use spool_pwned::build::{build, BuildOptions};
 use spool_pwned::input::sources;
 use spool_pwned::sample::{sample_count, sample_password, write_sample, Order};
-use spool_pwned::{decode_hex, HashKind, Index};
+use spool_pwned::{HashKind, Index};
 
 use super::timing::best_of;
 use super::{table::Row, Context};
@@ -28,7 +28,10 @@ fn parse_all(path: &std::path::Path) -> anyhow::Result<Vec<([u8; 20], u32)>> {
             .split_once(':')
             .ok_or_else(|| anyhow::anyhow!("bad line"))?;
         let mut key = [0u8; 20];
-        anyhow::ensure!(decode_hex(hex.as_bytes(), &mut key), "bad hex");
+        anyhow::ensure!(
+            spool::text::hex::decode(hex.as_bytes(), &mut key),
+            "bad hex"
+        );
         out.push((key, count.parse()?));
     }
     Ok(out)
@@ -50,7 +53,6 @@ pub fn rows(ctx: &Context) -> anyhow::Result<Vec<Row>> {
             sources(std::slice::from_ref(&sample)).expect("sample exists"),
             &index_path,
             &BuildOptions::default(),
-            &mut |_| {},
         )
     });
     let report = report?;

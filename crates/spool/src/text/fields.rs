@@ -1,4 +1,4 @@
-//! Field splitting with `memchr`.
+//! Field splitting with `memchr`: a record's fields as views into it.
 //!
 //! [`field`] scans only as far as the field asked for: taking the first
 //! column of a 100-byte line touches the bytes up to the first delimiter,
@@ -10,7 +10,7 @@
 /// # Examples
 ///
 /// ```
-/// use spool_io::read::fields::field;
+/// use spool::text::fields::field;
 /// assert_eq!(field(b"a\tbb\tccc", b'\t', 1), Some(&b"bb"[..]));
 /// assert_eq!(field(b"a\tbb\tccc", b'\t', 2), Some(&b"ccc"[..]));
 /// assert_eq!(field(b"a\tbb", b'\t', 2), None);
@@ -54,8 +54,8 @@ fn find(needle: u8, haystack: &[u8]) -> Option<usize> {
 /// # Examples
 ///
 /// ```
-/// assert_eq!(spool_io::read::fields::count(b"a,b,,c", b','), 4);
-/// assert_eq!(spool_io::read::fields::count(b"", b','), 1);
+/// assert_eq!(spool::text::fields::count(b"a,b,,c", b','), 4);
+/// assert_eq!(spool::text::fields::count(b"", b','), 1);
 /// ```
 pub fn count(record: &[u8], delimiter: u8) -> usize {
     memchr::memchr_iter(delimiter, record).count() + 1
@@ -66,7 +66,7 @@ pub fn count(record: &[u8], delimiter: u8) -> usize {
 /// # Examples
 ///
 /// ```
-/// use spool_io::read::fields::Fields;
+/// use spool::text::fields::Fields;
 /// let got: Vec<&[u8]> = Fields::new(b"x,,y", b',').collect();
 /// assert_eq!(got, [&b"x"[..], b"", b"y"]);
 /// ```

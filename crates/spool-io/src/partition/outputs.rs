@@ -1,0 +1,169 @@
+//! The output files of a run: one per group, named by the [`FileLayout`],
+//! written by the worker threads, committed or removed together
+//! ([`commit`](super::commit)).
+//!
+//! A group's file is created when its first block is sent, so a group
+//! whose every record was filtered out or skipped leaves no file. Group
+//! `g`'s blocks all go to worker `g % workers`, through one FIFO queue, so
+//! they reach the file in the order they were sent.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use super::layout::FileLayout;
+use super::workers::{self, Job, Worker};
+use super::{Options, PartitionError};
+use crate::write::Chunk;
+
+/// Blocks waiting in each worker's queue before the router waits.
+const QUEUE: usize = 256;
+
+/// One group's output file.
+pub(super) struct OutputFile {
+    /// The `--by` column (grouping) it belongs to.
+    pub grouping: usize,
+    /// The group's key, as read.
+    pub key: Box<[u8]>,
+    /// Its first block was sent: the file exists under its temporary name.
+    pub created: bool,
+}
+
+/// Every output file of a run and the threads that write them.
+pub(super) struct Outputs {
+    /// How files are named.
+    pub layout: FileLayout,
+    /// Group `g`'s file is `files[g]`.
+    pub files: Vec<OutputFile>,
+    /// Group `g` is written by `workers[g % workers.len()]`.
+    pub workers: Vec<Worker>,
+    /// Raised by a worker that failed; its error comes with its report.
+    pub failed: Arc<AtomicBool>,
+    /// Raised from outside (Ctrl-C) to stop the run.
+    pub cancel: Option<Arc<AtomicBool>>,
+    /// The run created the output directory (so an abort removes it).
+    pub created_out: bool,
+    /// Bytes written, from the workers' reports.
+    pub bytes_out: u64,
+    /// Times a closed file was opened again, from the workers' reports.
+    pub reopened: u64,
+}
+
+impl Outputs {
+    /// Starts the workers: `options.workers` of them, but no more than
+    /// `max_open` (each keeps at least one file open), sharing `max_open`.
+    ///
+    /// # Errors
+    ///
+    /// A compression level the encoder rejects, or a thread that cannot
+    /// be started.
+    pub fn new(options: &Options, created_out: bool) -> Result<Self, PartitionError> {
+        let failed = Arc::new(AtomicBool::new(false));
+        let n = options.workers.clamp(1, options.max_open.max(1));
+        let per_worker_open = (options.max_open / n).max(1);
+        let workers = (0..n)
+            .map(|_| workers::spawn(options.compression, per_worker_open, QUEUE, failed.clone()))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Outputs {
+            layout: FileLayout::new(options),
+            files: Vec::new(),
+            workers,
+            failed,
+            cancel: options.cancel.clone(),
+            created_out,
+            bytes_out: 0,
+            reopened: 0,
+        })
+    }
+
+    /// Adds the file of a new group; its number is the group's id.
+    pub fn add(&mut self, grouping: usize, key: &[u8]) -> u32 {
+        let gid = self.files.len() as u32;
+        self.files.push(OutputFile {
+            grouping,
+            key: key.into(),
+            created: false,
+        });
+        gid
+    }
+
+    /// The path of group `gid`'s file.
+    pub fn path(&self, gid: usize) -> PathBuf {
+        let file = &self.files[gid];
+        self.layout.path(file.grouping, &file.key)
+    }
+
+    /// Sends a block to group `gid`'s worker (creating the file with the
+    /// group's first block).
+    ///
+    /// # Errors
+    ///
+    /// If a worker failed or stopped, or the run was cancelled.
+    pub fn send(&mut self, gid: u32, data: Chunk) -> Result<(), PartitionError> {
+        let g = gid as usize;
+        let create = (!self.files[g].created).then(|| self.path(g));
+        self.files[g].created = true;
+        let worker = &self.workers[g % self.workers.len()];
+        let job = Job {
+            group: gid,
+            create,
+            data,
+        };
+        if worker.jobs.send(job).is_err() {
+            self.check()?;
+            return Err(PartitionError::Usage("a writer thread stopped".into()));
+        }
+        Ok(())
+    }
+
+    /// Fails if a worker failed or the run was cancelled.
+    ///
+    /// # Errors
+    ///
+    /// [`PartitionError::Interrupted`], or an I/O error saying a write
+    /// failed (the worker's own error is collected when the workers are
+    /// joined).
+    pub fn check(&self) -> Result<(), PartitionError> {
+        if self
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            return Err(PartitionError::Interrupted);
+        }
+        if self.failed.load(Ordering::Relaxed) {
+            return Err(PartitionError::Io(std::io::Error::other("write failed")));
+        }
+        Ok(())
+    }
+
+    /// Closes the workers' queues and waits for them; adds up their
+    /// reports.
+    ///
+    /// # Errors
+    ///
+    /// The first error a worker reported, or one saying it panicked.
+    pub fn join_workers(&mut self) -> Result<(), PartitionError> {
+        let mut first_error = None;
+        for worker in self.workers.drain(..) {
+            drop(worker.jobs);
+            match worker.thread.join() {
+                Ok(report) => {
+                    self.bytes_out += report.bytes_out;
+                    self.reopened += report.reopened;
+                    if first_error.is_none() {
+                        first_error = report.error;
+                    }
+                }
+                Err(_) => {
+                    first_error
+                        .get_or_insert_with(|| std::io::Error::other("a writer thread panicked"));
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! Parsing on worker threads: one chunk of lines in, one batch of records
+//! out, grouped by bucket so the sink can take it run by run.
+//!
+//! The lines are split and parsed by the core's sans-IO parsers
+//! ([`spool::text`]); this module only adds what the build needs around
+//! them: skipping or reporting malformed lines, recycling record vectors,
+//! and grouping.
+
+use std::sync::{Mutex, PoisonError};
+
+use spool::text::hibp::{parse_line, LineErrorKind};
+
+use crate::build::BuildOptions;
+use crate::readahead::Chunk;
+use crate::record::{self, Record};
+use crate::sort::{group_by_bucket, BucketRun};
+
+/// What a parsing thread made of one chunk.
+pub struct Parsed {
+    pub input: usize,
+    /// The records, grouped by bucket (in input order if that was hash
+    /// order).
+    pub records: Vec<Record>,
+    /// Whether the records were in hash order.
+    pub sorted: bool,
+    pub runs: Vec<BucketRun>,
+    pub lines: u64,
+    pub invalid: u64,
+    pub bytes: u64,
+    /// The chunk's first malformed line (unless skipping them): line
+    /// number, byte offset, what is wrong. Records after it are not parsed.
+    pub error: Option<(u64, u64, LineErrorKind)>,
+}
+
+/// Parses a chunk's lines into records (in a recycled vector from
+/// `batches`) and groups them by bucket of `bits` bits, using `scratch`.
+pub fn parse_chunk(
+    chunk: &Chunk,
+    prefix: &[u8],
+    opts: &BuildOptions,
+    bits: u32,
+    batches: &Mutex<Vec<Vec<Record>>>,
+    scratch: &mut Vec<Record>,
+) -> Parsed {
+    let records = batches
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .pop()
+        .unwrap_or_default();
+    let mut parsed = Parsed {
+        input: chunk.input,
+        records,
+        sorted: true,
+        runs: Vec::new(),
+        lines: 0,
+        invalid: 0,
+        bytes: 0,
+        error: None,
+    };
+    parsed.records.clear();
+    for (line, line_no, offset) in chunk.lines() {
+        parsed.bytes += line.len() as u64 + 1;
+        let text = line.strip_suffix(b"\r").unwrap_or(line);
+        if text.is_empty() {
+            continue;
+        }
+        parsed.lines += 1;
+        let mut key = [0u8; 20];
+        match parse_line(text, prefix, &mut key[..opts.kind.byte_len()]) {
+            Ok(count) => parsed.records.push(record::record(&key, count)),
+            Err(_) if opts.skip_invalid => parsed.invalid += 1,
+            Err(kind) => {
+                parsed.error = Some((line_no, offset, kind));
+                break;
+            }
+        }
+    }
+    (parsed.sorted, parsed.runs) = group_by_bucket(&mut parsed.records, scratch, bits);
+    parsed
+}

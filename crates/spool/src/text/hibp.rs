@@ -1,0 +1,242 @@
+//! Have I Been Pwned lines: `HASH:COUNT`, LF or CRLF, hex in either case.
+//!
+//! HIBP publishes its password corpus as text: one hash in hex, a colon and
+//! a prevalence count per line, either as one large file or as a million
+//! "range" files named after the first five hex digits, whose lines hold
+//! only the rest of the hash. [`parse_line`] reads both kinds of line into a
+//! caller's buffer without allocating; the caller (the `spool-pwned` index
+//! builder) splits the lines and adds file, line and byte offset to any
+//! [`LineErrorKind`].
+//!
+//! The hash's length is the length of the buffer it is decoded into: 20
+//! bytes (40 digits) for SHA-1, 16 (32 digits) for NTLM.
+
+/// What was wrong with a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineErrorKind {
+    /// The hash part has the wrong number of characters.
+    WrongLength {
+        /// Characters expected.
+        expected: usize,
+        /// Characters found.
+        found: usize,
+    },
+    /// A character of the hash is not a hex digit.
+    NotHex,
+    /// No `:COUNT` after the hash.
+    MissingCount,
+    /// The count is not a decimal number that fits 32 bits.
+    BadCount,
+}
+
+impl std::fmt::Display for LineErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LineErrorKind::WrongLength { expected, found } => {
+                write!(f, "hash has {found} characters, expected {expected}")
+            }
+            LineErrorKind::NotHex => write!(f, "hash contains a character that is not a hex digit"),
+            LineErrorKind::MissingCount => write!(f, "missing ':COUNT' after the hash"),
+            LineErrorKind::BadCount => write!(f, "count is not a decimal number below 2^32"),
+        }
+    }
+}
+
+impl std::error::Error for LineErrorKind {}
+
+/// Longest hash [`parse_line`] decodes, in bytes.
+pub const MAX_HASH_LEN: usize = 32;
+
+/// Parses one line (without its `\n`; a trailing `\r` is allowed) whose
+/// hash is `prefix` (hex, possibly empty, e.g. a range file's name)
+/// followed by the line's own hex digits. Decodes the hash into `hash`,
+/// whose length is the hash's, and returns the count.
+///
+/// # Errors
+///
+/// The kind of problem; the caller adds file, line and offset. `hash` then
+/// holds unspecified bytes.
+///
+/// # Panics
+///
+/// If `hash` is longer than [`MAX_HASH_LEN`] or `prefix` has more digits
+/// than the hash: both are the caller's settings, not input.
+///
+/// # Examples
+///
+/// ```
+/// use spool::text::hibp::{parse_line, LineErrorKind};
+/// let mut sha1 = [0u8; 20];
+/// let count = parse_line(b"5baa61e4c9b93f3f0682250b6cf8331b7ee68fd8:3\r", b"", &mut sha1);
+/// assert_eq!(count, Ok(3));
+/// assert_eq!(sha1[..2], [0x5b, 0xaa]);
+/// // A range file's line: the file name `5BAA6` holds the first digits.
+/// let count = parse_line(b"1E4C9B93F3F0682250B6CF8331B7EE68FD8:3", b"5BAA6", &mut sha1);
+/// assert_eq!(count, Ok(3));
+/// assert_eq!(parse_line(b"5BAA6:3", b"", &mut sha1), Err(LineErrorKind::WrongLength { expected: 40, found: 5 }));
+/// ```
+pub fn parse_line(line: &[u8], prefix: &[u8], hash: &mut [u8]) -> Result<u32, LineErrorKind> {
+    assert!(
+        hash.len() <= MAX_HASH_LEN,
+        "hashes of up to {MAX_HASH_LEN} bytes"
+    );
+    let digits = 2 * hash.len();
+    let expected = digits
+        .checked_sub(prefix.len())
+        .expect("a prefix no longer than the hash");
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    // The common case in one pass: the colon right after a whole hash.
+    if prefix.is_empty() && line.get(expected) == Some(&b':') {
+        if let (true, Some(count)) = (
+            super::hex::decode(&line[..expected], hash),
+            parse_count(&line[expected + 1..]),
+        ) {
+            return Ok(count);
+        }
+    }
+    // Otherwise find out what is wrong (or decode a range file's line).
+    let Some(colon) = memchr::memchr(b':', line) else {
+        return Err(if line.len() == expected && is_hex(line) {
+            LineErrorKind::MissingCount
+        } else if line.len() != expected {
+            LineErrorKind::WrongLength {
+                expected,
+                found: line.len(),
+            }
+        } else {
+            LineErrorKind::NotHex
+        });
+    };
+    let (hex, count) = (&line[..colon], &line[colon + 1..]);
+    if hex.len() != expected {
+        return Err(LineErrorKind::WrongLength {
+            expected,
+            found: hex.len(),
+        });
+    }
+    let ok = if prefix.is_empty() {
+        super::hex::decode(hex, hash)
+    } else {
+        let mut full = [0u8; 2 * MAX_HASH_LEN];
+        full[..prefix.len()].copy_from_slice(prefix);
+        full[prefix.len()..digits].copy_from_slice(hex);
+        super::hex::decode(&full[..digits], hash)
+    };
+    if !ok {
+        return Err(LineErrorKind::NotHex);
+    }
+    parse_count(count).ok_or(LineErrorKind::BadCount)
+}
+
+fn is_hex(s: &[u8]) -> bool {
+    s.iter().all(u8::is_ascii_hexdigit)
+}
+
+/// A decimal count below 2^32: digits only, no sign, at most ten of them
+/// (leading zeros count).
+fn parse_count(s: &[u8]) -> Option<u32> {
+    if s.is_empty() || s.len() > 10 {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &c in s {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + u64::from(c - b'0');
+    }
+    u32::try_from(v).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The oracle: split at the first colon, `str::parse` the count, and
+    /// decode the prefix and the digits as one hex string.
+    fn model(line: &[u8], prefix: &[u8], len: usize) -> Option<(Vec<u8>, u32)> {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let text = std::str::from_utf8(line).ok()?;
+        let (hex, count) = text.split_once(':')?;
+        let full = format!("{}{hex}", std::str::from_utf8(prefix).ok()?);
+        if full.len() != 2 * len || !full.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        let bytes = (0..len)
+            .map(|i| u8::from_str_radix(&full[2 * i..2 * i + 2], 16).ok())
+            .collect::<Option<Vec<u8>>>()?;
+        // At most ten digits, leading zeros included.
+        if count.is_empty() || count.len() > 10 || !count.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        Some((bytes, count.parse().ok()?))
+    }
+
+    proptest! {
+        /// Lines of the right shape most of the time (as many digits as
+        /// the hash needs after the prefix), with a wrong length, a stray
+        /// byte, a bad or missing count some of the time.
+        #[test]
+        fn agrees_with_a_plain_parser(
+            len in prop_oneof![Just(16usize), Just(20)],
+            ranged in any::<bool>(),
+            right_length in proptest::bool::weighted(0.8),
+            other_length in 0usize..44,
+            digits in proptest::collection::vec(
+                proptest::sample::select(b"0123456789abcdefABCDEF".to_vec()),
+                44,
+            ),
+            stray in proptest::option::weighted(0.2, (any::<usize>(), any::<u8>())),
+            count in proptest::option::weighted(0.9, "[0-9]{1,11}|[0-9+-]{1,3}"),
+            crlf in any::<bool>(),
+        ) {
+            let prefix: &[u8] = if ranged { b"0a1B2" } else { b"" };
+            let n = if right_length { 2 * len - prefix.len() } else { other_length };
+            let mut line = digits[..n].to_vec();
+            if let (Some((at, byte)), false) = (stray, line.is_empty()) {
+                let at = at % line.len();
+                line[at] = byte;
+            }
+            if let Some(count) = count {
+                line.push(b':');
+                line.extend_from_slice(count.as_bytes());
+            }
+            if crlf {
+                line.push(b'\r');
+            }
+            let mut hash = vec![0u8; len];
+            let got = parse_line(&line, prefix, &mut hash).ok().map(|count| (hash, count));
+            prop_assert_eq!(got, model(&line, prefix, len));
+        }
+    }
+
+    #[test]
+    fn errors_say_what_is_wrong() {
+        let mut h = [0u8; 20];
+        let hex = "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8";
+        assert_eq!(
+            parse_line(hex.as_bytes(), b"", &mut h),
+            Err(LineErrorKind::MissingCount)
+        );
+        assert_eq!(
+            parse_line(format!("{}G:1", &hex[..39]).as_bytes(), b"", &mut h),
+            Err(LineErrorKind::NotHex)
+        );
+        assert_eq!(
+            parse_line(format!("{hex}:4294967296").as_bytes(), b"", &mut h),
+            Err(LineErrorKind::BadCount)
+        );
+        assert_eq!(
+            parse_line(format!("{hex}:4294967295").as_bytes(), b"", &mut h),
+            Ok(u32::MAX)
+        );
+        assert_eq!(
+            parse_line(b"abc:1", b"", &mut [0u8; 16]),
+            Err(LineErrorKind::WrongLength {
+                expected: 32,
+                found: 3
+            })
+        );
+    }
+}
