@@ -42,7 +42,7 @@ enum Command {
         #[arg(long, default_value = "512M", value_parser = crate::size::parse_size)]
         memory: usize,
         /// Threads parsing lines and sorting buckets (default: one per core,
-        /// at most 8).
+        /// at most 8; more than four per core are capped).
         #[arg(long)]
         threads: Option<usize>,
         /// Skip malformed lines (and report how many) instead of stopping.
@@ -137,12 +137,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             threads,
         } => {
             let defaults = BuildOptions::default();
+            let threads = threads.unwrap_or(defaults.threads).max(1);
+            let max = spool_pwned::build::max_threads();
+            if threads > max {
+                eprintln!("spool pwned build: --threads {threads} capped to {max} (four per core, at most 64)");
+            }
             let opts = BuildOptions {
                 kind: kind(ntlm),
                 memory,
                 skip_invalid,
                 temp_dir,
-                threads: threads.unwrap_or(defaults.threads).max(1),
+                threads: threads.min(max),
                 progress: None,
             };
             run_build(&inputs, &output, &opts)
@@ -255,7 +260,14 @@ fn run_check(
             }
             let key =
                 parse_hash(hex, kind).with_context(|| format!("{}:{}", batch.display(), n + 1))?;
-            let count = index.lookup(&key);
+            let count = index.lookup(&key).with_context(|| {
+                format!(
+                    "{}: looking up line {} of {}",
+                    index.path(),
+                    n + 1,
+                    batch.display()
+                )
+            })?;
             any |= count.is_some();
             writeln!(out, "{}\t{}", to_hex(&key), count.unwrap_or(0))?;
         }
@@ -271,7 +283,9 @@ fn run_check(
         (None, Some(pw)) => kind.hash_password(&pw),
         (None, None) => kind.hash_password(&read_password()?),
     };
-    let count = index.lookup(&key);
+    let count = index
+        .lookup(&key)
+        .with_context(|| index.path().to_string())?;
     match count {
         Some(n) => println!("pwned: seen {n} times"),
         None => println!("not found"),

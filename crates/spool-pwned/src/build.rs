@@ -39,7 +39,7 @@ pub struct BuildOptions {
     /// Where spill files go (default: next to the output).
     pub temp_dir: Option<PathBuf>,
     /// Threads that parse lines and sort buckets (default: one per core, at
-    /// most 8).
+    /// most 8; a build uses at most [`max_threads`], see there).
     pub threads: usize,
     /// Live counters for a progress display (updated once per chunk of
     /// input).
@@ -60,6 +60,14 @@ impl Default for BuildOptions {
             progress: None,
         }
     }
+}
+
+/// The most threads a build uses: four per core, at most 64. Each thread
+/// takes a share of the memory budget and two read-ahead buffers, and
+/// beyond one per core threads only wait for each other; a large count
+/// (`--threads 20000`) is capped to this rather than spawned.
+pub fn max_threads() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get().saturating_mul(4).min(64))
 }
 
 /// What a build did.
@@ -127,13 +135,22 @@ enum Group {
 /// # Errors
 ///
 /// I/O errors naming the file, and malformed lines naming file, line and
-/// byte offset (unless `skip_invalid`). Nothing is left at `output` on
-/// failure, and temporary files are removed either way.
+/// byte offset (unless `skip_invalid`); `WouldBlock` naming `output` if
+/// another build is writing it. Nothing is left at `output` on failure.
+/// Spill files have no names (see `buckets.rs`) and vanish however the
+/// build ends; the index's hidden temporary file is removed on failure and
+/// taken over by the next build to the same output after a kill (the
+/// output lock, `output_lock.rs`, tells that its writer is dead).
 pub fn build(
     sources: Vec<Source>,
     output: &Path,
     opts: &BuildOptions,
 ) -> Result<BuildReport, BuildError> {
+    let _lock = crate::output_lock::OutputLock::acquire(output)?;
+    let opts = &BuildOptions {
+        threads: opts.threads.clamp(1, max_threads()),
+        ..opts.clone()
+    };
     let kind = opts.kind;
     let spill_dir = buckets::spill_dir(output, opts.temp_dir.as_deref());
     let arena = opts.memory.saturating_sub(
