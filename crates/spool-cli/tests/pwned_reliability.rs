@@ -8,7 +8,7 @@
 
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -62,22 +62,28 @@ fn delays(n: u64, full: Duration) -> Vec<Duration> {
         .collect()
 }
 
-#[test]
-fn killed_builds_never_leave_a_wrong_index_or_temporaries() {
-    let dir = Dir::new("pwned-kill");
-    let input = dir.0.join("in.txt");
+/// Writes `lines` sample lines of `seed` in prevalence order to
+/// `DIR/in.txt` and builds `DIR/reference.idx` from them; returns the
+/// input's path, the index's bytes and how long the build took.
+fn sample_and_reference(dir: &Path, lines: u64, seed: u64) -> (PathBuf, Vec<u8>, Duration) {
+    let input = dir.join("in.txt");
     let status = Command::new(SPOOL)
-        .args(["pwned", "sample", "--lines", "150000", "--seed", "5"])
-        .args(["--order", "prevalence", "-o"])
+        .args(["pwned", "sample", "--lines", &lines.to_string()])
+        .args(["--seed", &seed.to_string(), "--order", "prevalence", "-o"])
         .arg(&input)
         .status()
         .unwrap();
     assert!(status.success());
-    let reference = dir.0.join("reference.idx");
+    let reference = dir.join("reference.idx");
     let start = Instant::now();
     assert!(build(&input, &reference).status().unwrap().success());
-    let full = start.elapsed();
-    let good = std::fs::read(&reference).unwrap();
+    (input, std::fs::read(&reference).unwrap(), start.elapsed())
+}
+
+#[test]
+fn killed_builds_never_leave_a_wrong_index_or_temporaries() {
+    let dir = Dir::new("pwned-kill");
+    let (input, good, full) = sample_and_reference(&dir.0, 150_000, 5);
     let out = dir.0.join("out.idx");
     let n = trials(20, 100);
     let (mut complete, mut absent) = (0, 0);
@@ -120,17 +126,7 @@ fn killed_builds_never_leave_a_wrong_index_or_temporaries() {
 #[test]
 fn two_builds_into_one_output_one_refuses() {
     let dir = Dir::new("pwned-twice");
-    let input = dir.0.join("in.txt");
-    let status = Command::new(SPOOL)
-        .args(["pwned", "sample", "--lines", "100000", "--seed", "6"])
-        .args(["--order", "prevalence", "-o"])
-        .arg(&input)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let reference = dir.0.join("reference.idx");
-    assert!(build(&input, &reference).status().unwrap().success());
-    let good = std::fs::read(&reference).unwrap();
+    let (input, good, _) = sample_and_reference(&dir.0, 100_000, 6);
     let out = dir.0.join("out.idx");
     let mut refused = 0;
     let n = trials(5, 20);
