@@ -2,7 +2,8 @@
 //! and CRs.
 //!
 //! On x86-64 this is AVX2 when the CPU has it (32 bytes per compare,
-//! checked once per splitter) and SSE2 otherwise (part of the base
+//! checked once per splitter; without the `std` feature, only when the
+//! build targets AVX2, as there is no run-time detection) and SSE2 otherwise (part of the base
 //! instruction set: 16 bytes per compare); `movemask` turns compares into
 //! bits. Other targets use the plain loop, which the tests also check both
 //! vector versions against.
@@ -98,7 +99,12 @@ mod sse2 {
 
     impl Vectors {
         pub(super) fn new(delimiter: u8, quote: Option<u8>) -> Self {
+            // Without `std` there is no run-time detection: AVX2 is used
+            // only when the build targets it (`-C target-feature=+avx2`).
+            #[cfg(feature = "std")]
             let avx2 = std::is_x86_feature_detected!("avx2");
+            #[cfg(not(feature = "std"))]
+            let avx2 = cfg!(target_feature = "avx2");
             // SAFETY: SSE2 is part of the x86-64 base instruction set, so
             // every x86-64 CPU has it.
             unsafe { Self::new_sse2(delimiter, quote, avx2) }
