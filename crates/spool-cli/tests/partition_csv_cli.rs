@@ -87,12 +87,20 @@ fn quoted_keys_group_by_their_value() {
     );
 }
 
+/// What a case is called, its input, and the files (path, contents) it
+/// must give.
+type Case = (
+    &'static str,
+    &'static [u8],
+    &'static [(&'static str, &'static str)],
+);
+
 /// RFC 4180's edge cases, each partitioned by its first column: the
 /// groups, and every record exactly as it was read.
 #[test]
 fn rfc_4180_edge_cases_through_the_program() {
     let dir = Dir::new("csv-edges");
-    let cases: &[(&str, &[u8], &[(&str, &str)])] = &[
+    let cases: &[Case] = &[
         (
             "quoted empty field",
             b"\"\",1\n,2\n",

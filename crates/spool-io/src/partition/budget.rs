@@ -137,7 +137,7 @@ impl Buffers {
         raw: &[u8],
         out: &mut Outputs,
     ) -> Result<(), PartitionError> {
-        let newline = !raw.ends_with(&[self.delimiter]) && !(self.cr_ends && raw.ends_with(b"\r"));
+        let newline = !(raw.ends_with(&[self.delimiter]) || self.cr_ends && raw.ends_with(b"\r"));
         let need = raw.len() + usize::from(newline);
         let slot = &mut self.slots[gid as usize];
         slot.records += 1;

@@ -31,15 +31,16 @@ pub(super) enum Cutter {
     /// Records end at this byte.
     Lines(u8),
     /// RFC 4180 records, with the quote state carried across reads, and
-    /// the line just after the last record end found.
-    Csv(RecordCutter, u64),
+    /// the line just after the last record end found. Boxed: one per
+    /// input, and the cutter is a few hundred bytes.
+    Csv(Box<RecordCutter>, u64),
 }
 
 impl Cutter {
     pub fn new(format: Format, delimiter: u8) -> Self {
         match format {
             Format::Lines => Cutter::Lines(delimiter),
-            Format::Csv(dialect) => Cutter::Csv(RecordCutter::new(dialect), 1),
+            Format::Csv(dialect) => Cutter::Csv(Box::new(RecordCutter::new(dialect)), 1),
         }
     }
 
@@ -74,7 +75,7 @@ impl Cutter {
                 // grew for that record): then check that a record ends
                 // within the limit, on a copy of the cutter's state.
                 if buf.len() > limit && scanned < limit {
-                    let mut probe = cutter.clone();
+                    let mut probe = RecordCutter::clone(cutter);
                     if probe.scan(&buf[scanned..limit]).is_none() {
                         return Err(csv_too_long(cutter, offset, limit));
                     }
