@@ -37,9 +37,15 @@ pub struct Args {
     /// Repeat for several groupings in one pass.
     #[arg(long, required = true)]
     by: Vec<String>,
-    /// Field delimiter: tab, comma, or any single byte.
+    /// Field delimiter: tab, comma, semicolon, pipe, space or any single
+    /// ASCII character. Any delimiter but tab reads RFC 4180 CSV (fields
+    /// may be quoted with "); tab reads unquoted TSV unless --quote is given.
     #[arg(short, long, default_value = "tab", value_parser = parse_delimiter)]
     delimiter: u8,
+    /// Quote character for fields, or `none` for no quoting (every byte is
+    /// data). Default: `"` except with a tab delimiter.
+    #[arg(long, value_name = "CHAR|none", value_parser = parse_quote)]
+    quote: Option<Quote>,
     /// Inputs start with a header line: names columns, is checked to be the
     /// same in every input, and starts every output file.
     #[arg(long)]
@@ -114,6 +120,36 @@ fn parse_delimiter(s: &str) -> Result<u8, String> {
     }
 }
 
+/// `--quote`: a character, or no quoting.
+#[derive(Clone, Copy)]
+enum Quote {
+    Char(u8),
+    None,
+}
+
+fn parse_quote(s: &str) -> Result<Quote, String> {
+    match s {
+        "none" => Ok(Quote::None),
+        _ if s.len() == 1 && !matches!(s.as_bytes()[0], b'\n' | b'\r') => {
+            Ok(Quote::Char(s.as_bytes()[0]))
+        }
+        _ => Err(format!(
+            "'{s}' is not a quote: use one ASCII character (usually '\"') or none"
+        )),
+    }
+}
+
+/// The quote byte for a delimiter: `"` (RFC 4180) unless the delimiter is
+/// a tab (IANA TSV has no quoting), or what `--quote` says.
+fn quote_for(delimiter: u8, quote: Option<Quote>) -> Option<u8> {
+    match quote {
+        Some(Quote::Char(q)) => Some(q),
+        Some(Quote::None) => None,
+        None if delimiter == b'\t' => None,
+        None => Some(b'"'),
+    }
+}
+
 /// The output encoding; a level outside the documented range is refused
 /// rather than quietly changed (gzip 0 would store, not compress).
 fn compression(compress: CompressArg, level: Option<i32>) -> anyhow::Result<Compression> {
@@ -150,6 +186,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.by.into_iter().map(ColumnRef).collect(),
     );
     options.delimiter = args.delimiter;
+    options.quote = quote_for(args.delimiter, args.quote);
+    options.format()?;
     options.header = args.header;
     options.filters = args
         .filters

@@ -64,8 +64,9 @@ pub use columns::{Column, ColumnRef, Filter};
 pub use router::run;
 
 use crate::progress::Progress;
-use crate::read::ReadOptions;
+use crate::read::{Format, ReadOptions};
 use crate::write::Compression;
+use spool::text::csv::Dialect;
 
 /// Where each group's file goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +90,11 @@ pub struct Options {
     pub by: Vec<ColumnRef>,
     /// Field delimiter.
     pub delimiter: u8,
+    /// Quote byte: `Some` reads RFC 4180 CSV (a field may be enclosed in
+    /// it; delimiters and line breaks inside are data), `None` unquoted
+    /// lines (IANA TSV). Keys and `--where` see unquoted values; records
+    /// are written as read.
+    pub quote: Option<u8>,
     /// Each input starts with a header line (names columns, is repeated
     /// at the top of every output file, and must be the same in every input).
     pub header: bool,
@@ -109,7 +115,8 @@ pub struct Options {
     pub max_open: usize,
     /// Output layout.
     pub layout: Layout,
-    /// Count and skip records with too few fields instead of stopping.
+    /// Count and skip records with too few fields, and a last record whose
+    /// quote is never closed, instead of stopping.
     pub skip_invalid: bool,
     /// Write into an output directory that is not empty.
     pub force: bool,
@@ -139,6 +146,7 @@ impl Options {
             out,
             by,
             delimiter: b'\t',
+            quote: None,
             header: false,
             filters: Vec::new(),
             compression: Compression::None,
@@ -190,6 +198,36 @@ impl Options {
         Ok(())
     }
 
+    /// How inputs split into records: [`Format::Csv`] with a quote,
+    /// [`Format::Lines`] without.
+    ///
+    /// # Errors
+    ///
+    /// If the delimiter and quote cannot work together (equal, or CR/LF).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::text::csv::Dialect;
+    /// use spool_io::partition::Options;
+    /// use spool_io::read::Format;
+    /// let mut options = Options::new(vec!["in.csv".into()], "out".into(), vec![]);
+    /// assert_eq!(options.format()?, Format::Lines);
+    /// (options.delimiter, options.quote) = (b',', Some(b'"'));
+    /// assert_eq!(options.format()?, Format::Csv(Dialect::CSV));
+    /// options.quote = Some(b',');
+    /// assert!(options.format().is_err());
+    /// # Ok::<(), spool_io::partition::PartitionError>(())
+    /// ```
+    pub fn format(&self) -> Result<Format, PartitionError> {
+        let Some(quote) = self.quote else {
+            return Ok(Format::Lines);
+        };
+        Dialect::new(self.delimiter, Some(quote))
+            .map(Format::Csv)
+            .map_err(|e| PartitionError::Usage(e.to_string()))
+    }
+
     /// Memory besides the chunks: read-ahead rings (a ring can briefly hold
     /// one extra buffer), an encoder and its output per worker, and a fixed
     /// allowance for code, the key table and allocator slack.
@@ -234,7 +272,8 @@ pub struct Summary {
     pub records_in: u64,
     /// Records dropped by `--where`.
     pub filtered: u64,
-    /// Records skipped for too few fields (`--skip-invalid`).
+    /// Records skipped for too few fields or an unterminated quote
+    /// (`--skip-invalid`).
     pub skipped_invalid: u64,
     /// Decompressed bytes read.
     pub bytes_in: u64,
