@@ -64,9 +64,10 @@ impl Default for BuildOptions {
 
 impl BuildOptions {
     /// The least [`memory`](Self::memory) within which a build with these
-    /// options stays: what is kept out of the record arena (see
-    /// [`reserved`](Self::reserved)) and an arena of 8 MiB. Below it the
-    /// build still runs, but its peak memory can exceed `memory`.
+    /// options stays: what is kept out of the record arena (the program,
+    /// read-ahead, write and spill buffers, 4 MiB per thread) and an arena
+    /// of 8 MiB. Below it the build still runs, but its peak memory can
+    /// exceed `memory`.
     ///
     /// # Examples
     ///
