@@ -63,14 +63,14 @@ pub struct Args {
     #[arg(long)]
     level: Option<i32>,
     /// Writer threads (default: one per core).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::count::parse_count)]
     threads: Option<usize>,
     /// Memory for the whole run, e.g. 256M (read-ahead, buffers, encoders).
     #[arg(long, default_value = "128M", value_parser = crate::size::parse_size)]
     memory: usize,
     /// Most output files open at once; least recently used ones are closed
     /// and reopened in append mode.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = crate::count::parse_count)]
     max_open: usize,
     /// Output layout.
     #[arg(long, default_value = "hive")]
@@ -196,9 +196,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .collect::<Result<_, _>>()?;
     options.compression = compression(args.compress, args.level)?;
     if let Some(threads) = args.threads {
-        options.workers = threads.max(1);
+        options.workers = threads;
     }
-    options.max_open = args.max_open.max(1);
+    options.max_open = args.max_open;
     options.layout = match args.layout {
         LayoutArg::Hive => Layout::Hive,
         LayoutArg::Flat => Layout::Flat,

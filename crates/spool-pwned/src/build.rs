@@ -70,6 +70,33 @@ pub fn max_threads() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get().saturating_mul(4).min(64))
 }
 
+impl BuildOptions {
+    /// The least [`memory`](Self::memory) within which a build with these
+    /// options stays: what is kept out of the record arena (the program,
+    /// read-ahead, write and spill buffers, 4 MiB per thread) and an arena
+    /// of 8 MiB. Below it the build still runs, but its peak memory can
+    /// exceed `memory`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool_pwned::build::BuildOptions;
+    /// let two = BuildOptions { threads: 2, ..BuildOptions::default() };
+    /// let eight = BuildOptions { threads: 8, ..BuildOptions::default() };
+    /// assert!(two.min_memory() < eight.min_memory());
+    /// assert!(two.min_memory() <= 48 << 20); // what the memory test uses
+    /// ```
+    pub fn min_memory(&self) -> usize {
+        self.reserved() + MIN_ARENA
+    }
+
+    /// Memory kept out of the record arena: the program, read-ahead, write
+    /// and spill buffers, each thread's batches and the final drain.
+    fn reserved(&self) -> usize {
+        RESERVED_MEMORY + DRAIN_HEADROOM + RESERVED_PER_THREAD * self.threads.max(1)
+    }
+}
+
 /// What a build did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BuildReport {
@@ -114,6 +141,9 @@ pub enum BuildError {
 /// per thread).
 const RESERVED_MEMORY: usize = 20 << 20;
 const RESERVED_PER_THREAD: usize = 4 << 20;
+/// The smallest record arena [`BuildOptions::min_memory`] allows: smaller
+/// arenas work, but spill so often that the build crawls.
+const MIN_ARENA: usize = 8 << 20;
 
 /// A stretch of the inputs read the same way: one stream, or a run of
 /// files opened when their turn comes (range files). The number is the
@@ -153,9 +183,7 @@ pub fn build(
     };
     let kind = opts.kind;
     let spill_dir = buckets::spill_dir(output, opts.temp_dir.as_deref());
-    let arena = opts.memory.saturating_sub(
-        RESERVED_MEMORY + DRAIN_HEADROOM + RESERVED_PER_THREAD * opts.threads.max(1),
-    );
+    let arena = opts.memory.saturating_sub(opts.reserved());
     let make_buckets = || Buckets::new(arena, spill_dir.clone());
     let bits = Buckets::bits_for(arena);
     let mut report = BuildReport::default();

@@ -51,7 +51,17 @@ impl OutputLock {
             .truncate(false)
             .write(true)
             .open(&path)
-            .map_err(|e| with_path(e, &path))?;
+            .map_err(|e| {
+                let lock = path.file_name().unwrap_or(path.as_os_str()).to_string_lossy();
+                io::Error::new(
+                    e.kind(),
+                    format!(
+                        "{}: {e} (creating its lock file {lock}; check that the folder exists \
+                         and can be written)",
+                        output.display()
+                    ),
+                )
+            })?;
         #[cfg(unix)]
         {
             use rustix::fs::{flock, FlockOperation};

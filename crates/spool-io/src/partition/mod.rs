@@ -65,6 +65,7 @@ pub use router::run;
 
 use crate::progress::Progress;
 use crate::read::{Format, ReadOptions};
+use crate::size::Size;
 use crate::write::Compression;
 use spool::text::csv::Dialect;
 
@@ -184,12 +185,12 @@ impl Options {
         let budget = total.saturating_sub(reserve);
         if budget < MIN_CHUNK_BUDGET {
             return Err(PartitionError::Usage(format!(
-                "--memory {} MiB is too small for {} writer(s) and {} read-ahead input(s); \
-                 use at least {} MiB",
-                total >> 20,
+                "--memory {} is too small for {} writer(s) and {} read-ahead input(s); \
+                 use at least {} (or fewer --threads)",
+                Size(total),
                 self.workers,
                 self.parallel_inputs,
-                (reserve + MIN_CHUNK_BUDGET).div_ceil(1 << 20)
+                Size((reserve + MIN_CHUNK_BUDGET).next_multiple_of(1 << 20))
             )));
         }
         let per_chunk = (budget / 512).clamp(32 << 10, 1 << 20);
@@ -293,8 +294,9 @@ pub struct Summary {
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
 pub enum PartitionError {
-    /// Reading or writing failed; the message names the path.
-    #[error("{0}")]
+    /// Reading or writing failed; the message names the path. Transparent:
+    /// the I/O error's message is this error's message, not also its cause.
+    #[error(transparent)]
     Io(#[from] io::Error),
     /// A record or header cannot be used.
     #[error("{file}:{line}: byte offset {offset}: {message}")]

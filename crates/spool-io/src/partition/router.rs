@@ -135,6 +135,7 @@ impl<'a> Router<'a> {
             .iter()
             .map(|c| c.resolve(header))
             .collect::<Result<_, _>>()?;
+        super::columns::check_distinct(&self.options.by, &self.columns)?;
         self.filters = self
             .options
             .filters

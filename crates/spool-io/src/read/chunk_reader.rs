@@ -371,10 +371,7 @@ fn fill(
                     let at = offset + filled as u64;
                     let at_line = line
                         + memchr::memchr_iter(options.delimiter, &buf[..filled]).count() as u64;
-                    let _ = full.send(Err(io::Error::new(
-                        e.kind(),
-                        format!("{e} (at byte offset {at}, line {at_line})"),
-                    )));
+                    let _ = full.send(Err(crate::input::locate(e, at, at_line)));
                     return;
                 }
             }
