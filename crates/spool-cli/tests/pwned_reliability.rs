@@ -28,7 +28,7 @@ fn trials(short: u64, long: u64) -> u64 {
 /// unsorted input spills.
 fn build(input: &Path, out: &Path) -> Command {
     let mut cmd = Command::new(SPOOL);
-    cmd.args(["pwned", "build", "--memory", "40M", "-o"])
+    cmd.args(["pwned", "build", "--memory", "48M", "-o"])
         .arg(out)
         .arg(input)
         .stdout(Stdio::null())
