@@ -15,11 +15,12 @@ use std::sync::Arc;
 use regex::bytes::Regex;
 
 use super::budget::Buffers;
-use super::layout::prepare_out_dir;
+use super::layout::MANIFEST;
 use super::outputs::Outputs;
 use super::{Column, GroupSummary, Options, PartitionError, Summary};
 use crate::progress::Phase;
 use crate::read::{fields::field, Block, FileBlocks, Record, Records};
+use crate::write::StagedDir;
 
 /// Most `--by` columns in one run.
 pub const MAX_GROUPINGS: usize = 16;
@@ -80,16 +81,12 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
     if options.inputs.is_empty() {
         return Err(PartitionError::Usage("no input files".into()));
     }
-    let created_out = prepare_out_dir(&options.out, options.force)?;
-    let mut router = match Router::new(options, created_out) {
-        Ok(router) => router,
-        Err(e) => {
-            if created_out {
-                let _ = std::fs::remove_dir(&options.out);
-            }
-            return Err(e);
-        }
-    };
+    // Locks the output, removes dead runs' staging directories and starts
+    // this run's; dropped on any error below, it removes what was written.
+    let staged = StagedDir::begin(&options.out, options.force.then_some(MANIFEST))?;
+    let stale = staged.stale_removed().to_vec();
+    let mut router = Router::new(options, staged)?;
+    router.summary.stale_removed = stale;
     let result = router.route_all();
     let result = match result {
         Ok(()) => router.finish(),
@@ -102,7 +99,7 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
 }
 
 impl<'a> Router<'a> {
-    fn new(options: &'a Options, created_out: bool) -> Result<Self, PartitionError> {
+    fn new(options: &'a Options, staged: StagedDir) -> Result<Self, PartitionError> {
         let mut router = Router {
             options,
             columns: Vec::new(),
@@ -110,7 +107,7 @@ impl<'a> Router<'a> {
             header: None,
             keys: (0..options.by.len()).map(|_| HashMap::default()).collect(),
             buffers: Buffers::new(options),
-            outputs: Outputs::new(options, created_out)?,
+            outputs: Outputs::new(options, staged)?,
             summary: Summary::default(),
         };
         if !options.header {
@@ -140,8 +137,7 @@ impl<'a> Router<'a> {
             .collect::<Result<_, PartitionError>>()?;
         self.outputs
             .layout
-            .set_columns(self.columns.iter().map(|c| c.name.as_str()));
-        Ok(())
+            .set_columns(self.columns.iter().map(|c| c.name.as_str()))
     }
 
     fn route_all(&mut self) -> Result<(), PartitionError> {
@@ -316,7 +312,7 @@ impl<'a> Router<'a> {
     }
 
     /// Sends what is left, waits for the workers, writes the manifest and
-    /// renames every file into place (the manifest last).
+    /// publishes the dataset.
     fn finish(&mut self) -> Result<(), PartitionError> {
         if let Some(progress) = &self.options.progress {
             progress.set_phase(Phase::Finishing);
@@ -331,7 +327,7 @@ impl<'a> Router<'a> {
                 GroupSummary {
                     column: self.columns[file.grouping].name.clone(),
                     key: file.key.to_vec(),
-                    path: self.outputs.path(gid),
+                    path: self.outputs.final_path(gid),
                     records: self.buffers.records(gid),
                 }
             })
