@@ -167,8 +167,12 @@ fuzz_target!(|input: Input| {
     let mut fails = input.header && input.header_differs && parts.len() > 1;
     for part in &parts {
         for raw in part.split_inclusive(|&b| b == b'\n') {
-            let mut body = raw.strip_suffix(b"\n").unwrap_or(raw);
-            body = body.strip_suffix(b"\r").unwrap_or(body);
+            // The `\r` of a CRLF line ending is not part of the key (a
+            // last line without `\n` keeps its `\r`).
+            let body = match raw.strip_suffix(b"\n") {
+                Some(line) => line.strip_suffix(b"\r").unwrap_or(line),
+                None => raw,
+            };
             let field = |c: usize| body.split(|&b| b == delimiter).nth(c);
             if let Some((c, regex, negate)) = &filter {
                 match field(*c) {
