@@ -437,7 +437,7 @@ mod tests {
         std::fs::create_dir_all(&aside).unwrap();
         std::fs::write(aside.join("_m"), "old").unwrap();
         let staged = StagedDir::begin(&out, Some("_m")).unwrap();
-        assert_eq!(staged.stale_removed(), [dead.clone()]);
+        assert_eq!(staged.stale_removed(), std::slice::from_ref(&dead));
         assert_eq!(std::fs::read_to_string(out.join("_m")).unwrap(), "old");
         drop(staged);
         assert!(hidden_siblings(&parent).is_empty());
