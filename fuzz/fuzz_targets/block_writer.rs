@@ -24,6 +24,9 @@ struct Input {
 
 fn decode(compression: Compression, bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
+    if bytes.is_empty() {
+        return out; // no frames: nothing was written
+    }
     match compression {
         Compression::None => out.extend_from_slice(bytes),
         Compression::Zstd(_) => {
