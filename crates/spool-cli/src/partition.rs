@@ -41,9 +41,15 @@ pub struct Args {
     /// Repeat for several groupings in one pass.
     #[arg(long, required = true)]
     by: Vec<String>,
-    /// Field delimiter: tab, comma, or any single byte.
+    /// Field delimiter: tab, comma, semicolon, pipe, space or any single
+    /// ASCII character. Any delimiter but tab reads RFC 4180 CSV (fields
+    /// may be quoted with "); tab reads unquoted TSV unless --quote is given.
     #[arg(short, long, default_value = "tab", value_parser = parse_delimiter)]
     delimiter: u8,
+    /// Quote character for fields, or `none` for no quoting (every byte is
+    /// data). Default: `"` except with a tab delimiter.
+    #[arg(long, value_name = "CHAR|none", value_parser = parse_quote)]
+    quote: Option<Quote>,
     /// Inputs start with a header line: names columns, is checked to be the
     /// same in every input, and starts every output file.
     #[arg(long)]
@@ -61,14 +67,14 @@ pub struct Args {
     #[arg(long)]
     level: Option<i32>,
     /// Writer threads (default: one per core).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::count::parse_count)]
     threads: Option<usize>,
     /// Memory for the whole run, e.g. 256M (read-ahead, buffers, encoders).
     #[arg(long, default_value = "128M", value_parser = crate::size::parse_size)]
     memory: usize,
     /// Most output files open at once; least recently used ones are closed
     /// and reopened in append mode.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = crate::count::parse_count)]
     max_open: usize,
     /// Output layout.
     #[arg(long, default_value = "hive")]
@@ -120,6 +126,36 @@ fn parse_delimiter(s: &str) -> Result<u8, String> {
     }
 }
 
+/// `--quote`: a character, or no quoting.
+#[derive(Clone, Copy)]
+enum Quote {
+    Char(u8),
+    None,
+}
+
+fn parse_quote(s: &str) -> Result<Quote, String> {
+    match s {
+        "none" => Ok(Quote::None),
+        _ if s.len() == 1 && !matches!(s.as_bytes()[0], b'\n' | b'\r') => {
+            Ok(Quote::Char(s.as_bytes()[0]))
+        }
+        _ => Err(format!(
+            "'{s}' is not a quote: use one ASCII character (usually '\"') or none"
+        )),
+    }
+}
+
+/// The quote byte for a delimiter: `"` (RFC 4180) unless the delimiter is
+/// a tab (IANA TSV has no quoting), or what `--quote` says.
+fn quote_for(delimiter: u8, quote: Option<Quote>) -> Option<u8> {
+    match quote {
+        Some(Quote::Char(q)) => Some(q),
+        Some(Quote::None) => None,
+        None if delimiter == b'\t' => None,
+        None => Some(b'"'),
+    }
+}
+
 /// The output encoding; a level outside the documented range is refused
 /// rather than quietly changed (gzip 0 would store, not compress).
 fn compression(compress: CompressArg, level: Option<i32>) -> anyhow::Result<Compression> {
@@ -156,6 +192,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.by.into_iter().map(ColumnRef).collect(),
     );
     options.delimiter = args.delimiter;
+    options.quote = quote_for(args.delimiter, args.quote);
+    options.format()?;
     options.header = args.header;
     options.filters = args
         .filters
@@ -164,9 +202,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .collect::<Result<_, _>>()?;
     options.compression = compression(args.compress, args.level)?;
     if let Some(threads) = args.threads {
-        options.workers = threads.max(1);
+        options.workers = threads;
     }
-    options.max_open = args.max_open.max(1);
+    options.max_open = args.max_open;
     options.layout = match args.layout {
         LayoutArg::Hive => Layout::Hive,
         LayoutArg::Flat => Layout::Flat,

@@ -66,8 +66,10 @@ pub use columns::{Column, ColumnRef, Filter};
 pub use router::run;
 
 use crate::progress::Progress;
-use crate::read::ReadOptions;
+use crate::read::{Format, ReadOptions};
+use crate::size::Size;
 use crate::write::Compression;
+use spool::text::csv::Dialect;
 
 /// Where each group's file goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +93,11 @@ pub struct Options {
     pub by: Vec<ColumnRef>,
     /// Field delimiter.
     pub delimiter: u8,
+    /// Quote byte: `Some` reads RFC 4180 CSV (a field may be enclosed in
+    /// it; delimiters and line breaks inside are data), `None` unquoted
+    /// lines (IANA TSV). Keys and `--where` see unquoted values; records
+    /// are written as read.
+    pub quote: Option<u8>,
     /// Each input starts with a header line (names columns, is repeated
     /// at the top of every output file, and must be the same in every input).
     pub header: bool,
@@ -111,7 +118,8 @@ pub struct Options {
     pub max_open: usize,
     /// Output layout.
     pub layout: Layout,
-    /// Count and skip records with too few fields instead of stopping.
+    /// Count and skip records with too few fields, and a last record whose
+    /// quote is never closed, instead of stopping.
     pub skip_invalid: bool,
     /// Replace an existing dataset (a directory holding `_partitions.tsv`)
     /// as a whole; without it the output must be missing or empty.
@@ -142,6 +150,7 @@ impl Options {
             out,
             by,
             delimiter: b'\t',
+            quote: None,
             header: false,
             filters: Vec::new(),
             compression: Compression::None,
@@ -179,18 +188,48 @@ impl Options {
         let budget = total.saturating_sub(reserve);
         if budget < MIN_CHUNK_BUDGET {
             return Err(PartitionError::Usage(format!(
-                "--memory {} MiB is too small for {} writer(s) and {} read-ahead input(s); \
-                 use at least {} MiB",
-                total >> 20,
+                "--memory {} is too small for {} writer(s) and {} read-ahead input(s); \
+                 use at least {} (or fewer --threads)",
+                Size(total),
                 self.workers,
                 self.parallel_inputs,
-                (reserve + MIN_CHUNK_BUDGET).div_ceil(1 << 20)
+                Size((reserve + MIN_CHUNK_BUDGET).next_multiple_of(1 << 20))
             )));
         }
         let per_chunk = (budget / 512).clamp(32 << 10, 1 << 20);
         self.chunk_len = 1 << per_chunk.ilog2();
         self.chunk_budget = budget;
         Ok(())
+    }
+
+    /// How inputs split into records: [`Format::Csv`] with a quote,
+    /// [`Format::Lines`] without.
+    ///
+    /// # Errors
+    ///
+    /// If the delimiter and quote cannot work together (equal, or CR/LF).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::text::csv::Dialect;
+    /// use spool_io::partition::Options;
+    /// use spool_io::read::Format;
+    /// let mut options = Options::new(vec!["in.csv".into()], "out".into(), vec![]);
+    /// assert_eq!(options.format()?, Format::Lines);
+    /// (options.delimiter, options.quote) = (b',', Some(b'"'));
+    /// assert_eq!(options.format()?, Format::Csv(Dialect::CSV));
+    /// options.quote = Some(b',');
+    /// assert!(options.format().is_err());
+    /// # Ok::<(), spool_io::partition::PartitionError>(())
+    /// ```
+    pub fn format(&self) -> Result<Format, PartitionError> {
+        let Some(quote) = self.quote else {
+            return Ok(Format::Lines);
+        };
+        Dialect::new(self.delimiter, Some(quote))
+            .map(Format::Csv)
+            .map_err(|e| PartitionError::Usage(e.to_string()))
     }
 
     /// Memory besides the chunks: read-ahead rings (a ring can briefly hold
@@ -237,7 +276,8 @@ pub struct Summary {
     pub records_in: u64,
     /// Records dropped by `--where`.
     pub filtered: u64,
-    /// Records skipped for too few fields (`--skip-invalid`).
+    /// Records skipped for too few fields or an unterminated quote
+    /// (`--skip-invalid`).
     pub skipped_invalid: u64,
     /// Decompressed bytes read.
     pub bytes_in: u64,
@@ -260,7 +300,8 @@ pub struct Summary {
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
 pub enum PartitionError {
-    /// Reading or writing failed; the message names the path.
+    /// Reading or writing failed; the message names the path. Transparent:
+    /// the I/O error's message is this error's message, not also its cause.
     #[error(transparent)]
     Io(#[from] io::Error),
     /// A record or header cannot be used.
