@@ -45,8 +45,9 @@ use std::path::{Path, PathBuf};
 
 use crate::input::with_path;
 
-/// A directory tree being built under a hidden name, published whole; see
-/// the [module docs](self).
+/// A directory tree being built under a hidden name by one run at a time
+/// (an exclusive `flock` on `.OUT.spool-lock`), published whole with one
+/// rename; a dead run's staging directory is removed by the next run.
 ///
 /// # Examples
 ///
