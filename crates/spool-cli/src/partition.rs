@@ -22,8 +22,10 @@ Output: OUT/COLUMN=VALUE/part-00000.tsv[.zst|.gz] (a Hive-partitioned dataset \
 for Spark, DuckDB, Polars), or OUT/VALUE.tsv with --layout flat; with several \
 --by, one tree per column (OUT/by-COLUMN/...). Records keep input order. Keys \
 are escaped for file names (see docs/partition.md); OUT/_partitions.tsv lists \
-every key, file and record count. Files appear under their names only when the \
-run succeeds; on an error or Ctrl-C the partial output is removed.
+every key, file and record count. The dataset is built in a hidden directory \
+beside OUT and appears whole with one rename when the run succeeds; on an \
+error, Ctrl-C or a kill no part of it appears. One run at a time per OUT (a \
+second one refuses).
 
 Exit status: 0 on success, 2 on error, 130 when interrupted.")]
 pub struct Args {
@@ -31,6 +33,8 @@ pub struct Args {
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     /// Output directory (created if missing; must be empty unless --force).
+    /// Its parent holds the run's hidden staging directory and a lock file,
+    /// `.OUT.spool-lock`.
     #[arg(short, long)]
     out: PathBuf,
     /// Column to group by: a header name (with --header) or a number from 1.
@@ -78,12 +82,14 @@ pub struct Args {
     /// Count and skip records with too few fields instead of stopping.
     #[arg(long)]
     skip_invalid: bool,
-    /// Write into an output directory that is not empty.
+    /// Replace an existing dataset (a directory holding _partitions.tsv) as
+    /// a whole, in one step, once the new one is complete.
     #[arg(long)]
     force: bool,
-    /// Flush every output file to disk before renaming it into place (and
-    /// the directories after), so even a power loss cannot leave a renamed
-    /// file with missing data; the run then waits for the disk.
+    /// Flush every output file and directory to disk before the dataset is
+    /// published (and the publish after), so even a power loss cannot leave
+    /// a published dataset with missing data; the run then waits for the
+    /// disk.
     #[arg(long)]
     fsync: bool,
     /// No progress bar.
@@ -244,6 +250,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         summary.skipped_invalid,
         summary.reopened,
     );
+    for stale in &summary.stale_removed {
+        eprintln!(
+            "spool partition: warning: removed {}, left by an earlier run into {} that did not finish",
+            stale.display(),
+            args.out.display()
+        );
+    }
     if summary.over_budget_bytes > 0 {
         eprintln!(
             "spool partition: warning: the table of {} keys outgrew --memory by about {:.1} MB; \

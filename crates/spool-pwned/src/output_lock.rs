@@ -52,7 +52,10 @@ impl OutputLock {
             .write(true)
             .open(&path)
             .map_err(|e| {
-                let lock = path.file_name().unwrap_or(path.as_os_str()).to_string_lossy();
+                let lock = path
+                    .file_name()
+                    .unwrap_or(path.as_os_str())
+                    .to_string_lossy();
                 io::Error::new(
                     e.kind(),
                     format!(

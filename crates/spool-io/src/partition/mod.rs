@@ -9,8 +9,9 @@
 //!                         group's pool chunk;          encode block (plain,
 //!                         full chunk → its worker      zstd frame, gzip member),
 //!                                                      append to the group's
-//!                                                      hidden temp file (LRU of
-//!                                                      open files), then rename
+//!                                                      file in the staging dir
+//!                                                      (LRU of open files);
+//!                                                      publish: one rename
 //! ```
 //!
 //! Order: one router reads the inputs in order and each group has exactly
@@ -25,11 +26,11 @@
 //! distinct keys changes how large the written blocks are, never how much
 //! memory is used.
 //!
-//! Files: every output is written as `.NAME.partial` and renamed only after
-//! every input was read and every block written. On an error or an
-//! interruption the temporary files are removed (and, if a rename fails,
-//! the files already renamed), so nothing half-written is left looking
-//! complete.
+//! Files: the run holds an exclusive lock on the output and writes the
+//! whole dataset into a hidden staging directory beside it, which is
+//! published as the output with one rename once every input was read and
+//! every block and the manifest written. On an error, an interruption or a
+//! kill, no part of the dataset is ever visible under the output's name.
 //!
 //! The parts, one job each:
 //!
@@ -39,12 +40,13 @@
 //! | `budget` | the groups' buffers under the pool's budget: growing, early flushes, waiting for memory |
 //! | `outputs` | one output file per group and the worker threads that write them |
 //! | `workers` | a writer thread: encode each block, append it, keep at most `max_open` files open |
-//! | `layout` | file names: Hive or flat layout, escaped keys within name limits, extensions |
-//! | `commit` | the end: manifest, renames (or removal of everything), `--fsync` |
+//! | `layout` | file names: Hive or flat layout, escaped keys within name limits, extensions, no two alike |
+//! | `commit` | the end: manifest, then one publish ([`StagedDir`]) or removal of everything, `--fsync` |
 //! | [`escape`] | keys as file names, reversibly |
 //! | `columns` | `--by` and `--where` columns resolved against the header |
 //!
 //! [`ChunkPool`]: crate::write::ChunkPool
+//! [`StagedDir`]: crate::write::StagedDir
 
 mod budget;
 mod columns;
@@ -119,12 +121,13 @@ pub struct Options {
     /// Count and skip records with too few fields, and a last record whose
     /// quote is never closed, instead of stopping.
     pub skip_invalid: bool,
-    /// Write into an output directory that is not empty.
+    /// Replace an existing dataset (a directory holding `_partitions.tsv`)
+    /// as a whole; without it the output must be missing or empty.
     pub force: bool,
-    /// Flush every output file to disk before it is renamed into place,
-    /// and the directories after, so that not even a power loss can leave
-    /// a renamed file with missing data. Off by default (as in DuckDB,
-    /// Polars and xsv): the run then waits for the disk.
+    /// Flush every output file and directory to disk before the dataset
+    /// is published, and the publish after, so that not even a power loss
+    /// can leave a published dataset with missing data. Off by default (as
+    /// in DuckDB, Polars and xsv): the run then does not wait for the disk.
     pub fsync: bool,
     /// How inputs are read.
     pub read: ReadOptions,
@@ -289,6 +292,9 @@ pub struct Summary {
     pub over_budget_bytes: u64,
     /// Every output file, in the order its key first appeared.
     pub groups: Vec<GroupSummary>,
+    /// Staging directories of dead (killed) runs into the same output,
+    /// removed at the start.
+    pub stale_removed: Vec<PathBuf>,
 }
 
 /// Why a run failed.

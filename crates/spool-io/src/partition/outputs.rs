@@ -1,20 +1,20 @@
 //! The output files of a run: one per group, named by the [`FileLayout`],
-//! written by the worker threads, committed or removed together
-//! ([`commit`](super::commit)).
+//! written by the worker threads into the run's [`StagedDir`], published or
+//! removed together ([`commit`](super::commit)).
 //!
 //! A group's file is created when its first block is sent, so a group
 //! whose every record was filtered out or skipped leaves no file. Group
 //! `g`'s blocks all go to worker `g % workers`, through one FIFO queue, so
 //! they reach the file in the order they were sent.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::layout::FileLayout;
 use super::workers::{self, Job, Worker};
 use super::{Options, PartitionError};
-use crate::write::Chunk;
+use crate::write::{Chunk, StagedDir};
 
 /// Blocks waiting in each worker's queue before the router waits.
 const QUEUE: usize = 256;
@@ -25,7 +25,7 @@ pub(super) struct OutputFile {
     pub grouping: usize,
     /// The group's key, as read.
     pub key: Box<[u8]>,
-    /// Its first block was sent: the file exists under its temporary name.
+    /// Its first block was sent: the file exists in the staging directory.
     pub created: bool,
 }
 
@@ -41,8 +41,13 @@ pub(super) struct Outputs {
     pub failed: Arc<AtomicBool>,
     /// Raised from outside (Ctrl-C) to stop the run.
     pub cancel: Option<Arc<AtomicBool>>,
-    /// The run created the output directory (so an abort removes it).
-    pub created_out: bool,
+    /// Where the files are written (the staging directory) until the
+    /// commit publishes it; `None` once published or aborted.
+    pub staged: Option<StagedDir>,
+    /// The staging directory's path (the root of [`path`](Self::path)).
+    root: PathBuf,
+    /// The output directory (the root of [`final_path`](Self::final_path)).
+    out: PathBuf,
     /// Bytes written, from the workers' reports.
     pub bytes_out: u64,
     /// Times a closed file was opened again, from the workers' reports.
@@ -57,7 +62,7 @@ impl Outputs {
     ///
     /// A compression level the encoder rejects, or a thread that cannot
     /// be started.
-    pub fn new(options: &Options, created_out: bool) -> Result<Self, PartitionError> {
+    pub fn new(options: &Options, staged: StagedDir) -> Result<Self, PartitionError> {
         let failed = Arc::new(AtomicBool::new(false));
         let n = options.workers.clamp(1, options.max_open.max(1));
         let per_worker_open = (options.max_open / n).max(1);
@@ -70,7 +75,9 @@ impl Outputs {
             workers,
             failed,
             cancel: options.cancel.clone(),
-            created_out,
+            root: staged.dir().to_path_buf(),
+            out: options.out.clone(),
+            staged: Some(staged),
             bytes_out: 0,
             reopened: 0,
         })
@@ -79,6 +86,7 @@ impl Outputs {
     /// Adds the file of a new group; its number is the group's id.
     pub fn add(&mut self, grouping: usize, key: &[u8]) -> u32 {
         let gid = self.files.len() as u32;
+        self.layout.add(grouping, key);
         self.files.push(OutputFile {
             grouping,
             key: key.into(),
@@ -87,10 +95,25 @@ impl Outputs {
         gid
     }
 
-    /// The path of group `gid`'s file.
+    /// Where group `gid`'s file is written (in the staging directory).
     pub fn path(&self, gid: usize) -> PathBuf {
+        self.root.join(self.relative(gid))
+    }
+
+    /// Where group `gid`'s file is once the run is published.
+    pub fn final_path(&self, gid: usize) -> PathBuf {
+        self.out.join(self.relative(gid))
+    }
+
+    /// Group `gid`'s file relative to the dataset's root.
+    pub fn relative(&self, gid: usize) -> PathBuf {
         let file = &self.files[gid];
-        self.layout.path(file.grouping, &file.key)
+        self.layout.relative(file.grouping, &file.key)
+    }
+
+    /// The root files are written under until the publish.
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
     /// Sends a block to group `gid`'s worker (creating the file with the

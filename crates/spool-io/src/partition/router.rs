@@ -16,11 +16,12 @@ use std::sync::Arc;
 use regex::bytes::Regex;
 
 use super::budget::Buffers;
-use super::layout::prepare_out_dir;
+use super::layout::MANIFEST;
 use super::outputs::Outputs;
 use super::{Column, GroupSummary, Options, PartitionError, Summary};
 use crate::progress::Phase;
 use crate::read::{Block, FieldRecord, FileBlocks, Format, Line};
+use crate::write::StagedDir;
 use spool::text::csv::UnterminatedQuote;
 
 /// Most `--by` columns in one run.
@@ -87,16 +88,12 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
     if options.inputs.is_empty() {
         return Err(PartitionError::Usage("no input files".into()));
     }
-    let created_out = prepare_out_dir(&options.out, options.force)?;
-    let mut router = match Router::new(options, created_out) {
-        Ok(router) => router,
-        Err(e) => {
-            if created_out {
-                let _ = std::fs::remove_dir(&options.out);
-            }
-            return Err(e);
-        }
-    };
+    // Locks the output, removes dead runs' staging directories and starts
+    // this run's; dropped on any error below, it removes what was written.
+    let staged = StagedDir::begin(&options.out, options.force.then_some(MANIFEST))?;
+    let stale = staged.stale_removed().to_vec();
+    let mut router = Router::new(options, staged)?;
+    router.summary.stale_removed = stale;
     let result = router.route_all();
     let result = match result {
         Ok(()) => router.finish(),
@@ -109,7 +106,7 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
 }
 
 impl<'a> Router<'a> {
-    fn new(options: &'a Options, created_out: bool) -> Result<Self, PartitionError> {
+    fn new(options: &'a Options, staged: StagedDir) -> Result<Self, PartitionError> {
         let mut router = Router {
             options,
             columns: Vec::new(),
@@ -119,7 +116,7 @@ impl<'a> Router<'a> {
             header_pending: false,
             keys: (0..options.by.len()).map(|_| HashMap::default()).collect(),
             buffers: Buffers::new(options),
-            outputs: Outputs::new(options, created_out)?,
+            outputs: Outputs::new(options, staged)?,
             summary: Summary::default(),
         };
         if !options.header {
@@ -150,8 +147,7 @@ impl<'a> Router<'a> {
             .collect::<Result<_, PartitionError>>()?;
         self.outputs
             .layout
-            .set_columns(self.columns.iter().map(|c| c.name.as_str()));
-        Ok(())
+            .set_columns(self.columns.iter().map(|c| c.name.as_str()))
     }
 
     fn route_all(&mut self) -> Result<(), PartitionError> {
@@ -385,7 +381,7 @@ impl<'a> Router<'a> {
     }
 
     /// Sends what is left, waits for the workers, writes the manifest and
-    /// renames every file into place (the manifest last).
+    /// publishes the dataset.
     fn finish(&mut self) -> Result<(), PartitionError> {
         if let Some(progress) = &self.options.progress {
             progress.set_phase(Phase::Finishing);
@@ -400,7 +396,7 @@ impl<'a> Router<'a> {
                 GroupSummary {
                     column: self.columns[file.grouping].name.clone(),
                     key: file.key.to_vec(),
-                    path: self.outputs.path(gid),
+                    path: self.outputs.final_path(gid),
                     records: self.buffers.records(gid),
                 }
             })

@@ -6,7 +6,7 @@
 //! out; a closed file is reopened in append mode when its group writes
 //! again (blocks are self-contained frames, so appending keeps it valid).
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
@@ -17,7 +17,7 @@ use std::thread::JoinHandle;
 use crossbeam_channel::{Receiver, Sender};
 use lru::LruCache;
 
-use crate::write::{BlockEncoder, Chunk, Compression, PartialFile};
+use crate::write::{BlockEncoder, Chunk, Compression};
 
 /// One block for one group; the group's first job carries its path.
 pub(crate) struct Job {
@@ -95,21 +95,23 @@ fn write_job(
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| crate::input::with_path(e, dir))?;
         }
-        let temp = PartialFile::temp_path(&path);
-        let file = File::create(&temp).map_err(|e| crate::input::with_path(e, &temp))?;
+        let file = File::create(&path).map_err(|e| crate::input::with_path(e, &path))?;
         open.push(job.group, file);
         paths.insert(job.group, path);
     }
     if !open.contains(&job.group) {
         let path = &paths[&job.group];
-        let file = PartialFile::reopen_file(path)?;
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| crate::input::with_path(e, path))?;
         report.reopened += 1;
         open.push(job.group, file);
     }
     let file = open.get_mut(&job.group).expect("just opened");
     let block = encoder.encode(&job.data)?;
     file.write_all(block)
-        .map_err(|e| crate::input::with_path(e, &PartialFile::temp_path(&paths[&job.group])))?;
+        .map_err(|e| crate::input::with_path(e, &paths[&job.group]))?;
     report.bytes_out += block.len() as u64;
     Ok(())
 }

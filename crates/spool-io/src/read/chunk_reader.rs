@@ -17,6 +17,14 @@
 //! be handed to other threads, and the parser never copies. A record longer
 //! than a buffer grows that buffer (up to [`ReadOptions::max_record_len`]);
 //! the grown buffer shrinks back when it comes around again.
+//!
+//! Dropping the reader stops its thread and waits for it (so no thread
+//! outlives the reader holding the input, its buffers or thread-local
+//! state), even while the caller still holds blocks: the thread waits for
+//! a free buffer *or* the stop signal. Only a thread stuck inside the
+//! input's own `read` (a pipe or terminal with nothing to say) cannot be
+//! woken; after [`JOIN_WAIT`] it is left to end by itself at its next
+//! send, which fails.
 
 use std::io::{self, Read};
 use std::path::Path;
@@ -25,13 +33,18 @@ use std::thread::JoinHandle;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::{bounded, select, Receiver, RecvTimeoutError, Sender};
 
 use spool::text::csv::{self, strip_bom};
 use spool::text::Records;
 
 use super::cut::Cutter;
 use super::Format;
+
+/// How long dropping a reader waits for its thread to end before leaving
+/// it to end by itself (only a thread blocked in the input's `read` takes
+/// longer than a moment).
+pub const JOIN_WAIT: Duration = Duration::from_millis(200);
 
 /// How a [`ChunkReader`] reads.
 #[derive(Clone, Debug)]
@@ -198,6 +211,10 @@ pub struct ChunkReader {
     full: Receiver<Message>,
     free: Sender<Vec<u8>>,
     thread: Option<JoinHandle<()>>,
+    /// Dropped to tell the thread to stop.
+    stop: Option<Sender<()>>,
+    /// Disconnected when the thread's work is done.
+    exited: Receiver<()>,
     delimiter: u8,
     format: Format,
     done: bool,
@@ -218,14 +235,21 @@ impl ChunkReader {
             free.send(Vec::new()).expect("room for every buffer");
         }
         let (delimiter, format) = (options.delimiter, options.format);
+        let (stop, stop_rx) = bounded::<()>(0);
+        let (exited_tx, exited) = bounded::<()>(0);
         let thread = std::thread::Builder::new()
             .name("spool-read-ahead".into())
-            .spawn(move || fill(input, &options, &full_tx, &free_rx))
+            .spawn(move || {
+                let _exited = exited_tx;
+                fill(input, &options, &full_tx, &free_rx, &stop_rx);
+            })
             .expect("spawn the read-ahead thread");
         ChunkReader {
             full,
             free,
             thread: Some(thread),
+            stop: Some(stop),
+            exited,
             delimiter,
             format,
             done: false,
@@ -321,10 +345,22 @@ impl ChunkReader {
 
 impl Drop for ChunkReader {
     fn drop(&mut self) {
-        // Not joined: the thread may wait for a buffer that a live Block
-        // still holds. It stops by itself at its next send (the channel is
-        // closed once `full` drops) or when every Block is gone.
-        drop(self.thread.take());
+        // Wake a thread waiting for a free buffer (a live Block may hold
+        // the last one), and make its next send fail.
+        drop(self.stop.take());
+        drop(std::mem::replace(
+            &mut self.full,
+            crossbeam_channel::never(),
+        ));
+        match self.exited.recv_timeout(JOIN_WAIT) {
+            Err(RecvTimeoutError::Disconnected) => {
+                if let Some(thread) = self.thread.take() {
+                    let _ = thread.join();
+                }
+            }
+            // Blocked in the input's read: it ends at its next send.
+            Ok(()) | Err(RecvTimeoutError::Timeout) => drop(self.thread.take()),
+        }
     }
 }
 
@@ -338,12 +374,20 @@ fn fill(
     options: &ReadOptions,
     full: &Sender<Message>,
     free: &Receiver<Vec<u8>>,
+    stop: &Receiver<()>,
 ) {
     let mut cutter = Cutter::new(options.format, options.delimiter);
     let mut carry: Vec<u8> = Vec::new();
     let mut offset = 0u64;
     let mut line = 1u64;
-    for mut buf in free {
+    loop {
+        let mut buf = select! {
+            recv(free) -> buf => match buf {
+                Ok(buf) => buf,
+                Err(_) => return,
+            },
+            recv(stop) -> _ => return,
+        };
         if buf.len() > 2 * options.buffer_len {
             buf = Vec::new(); // a grown buffer: let it go
         }
@@ -534,6 +578,39 @@ mod tests {
                 Err(e) => proptest::prop_assert!(over, "{}", e),
             }
         }
+    }
+
+    /// An input that counts its owners: the thread holds one until it ends.
+    struct Tracked {
+        input: io::Cursor<Vec<u8>>,
+        _owner: std::sync::Arc<()>,
+    }
+    impl Read for Tracked {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.input.read(buf)
+        }
+    }
+
+    #[test]
+    fn dropping_the_reader_joins_its_thread_even_while_blocks_live() {
+        let owner = std::sync::Arc::new(());
+        let data = b"abcdefg\n".repeat(1 << 16);
+        let input = Tracked {
+            input: io::Cursor::new(data),
+            _owner: owner.clone(),
+        };
+        let mut reader = ChunkReader::new(input, small(4096));
+        // Hold every buffer: the thread now waits for a free one.
+        let first = reader.next_block().unwrap().unwrap();
+        let second = reader.next_block().unwrap().unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        drop(reader);
+        assert_eq!(
+            std::sync::Arc::strong_count(&owner),
+            1,
+            "the thread (and the input it owns) outlived the reader"
+        );
+        assert!(!first.is_empty() && !second.is_empty());
     }
 
     #[test]
