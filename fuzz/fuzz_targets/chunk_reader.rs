@@ -26,6 +26,7 @@ fuzz_target!(|input: Input| {
         buffer_len: usize::from(input.buffer_len).max(1),
         delimiter,
         max_record_len: usize::from(input.max_record).max(1) * 4,
+        ..ReadOptions::default()
     };
     let model: Vec<&[u8]> = input.data.split_inclusive(|&b| b == delimiter).collect();
     let mut reader = ChunkReader::new(std::io::Cursor::new(input.data.clone()), options.clone());

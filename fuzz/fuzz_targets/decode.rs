@@ -79,6 +79,7 @@ fuzz_target!(|input: Input| {
         buffer_len: 64 + usize::from(input.buffer_len) * 16,
         delimiter: b'\n',
         max_record_len: READ_LIMIT,
+        ..ReadOptions::default()
     };
     let mut chunks = ChunkReader::new(reader, options);
     let mut got = Vec::new();
