@@ -97,7 +97,14 @@ impl StagedDir {
     /// path.
     pub fn begin(target: &Path, replace: Option<&str>) -> io::Result<Self> {
         let (parent, name) = split(target)?;
-        std::fs::create_dir_all(&parent).map_err(|e| with_path(e, &parent))?;
+        if parent.exists() && !parent.is_dir() {
+            // create_dir_all would say "File exists" about the parent.
+            return Err(with_path(
+                io::Error::from_raw_os_error(rustix::io::Errno::NOTDIR.raw_os_error()),
+                target,
+            ));
+        }
+        std::fs::create_dir_all(&parent).map_err(|e| beside(e, target, &parent))?;
         let lock = lock(&parent, &name, target)?;
         let mut staged = StagedDir {
             target: target.to_path_buf(),
@@ -112,7 +119,7 @@ impl StagedDir {
         staged.clean_stale();
         staged.replace = staged.check_target(replace)?;
         staged.staging = staged.sibling("staging", &run_id());
-        std::fs::create_dir(&staged.staging).map_err(|e| with_path(e, &staged.staging))?;
+        std::fs::create_dir(&staged.staging).map_err(|e| beside(e, target, &staged.staging))?;
         Ok(staged)
     }
 
@@ -283,6 +290,23 @@ fn split(target: &Path) -> io::Result<(PathBuf, OsString)> {
     Ok((parent, name.to_owned()))
 }
 
+/// An error on a file or folder the run makes beside `target`, told as an
+/// error on `target`: the user asked for `target` and may not know the
+/// other name.
+fn beside(err: io::Error, target: &Path, made: &Path) -> io::Error {
+    let made = made
+        .file_name()
+        .unwrap_or(made.as_os_str())
+        .to_string_lossy();
+    io::Error::new(
+        err.kind(),
+        format!(
+            "{}: {err} (creating {made}; check that the folder exists and can be written)",
+            target.display()
+        ),
+    )
+}
+
 /// Opens `PARENT/.NAME.spool-lock` and takes its exclusive `flock` without
 /// waiting.
 fn lock(parent: &Path, name: &OsString, target: &Path) -> io::Result<File> {
@@ -292,7 +316,7 @@ fn lock(parent: &Path, name: &OsString, target: &Path) -> io::Result<File> {
         .truncate(false)
         .write(true)
         .open(&path)
-        .map_err(|e| with_path(e, &path))?;
+        .map_err(|e| beside(e, target, &path))?;
     #[cfg(unix)]
     {
         use rustix::fs::{flock, FlockOperation};
