@@ -112,9 +112,15 @@ fn lines_of(spec: &Spec, kind: HashKind) -> Vec<Line> {
     }
     if let Some((at, text)) = &spec.odd {
         // One line, so a newline in it ends it.
-        let text = text.split(|&b| b == b'\n').next().unwrap_or_default().to_vec();
+        let text = text
+            .split(|&b| b == b'\n')
+            .next()
+            .unwrap_or_default()
+            .to_vec();
         let at = usize::from(*at) % (lines.len() + 1);
-        let file = lines.get(at).map_or(spec.prefixes[0] & 0xF_FFFF, |l| l.file);
+        let file = lines
+            .get(at)
+            .map_or(spec.prefixes[0] & 0xF_FFFF, |l| l.file);
         let file = if spec.ranges { file } else { 0 };
         lines.insert(at, Line { file, text });
     }
@@ -152,7 +158,11 @@ fn write_and_model(spec: &Spec, lines: &[Line], dir: &Path, kind: HashKind) -> M
     if files.is_empty() {
         // Even no lines are an input: an empty file (in a range directory,
         // an empty range file).
-        let file = if spec.ranges { spec.prefixes[0] & 0xF_FFFF } else { 0 };
+        let file = if spec.ranges {
+            spec.prefixes[0] & 0xF_FFFF
+        } else {
+            0
+        };
         files.insert(file, Vec::new());
     }
     let mut model = Model::default();
@@ -278,5 +288,9 @@ fuzz_target!(|spec: Spec| {
         }
     }
     // Spill files have no names: nothing is left behind.
-    assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0, "spill files left");
+    assert_eq!(
+        std::fs::read_dir(&spill).unwrap().count(),
+        0,
+        "spill files left"
+    );
 });

@@ -26,7 +26,11 @@ use spool_pwned::{to_hex, HashKind};
 enum BatchLine {
     /// The hash of password `n` (present in the index when `n` is even),
     /// with `pad` blanks on either side.
-    Hash { n: u8, lower: bool, pad: u8 },
+    Hash {
+        n: u8,
+        lower: bool,
+        pad: u8,
+    },
     Blank(u8),
     Raw(Vec<u8>),
 }
@@ -51,7 +55,9 @@ struct Input {
 const BLANKS: [char; 3] = [' ', '\t', '\u{3000}'];
 
 fn blanks(pad: u8) -> String {
-    (0..pad % 4).map(|i| BLANKS[usize::from(i + pad / 4) % 3]).collect()
+    (0..pad % 4)
+        .map(|i| BLANKS[usize::from(i + pad / 4) % 3])
+        .collect()
 }
 
 fn batch(input: &Input) {
@@ -125,7 +131,9 @@ fn batch(input: &Input) {
         (Some(Some(line)), Err(BatchError::NotAHash { line: got, fault })) => {
             assert_eq!(got, line);
             assert_eq!(fault.kind, kind);
-            assert!(fault.to_string().contains(&format!("{}-digit", kind.hex_len())));
+            assert!(fault
+                .to_string()
+                .contains(&format!("{}-digit", kind.hex_len())));
         }
         (stop, got) => panic!("expected stop {stop:?}, got {got:?}"),
     }

@@ -267,8 +267,8 @@ fn run_check(
             ))
         };
         let mut out = io::BufWriter::new(io::stdout().lock());
-        let any = check_batch(reader, kind, |key| index.lookup(key), &mut out).map_err(
-            |e| match e {
+        let any =
+            check_batch(reader, kind, |key| index.lookup(key), &mut out).map_err(|e| match e {
                 BatchError::Io(e) => anyhow::Error::new(e),
                 BatchError::NotAHash { line, fault } => {
                     anyhow::Error::new(fault).context(format!("{}:{line}", batch.display()))
@@ -278,8 +278,7 @@ fn run_check(
                     index.path(),
                     batch.display()
                 )),
-            },
-        )?;
+            })?;
         out.flush()?;
         return Ok(if any {
             ExitCode::SUCCESS

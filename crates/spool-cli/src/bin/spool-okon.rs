@@ -18,7 +18,9 @@ fn main() -> ExitCode {
     let (path, hash) = match parse_okon_args(&args) {
         Ok(OkonCommand::Check { path, hash }) => (path, hash),
         Ok(OkonCommand::Help) => {
-            println!("{OKON_USAGE}\nprints 1 (exit 1) if found, 0 (exit 0) if not; exit 2 on error");
+            println!(
+                "{OKON_USAGE}\nprints 1 (exit 1) if found, 0 (exit 0) if not; exit 2 on error"
+            );
             return ExitCode::SUCCESS;
         }
         Err(OkonArgError::Usage) => {
