@@ -12,9 +12,10 @@ use spool_io::progress::Progress;
 use spool_io::size::Size;
 use spool_io::write::PartialFile;
 use spool_pwned::build::{build, BuildOptions};
+use spool_pwned::check::{check_batch, parse_hash, BatchError};
 use spool_pwned::input::sources;
 use spool_pwned::sample::{write_sample, write_sample_ranges, Order};
-use spool_pwned::{to_hex, HashKind, Index};
+use spool_pwned::{HashKind, Index};
 
 use crate::progress::{input_size, show_while};
 
@@ -266,26 +267,18 @@ fn run_check(
             ))
         };
         let mut out = io::BufWriter::new(io::stdout().lock());
-        let mut any = false;
-        for (n, line) in reader.lines().enumerate() {
-            let line = line?;
-            let hex = line.trim();
-            if hex.is_empty() {
-                continue;
-            }
-            let key =
-                parse_hash(hex, kind).with_context(|| format!("{}:{}", batch.display(), n + 1))?;
-            let count = index.lookup(&key).with_context(|| {
-                format!(
-                    "{}: looking up line {} of {}",
+        let any =
+            check_batch(reader, kind, |key| index.lookup(key), &mut out).map_err(|e| match e {
+                BatchError::Io(e) => anyhow::Error::new(e),
+                BatchError::NotAHash { line, fault } => {
+                    anyhow::Error::new(fault).context(format!("{}:{line}", batch.display()))
+                }
+                BatchError::Lookup { line, fault } => anyhow::Error::new(fault).context(format!(
+                    "{}: looking up line {line} of {}",
                     index.path(),
-                    n + 1,
                     batch.display()
-                )
+                )),
             })?;
-            any |= count.is_some();
-            writeln!(out, "{}\t{}", to_hex(&key), count.unwrap_or(0))?;
-        }
         out.flush()?;
         return Ok(if any {
             ExitCode::SUCCESS
@@ -306,21 +299,6 @@ fn run_check(
         None => println!("not found"),
     }
     Ok(found(count))
-}
-
-fn parse_hash(hex: &str, kind: HashKind) -> anyhow::Result<Vec<u8>> {
-    let mut key = vec![0u8; kind.byte_len()];
-    anyhow::ensure!(
-        spool::text::hex::decode(hex.as_bytes(), &mut key),
-        "'{hex}' is not a {}-digit hex {} hash",
-        kind.hex_len(),
-        if kind == HashKind::Sha1 {
-            "SHA-1"
-        } else {
-            "NTLM"
-        }
-    );
-    Ok(key)
 }
 
 fn read_password() -> anyhow::Result<String> {

@@ -12,6 +12,8 @@
 //!   [`Index::range`] hands out the [`Records`] of a five-hex-digit range
 //!   query without copying them.
 //! - [`sample`] generates deterministic sample data.
+//! - [`check`] and [`okon`] hold what the commands that query an index
+//!   make of their input lines and arguments.
 //!
 //! The file format is in [`format`](mod@format) and `docs/pwned-format.md`: 22 bytes per
 //! SHA-1 hash (18 hash bytes + a 4-byte count) plus a 512 KiB table.
@@ -47,11 +49,13 @@ mod batch;
 mod blocks;
 mod buckets;
 pub mod build;
+pub mod check;
 pub mod format;
 mod hash;
 #[allow(unsafe_code)]
 mod index;
 pub mod input;
+pub mod okon;
 mod ordered;
 mod output_lock;
 mod range;

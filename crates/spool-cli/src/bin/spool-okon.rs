@@ -11,29 +11,26 @@
 
 use std::process::ExitCode;
 
+use spool_pwned::okon::{parse_okon_args, OkonArgError, OkonCommand, OKON_USAGE};
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut path = None;
-    let mut hash = None;
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--path" => path = args.get(i + 1).cloned(),
-            "--hash" => hash = args.get(i + 1).cloned(),
-            "--help" | "-h" => {
-                println!("usage: spool-okon --path INDEX --hash SHA1HEX\nprints 1 (exit 1) if found, 0 (exit 0) if not; exit 2 on error");
-                return ExitCode::SUCCESS;
-            }
-            other => {
-                eprintln!("spool-okon: unknown argument '{other}'");
-                return ExitCode::from(2);
-            }
+    let (path, hash) = match parse_okon_args(&args) {
+        Ok(OkonCommand::Check { path, hash }) => (path, hash),
+        Ok(OkonCommand::Help) => {
+            println!(
+                "{OKON_USAGE}\nprints 1 (exit 1) if found, 0 (exit 0) if not; exit 2 on error"
+            );
+            return ExitCode::SUCCESS;
         }
-        i += 2;
-    }
-    let (Some(path), Some(hash)) = (path, hash) else {
-        eprintln!("spool-okon: usage: spool-okon --path INDEX --hash SHA1HEX");
-        return ExitCode::from(2);
+        Err(OkonArgError::Usage) => {
+            eprintln!("spool-okon: {OKON_USAGE}");
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("spool-okon: {e}");
+            return ExitCode::from(2);
+        }
     };
     let index = match spool_pwned::Index::open(&path) {
         Ok(index) => index,
