@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use spool_io::partition::{self, ColumnRef, Filter, Layout, Options, PartitionError};
+use spool_io::partition::parquet::{ParquetCompression, ParquetOptions, SchemaSpec};
+use spool_io::partition::{self, ColumnRef, Filter, Layout, Options, OutputFormat, PartitionError};
 use spool_io::progress::Progress;
 use spool_io::write::Compression;
 
@@ -48,14 +49,28 @@ pub struct Args {
     /// not (COLUMN!~REGEX). Repeat to require several.
     #[arg(long = "where", value_name = "COL~REGEX")]
     filters: Vec<String>,
-    /// Output compression: one zstd frame or gzip member per block, so every
-    /// file decompresses with the standard tools.
-    #[arg(long, default_value = "none")]
-    compress: CompressArg,
+    /// Output compression. Text: none (default), zstd or gzip — one frame
+    /// or member per block, so every file decompresses with the standard
+    /// tools. Parquet: zstd (default), snappy or none, per column chunk.
+    #[arg(long)]
+    compress: Option<CompressArg>,
     /// Compression level (zstd 1-22, default 3; gzip 1-12, default 6; 10-12
     /// compress harder than gzip itself can).
     #[arg(long)]
     level: Option<i32>,
+    /// Output format: the records as text, or a Parquet dataset
+    /// (OUT/COLUMN=VALUE/part-NNNNN.parquet, the --by column left out of
+    /// the files).
+    #[arg(long, default_value = "text")]
+    format: FormatArg,
+    /// Parquet column types, e.g. 'id:int64,price:float64,day:date'
+    /// (int64, float64, bool, date, timestamp, string); other columns are
+    /// strings; an empty field is NULL.
+    #[arg(long, value_name = "COL:TYPE,...")]
+    schema: Option<String>,
+    /// Most rows in a Parquet row group (smaller under memory pressure).
+    #[arg(long, default_value_t = partition::parquet::DEFAULT_ROW_GROUP_ROWS)]
+    row_group_size: usize,
     /// Writer threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
@@ -85,11 +100,20 @@ pub struct Args {
     quiet: bool,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum CompressArg {
     None,
     Zstd,
     Gzip,
+    Snappy,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FormatArg {
+    /// The records as read.
+    Text,
+    /// A Parquet dataset.
+    Parquet,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -118,18 +142,12 @@ fn parse_delimiter(s: &str) -> Result<u8, String> {
 /// rather than quietly changed (gzip 0 would store, not compress).
 fn compression(compress: CompressArg, level: Option<i32>) -> anyhow::Result<Compression> {
     Ok(match (compress, level) {
+        (CompressArg::Snappy, _) => anyhow::bail!("--compress snappy needs --format parquet"),
         (CompressArg::None, None) => Compression::None,
         (CompressArg::None, Some(_)) => {
             anyhow::bail!("--level needs --compress zstd or --compress gzip")
         }
-        (CompressArg::Zstd, level) => {
-            let level = level.unwrap_or(3);
-            anyhow::ensure!(
-                (1..=22).contains(&level),
-                "--level {level}: zstd levels are 1-22"
-            );
-            Compression::Zstd(level)
-        }
+        (CompressArg::Zstd, level) => Compression::Zstd(zstd_level(level)?),
         (CompressArg::Gzip, level) => {
             let level = level.unwrap_or(6);
             anyhow::ensure!(
@@ -141,9 +159,51 @@ fn compression(compress: CompressArg, level: Option<i32>) -> anyhow::Result<Comp
     })
 }
 
+/// A zstd level: 3 unless given, 1-22.
+fn zstd_level(level: Option<i32>) -> anyhow::Result<i32> {
+    let level = level.unwrap_or(3);
+    anyhow::ensure!(
+        (1..=22).contains(&level),
+        "--level {level}: zstd levels are 1-22"
+    );
+    Ok(level)
+}
+
+/// The Parquet options: zstd unless `--compress` says otherwise.
+fn parquet_options(args: &Args) -> anyhow::Result<ParquetOptions> {
+    let compression = match (args.compress.unwrap_or(CompressArg::Zstd), args.level) {
+        (CompressArg::Zstd, level) => ParquetCompression::Zstd(zstd_level(level)?),
+        (_, Some(_)) => anyhow::bail!("--level needs --compress zstd with --format parquet"),
+        (CompressArg::Snappy, None) => ParquetCompression::Snappy,
+        (CompressArg::None, None) => ParquetCompression::None,
+        (CompressArg::Gzip, None) => {
+            anyhow::bail!("--format parquet compresses with zstd, snappy or none")
+        }
+    };
+    anyhow::ensure!(
+        args.row_group_size > 0,
+        "--row-group-size must be at least 1"
+    );
+    Ok(ParquetOptions {
+        schema: match &args.schema {
+            Some(spec) => SchemaSpec::parse(spec)?,
+            None => SchemaSpec::default(),
+        },
+        row_group_size: args.row_group_size,
+        compression,
+    })
+}
+
 /// Runs `spool partition`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
+    let format = match args.format {
+        FormatArg::Text => {
+            anyhow::ensure!(args.schema.is_none(), "--schema needs --format parquet");
+            OutputFormat::Text
+        }
+        FormatArg::Parquet => OutputFormat::Parquet(parquet_options(&args)?),
+    };
     let mut options = Options::new(
         args.inputs.clone(),
         args.out.clone(),
@@ -156,7 +216,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|f| Filter::parse(f))
         .collect::<Result<_, _>>()?;
-    options.compression = compression(args.compress, args.level)?;
+    if matches!(format, OutputFormat::Text) {
+        options.compression = compression(args.compress.unwrap_or(CompressArg::None), args.level)?;
+    }
+    options.format = format;
     if let Some(threads) = args.threads {
         options.workers = threads.max(1);
     }

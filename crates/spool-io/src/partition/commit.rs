@@ -47,15 +47,14 @@ impl Outputs {
             }
         }
         for gid in 0..self.files.len() {
-            if !self.files[gid].created {
-                continue;
-            }
-            let path = self.path(gid);
-            if let Err(e) = std::fs::rename(PartialFile::temp_path(&path), &path) {
-                let err = with_path(e, &path);
-                self.remove_renamed(gid);
-                self.abort();
-                return Err(err.into());
+            for path in self.part_paths(gid) {
+                if let Err(e) = std::fs::rename(PartialFile::temp_path(&path), &path) {
+                    let err = with_path(e, &path);
+                    // This group's earlier parts are renamed too.
+                    self.remove_renamed(gid + 1);
+                    self.abort();
+                    return Err(err.into());
+                }
             }
         }
         if let Err(e) = manifest.commit() {
@@ -104,8 +103,8 @@ impl Outputs {
     /// manifest to disk.
     fn sync_files(&self, manifest: &PartialFile) -> std::io::Result<()> {
         for gid in 0..self.files.len() {
-            if self.files[gid].created {
-                let temp = PartialFile::temp_path(&self.path(gid));
+            for path in self.part_paths(gid) {
+                let temp = PartialFile::temp_path(&path);
                 std::fs::File::open(&temp)
                     .and_then(|f| f.sync_all())
                     .map_err(|e| with_path(e, &temp))?;
@@ -134,8 +133,8 @@ impl Outputs {
     /// run that then failed: a part of the output must not look complete.
     fn remove_renamed(&self, upto: usize) {
         for gid in 0..upto {
-            if self.files[gid].created {
-                let _ = std::fs::remove_file(self.path(gid));
+            for path in self.part_paths(gid) {
+                let _ = std::fs::remove_file(path);
             }
         }
     }
@@ -152,7 +151,9 @@ impl Outputs {
         for gid in 0..self.files.len() {
             if self.files[gid].created {
                 let path = self.path(gid);
-                let _ = std::fs::remove_file(PartialFile::temp_path(&path));
+                for part in self.part_paths(gid) {
+                    let _ = std::fs::remove_file(PartialFile::temp_path(&part));
+                }
                 let mut dir = path.parent();
                 while let Some(d) = dir {
                     if d == out || std::fs::remove_dir(d).is_err() {

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use super::escape::{escape, escape_within, MAX_NAME_LEN};
-use super::{Layout, Options, PartitionError};
+use super::{Layout, Options, OutputFormat, PartitionError};
 
 /// Longest file name (in bytes) the common file systems allow (ext4, XFS,
 /// Btrfs, ZFS; APFS and NTFS count 255 characters).
@@ -32,15 +32,18 @@ impl FileLayout {
     /// The layout `options` ask for; columns are named by
     /// [`set_columns`](Self::set_columns).
     pub fn new(options: &Options) -> Self {
-        let extension = format!(
-            "{}{}",
-            match options.delimiter {
-                b'\t' => ".tsv",
-                b',' => ".csv",
-                _ => ".txt",
-            },
-            options.compression.suffix()
-        );
+        let extension = match options.format {
+            OutputFormat::Parquet(_) => ".parquet".to_owned(),
+            OutputFormat::Text => format!(
+                "{}{}",
+                match options.delimiter {
+                    b'\t' => ".tsv",
+                    b',' => ".csv",
+                    _ => ".txt",
+                },
+                options.compression.suffix()
+            ),
+        };
         FileLayout {
             out: options.out.clone(),
             layout: options.layout,

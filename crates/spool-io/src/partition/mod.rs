@@ -43,6 +43,8 @@
 //! | `commit` | the end: manifest, renames (or removal of everything), `--fsync` |
 //! | [`escape`] | keys as file names, reversibly |
 //! | `columns` | `--by` and `--where` columns resolved against the header |
+//! | [`parquet`] | `--format parquet`: the table, typed values, Parquet writers |
+//! | `writer_memory` | the Parquet writers' row groups charged to the budget |
 //!
 //! [`ChunkPool`]: crate::write::ChunkPool
 
@@ -52,8 +54,10 @@ mod commit;
 pub mod escape;
 mod layout;
 mod outputs;
+pub mod parquet;
 mod router;
 mod workers;
+mod writer_memory;
 
 use std::io;
 use std::path::PathBuf;
@@ -78,6 +82,16 @@ pub enum Layout {
     Flat,
 }
 
+/// What the output files hold.
+#[derive(Clone, Debug, Default)]
+pub enum OutputFormat {
+    /// The records as read (compressed per [`Options::compression`]).
+    #[default]
+    Text,
+    /// A Parquet dataset (Hive layout only).
+    Parquet(parquet::ParquetOptions),
+}
+
 /// What to partition and how.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -94,8 +108,10 @@ pub struct Options {
     pub header: bool,
     /// Conditions every written record meets.
     pub filters: Vec<Filter>,
-    /// Output encoding.
+    /// Output encoding of text files.
     pub compression: Compression,
+    /// Text or Parquet.
+    pub format: OutputFormat,
     /// Writer threads (no more than `max_open` are started: each keeps a
     /// file open).
     pub workers: usize,
@@ -105,6 +121,8 @@ pub struct Options {
     pub min_chunk_len: usize,
     /// Bytes all chunks together may use.
     pub chunk_budget: usize,
+    /// The memory target last given to [`set_memory`](Self::set_memory).
+    pub memory: usize,
     /// Most output files open at once (shared among the workers).
     pub max_open: usize,
     /// Output layout.
@@ -142,10 +160,12 @@ impl Options {
             header: false,
             filters: Vec::new(),
             compression: Compression::None,
+            format: OutputFormat::Text,
             workers,
             chunk_len: 64 << 10,
             min_chunk_len: 512,
             chunk_budget: 64 << 20,
+            memory: DEFAULT_MEMORY,
             max_open: 256,
             layout: Layout::Hive,
             skip_invalid: false,
@@ -172,6 +192,7 @@ impl Options {
     /// If `total` leaves less than 1 MiB for chunks; the message says the
     /// smallest workable value.
     pub fn set_memory(&mut self, total: usize) -> Result<(), PartitionError> {
+        self.memory = total;
         let reserve = self.memory_reserve();
         let budget = total.saturating_sub(reserve);
         if budget < MIN_CHUNK_BUDGET {
@@ -184,7 +205,7 @@ impl Options {
                 (reserve + MIN_CHUNK_BUDGET).div_ceil(1 << 20)
             )));
         }
-        let per_chunk = (budget / 512).clamp(32 << 10, 1 << 20);
+        let per_chunk = (budget / 512).clamp(32 << 10, MAX_CHUNK);
         self.chunk_len = 1 << per_chunk.ilog2();
         self.chunk_budget = budget;
         Ok(())
@@ -197,13 +218,31 @@ impl Options {
         let read = self.parallel_inputs * (self.read.buffers + 1) * self.read.buffer_len
             // a decompressor's input buffer
             + self.parallel_inputs * (1 << 20);
-        let encoder = match self.compression {
-            Compression::None => 0,
-            Compression::Zstd(_) => 4 << 20,
-            Compression::Gzip(_) => 1 << 20,
+        let workers = match &self.format {
+            OutputFormat::Text => {
+                let encoder = match self.compression {
+                    Compression::None => 0,
+                    Compression::Zstd(_) => 4 << 20,
+                    Compression::Gzip(_) => 1 << 20,
+                };
+                self.workers.max(1) * (encoder + 2 * (1 << 20))
+            }
+            // Per writer thread: a batch being built (its arrays, about
+            // three times the text of a largest chunk), a row group being
+            // compressed (its output, and a zstd context); per open file
+            // its write buffer and the writer's own state.
+            OutputFormat::Parquet(_) => {
+                self.workers.max(1) * (3 * MAX_CHUNK + self.row_group_bytes() + (4 << 20))
+                    + self.max_open * (parquet::sink::FILE_BUFFER + (8 << 10))
+            }
         };
-        let workers = self.workers.max(1) * (encoder + 2 * (1 << 20));
         read + workers + BASE_ALLOWANCE
+    }
+
+    /// In-memory size at which a Parquet writer flushes its row group:
+    /// 1/32 of `--memory`, 1 to 16 MiB.
+    pub(crate) fn row_group_bytes(&self) -> usize {
+        (self.memory / 32).clamp(1 << 20, 16 << 20)
     }
 }
 
@@ -211,6 +250,8 @@ impl Options {
 pub const DEFAULT_MEMORY: usize = 128 << 20;
 /// Memory counted for the program itself (code, stacks, key table).
 const BASE_ALLOWANCE: usize = 24 << 20;
+/// Largest chunk `set_memory` chooses.
+const MAX_CHUNK: usize = 1 << 20;
 /// Smallest chunk budget `set_memory` accepts.
 const MIN_CHUNK_BUDGET: usize = 1 << 20;
 

@@ -17,7 +17,9 @@ use regex::bytes::Regex;
 use super::budget::Buffers;
 use super::layout::prepare_out_dir;
 use super::outputs::Outputs;
-use super::{Column, GroupSummary, Options, PartitionError, Summary};
+use super::parquet::{ParquetRun, Table};
+use super::workers::Format;
+use super::{Column, GroupSummary, Layout, Options, OutputFormat, PartitionError, Summary};
 use crate::progress::Phase;
 use crate::read::{fields::field, Block, FileBlocks, Record, Records};
 
@@ -44,6 +46,8 @@ struct Router<'a> {
     keys: Vec<HashMap<Box<[u8]>, u32, foldhash::fast::RandomState>>,
     buffers: Buffers,
     outputs: Outputs,
+    /// Set for `--format parquet`.
+    parquet: Option<Arc<ParquetRun>>,
     summary: Summary,
 }
 
@@ -80,6 +84,12 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
     if options.inputs.is_empty() {
         return Err(PartitionError::Usage("no input files".into()));
     }
+    if matches!(options.format, OutputFormat::Parquet(_)) && options.layout != Layout::Hive {
+        return Err(PartitionError::Usage(
+            "--format parquet writes the hive layout only (a group may have several part files)"
+                .into(),
+        ));
+    }
     let created_out = prepare_out_dir(&options.out, options.force)?;
     let mut router = match Router::new(options, created_out) {
         Ok(router) => router,
@@ -103,14 +113,29 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
 
 impl<'a> Router<'a> {
     fn new(options: &'a Options, created_out: bool) -> Result<Self, PartitionError> {
+        let buffers = Buffers::new(options);
+        let (format, parquet) = match (&options.format, buffers.writer_memory()) {
+            (OutputFormat::Parquet(p), Some(memory)) => {
+                let run = Arc::new(ParquetRun::new(
+                    p,
+                    memory,
+                    options.delimiter,
+                    options.read.delimiter,
+                    options.row_group_bytes(),
+                )?);
+                (Format::Parquet(run.clone()), Some(run))
+            }
+            _ => (Format::Text(options.compression), None),
+        };
         let mut router = Router {
             options,
             columns: Vec::new(),
             filters: Vec::new(),
             header: None,
             keys: (0..options.by.len()).map(|_| HashMap::default()).collect(),
-            buffers: Buffers::new(options),
-            outputs: Outputs::new(options, created_out)?,
+            outputs: Outputs::new(options, &format, created_out)?,
+            buffers,
+            parquet,
             summary: Summary::default(),
         };
         if !options.header {
@@ -216,6 +241,9 @@ impl<'a> Router<'a> {
                 };
                 *key = value;
             }
+            if self.parquet.is_some() && !self.check_typed(file, &record)? {
+                continue 'records;
+            }
             for (g, gid) in gids.iter_mut().enumerate().take(groupings) {
                 *gid = self.group_of(g, keys[g])?;
             }
@@ -236,13 +264,16 @@ impl<'a> Router<'a> {
                 })?;
                 let names: Vec<&str> = text.split(self.options.delimiter as char).collect();
                 self.resolve_columns(Some(&names))?;
+                self.set_table(names.iter().map(|n| (*n).to_owned()).collect())?;
                 // Written as read, so a CRLF header stays CRLF like the
                 // records under it.
                 let mut line = record.raw().to_vec();
                 if line.last() != Some(&self.options.read.delimiter) {
                     line.push(self.options.read.delimiter);
                 }
-                self.buffers.set_header(line.clone());
+                if self.parquet.is_none() {
+                    self.buffers.set_header(line.clone());
+                }
                 self.header = Some(line);
             }
             Some(first) => {
@@ -263,6 +294,52 @@ impl<'a> Router<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Sets the Parquet table from the column names (the header's, or
+    /// `colN` for each field of the first record).
+    fn set_table(&mut self, names: Vec<String>) -> Result<(), PartitionError> {
+        let (Some(run), OutputFormat::Parquet(p)) = (&self.parquet, &self.options.format) else {
+            return Ok(());
+        };
+        let keys: Vec<usize> = self.columns.iter().map(|c| c.index).collect();
+        let table = Table::new(names, &p.schema, &keys)?;
+        let _ = run.table.set(Arc::new(table));
+        Ok(())
+    }
+
+    /// Checks a record against the Parquet table; `false` to skip it
+    /// (`--skip-invalid`).
+    fn check_typed(&mut self, file: usize, record: &Record<'_>) -> Result<bool, PartitionError> {
+        let run = self.parquet.clone().expect("a parquet run");
+        if run.table.get().is_none() {
+            let fields = crate::read::fields::count(record.bytes(), self.options.delimiter);
+            self.set_table((1..=fields).map(|i| format!("col{i}")).collect())?;
+        }
+        let table = run.table.get().expect("just set");
+        let message = match table.check(record.bytes(), self.options.delimiter) {
+            Ok(None) => return Ok(true),
+            Ok(Some((column, value))) => format!(
+                "column {} ({}): {:?} is not a valid {} value",
+                column + 1,
+                table.names[column],
+                String::from_utf8_lossy(value),
+                table.types[column]
+            ),
+            Err(fields) => format!(
+                "record has {fields} field(s), the table has {}",
+                table.names.len()
+            ),
+        };
+        if self.options.skip_invalid {
+            self.summary.skipped_invalid += 1;
+            return Ok(false);
+        }
+        Err(self.input_error(
+            file,
+            record,
+            format!("{message} (use --skip-invalid to skip such records)"),
+        ))
     }
 
     fn input_error(&self, file: usize, record: &Record<'_>, message: String) -> PartitionError {
