@@ -255,11 +255,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let secs = start.elapsed().as_secs_f64();
     let written = summary.records_in - summary.filtered - summary.skipped_invalid;
     eprintln!(
-        "spool partition: {} records ({:.1} MB) from {} input(s) into {} file(s) under {} in {:.2}s ({:.0} MB/s); \
+        "spool partition: {} records ({:.1} MB) from {} input(s) into {} file(s) of {} group(s) under {} in {:.2}s ({:.0} MB/s); \
          {:.1} MB written; {} filtered out, {} invalid skipped, {} reopened",
         written,
         summary.bytes_in as f64 / 1e6,
         args.inputs.len(),
+        summary.groups.iter().map(|g| u64::from(g.files)).sum::<u64>(),
         summary.groups.len(),
         args.out.display(),
         secs,

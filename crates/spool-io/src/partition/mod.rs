@@ -262,10 +262,12 @@ pub struct GroupSummary {
     pub column: String,
     /// The key.
     pub key: Vec<u8>,
-    /// The file written.
+    /// The file written (with Parquet, its first part).
     pub path: PathBuf,
     /// Records written (not counting the header).
     pub records: u64,
+    /// Files written: 1, or with Parquet the number of parts.
+    pub files: u32,
 }
 
 /// What a run did.

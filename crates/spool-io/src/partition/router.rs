@@ -410,12 +410,16 @@ impl<'a> Router<'a> {
                     key: file.key.to_vec(),
                     path: self.outputs.path(gid),
                     records: self.buffers.records(gid),
+                    files: 1,
                 }
             })
             .collect();
         let result = self
             .outputs
             .commit(&self.summary.groups, self.options.fsync);
+        for (gid, group) in self.summary.groups.iter_mut().enumerate() {
+            group.files = self.outputs.part_paths(gid).len() as u32;
+        }
         self.collect_counters();
         result
     }
