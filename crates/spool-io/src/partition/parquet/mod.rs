@@ -7,7 +7,7 @@
 //! byte offset an error must name); the writer threads turn each group's
 //! buffered records into Arrow batches and append them to the group's
 //! open Parquet file, whose in-progress row group is charged to the run's
-//! memory budget (see [`sink`]'s bounds).
+//! memory budget (see the bounds of the `sink` module).
 //!
 //! | module | its job |
 //! |---|---|
