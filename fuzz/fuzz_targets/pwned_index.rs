@@ -1,46 +1,61 @@
-//! Damaged index files: a valid index (built once) with arbitrary bytes
-//! flipped and an arbitrary truncation. Opening must reject it or accept it
-//! without panicking, and an accepted file must answer lookups and range
-//! queries and verify without panicking (the header checksum guards the
-//! header; open checks the size; each lookup or range query range-checks
-//! the two table entries it uses, and records are only read through
-//! checked slices).
+//! Damaged index files: a valid index (built once from known records) with
+//! arbitrary bytes flipped and an arbitrary truncation. Opening must reject
+//! it or accept it without panicking, and an accepted file must answer
+//! every lookup and range query either exactly as the intact index would
+//! or with an error — never a wrong count (the block checksums and the
+//! checks of `Index::lookup`), and verify without panicking.
 #![no_main]
 
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
+use spool_pwned::format::RECORDS_OFFSET;
 use spool_pwned::{HashKind, IndexWriter};
 
 #[derive(Arbitrary, Debug)]
 struct Damage {
-    flips: Vec<(u32, u8)>,
+    /// Offset, XOR mask, and whether the offset is taken within the end of
+    /// the table and the records (where lookups read) or the whole file.
+    flips: Vec<(u32, u8, bool)>,
     truncate: Option<u32>,
     probe: [u8; 20],
 }
 
-fn valid_index() -> &'static Vec<u8> {
-    static INDEX: OnceLock<Vec<u8>> = OnceLock::new();
+struct Valid {
+    bytes: Vec<u8>,
+    oracle: BTreeMap<Vec<u8>, u32>,
+}
+
+fn valid_index() -> &'static Valid {
+    static INDEX: OnceLock<Valid> = OnceLock::new();
     INDEX.get_or_init(|| {
         let path = std::env::temp_dir().join(format!("spool-fuzz-valid-{}", std::process::id()));
         let mut w = IndexWriter::create(&path, HashKind::Sha1).unwrap();
-        let mut keys: Vec<Vec<u8>> = (0..300).map(|i| HashKind::Sha1.hash_password(&format!("p{i}"))).collect();
-        keys.sort();
-        for (i, k) in keys.iter().enumerate() {
-            w.push(k, i as u32 + 1).unwrap();
+        let oracle: BTreeMap<Vec<u8>, u32> = (0..300u32)
+            .map(|i| (HashKind::Sha1.hash_password(&format!("p{i}")), i + 1))
+            .collect();
+        for (k, count) in &oracle {
+            w.push(k, *count).unwrap();
         }
         w.finish().unwrap();
         let bytes = std::fs::read(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
-        bytes
+        Valid { bytes, oracle }
     })
 }
 
 fuzz_target!(|damage: Damage| {
-    let mut bytes = valid_index().clone();
-    for (at, xor) in &damage.flips {
-        let at = *at as usize % bytes.len();
+    let valid = valid_index();
+    let mut bytes = valid.bytes.clone();
+    let near = RECORDS_OFFSET - 4096;
+    for &(at, xor, in_records) in &damage.flips {
+        let at = if in_records {
+            near + at as usize % (bytes.len() - near)
+        } else {
+            at as usize % bytes.len()
+        };
         bytes[at] ^= xor;
     }
     if let Some(len) = damage.truncate {
@@ -49,12 +64,28 @@ fuzz_target!(|damage: Damage| {
     let path = std::env::temp_dir().join(format!("spool-fuzz-index-{}", std::process::id()));
     std::fs::write(&path, &bytes).unwrap();
     if let Ok(index) = spool_pwned::Index::open(&path) {
-        let _ = index.lookup(&damage.probe);
-        let _ = index.lookup(&HashKind::Sha1.hash_password("p7"));
-        // A range of a damaged table: wrong records at worst, no panic.
+        for (key, count) in valid.oracle.iter().take(40) {
+            if let Ok(got) = index.lookup(key) {
+                assert_eq!(got, Some(*count), "a wrong count from a damaged index");
+            }
+        }
+        let want = valid.oracle.get(&damage.probe[..]).copied();
+        if let Ok(got) = index.lookup(&damage.probe) {
+            assert_eq!(got, want, "a wrong answer from a damaged index");
+        }
+        // A range query answers the intact records or an error.
         let prefix = u32::from_be_bytes([0, damage.probe[0], damage.probe[1], damage.probe[2]]) >> 4;
-        let records = index.range(prefix);
-        assert_eq!(records.iter().count(), records.len());
+        if let Ok(records) = index.range(prefix) {
+            let got: Vec<(Vec<u8>, u32)> =
+                records.iter().map(|r| (r.key().to_vec(), r.count())).collect();
+            let want: Vec<(Vec<u8>, u32)> = valid
+                .oracle
+                .iter()
+                .filter(|(k, _)| u32::from_be_bytes([0, k[0], k[1], k[2]]) >> 4 == prefix)
+                .map(|(k, c)| (k[2..].to_vec(), *c))
+                .collect();
+            assert_eq!(got, want, "a wrong range from a damaged index");
+        }
         let _ = index.verify();
     }
     let _ = std::fs::remove_file(&path);

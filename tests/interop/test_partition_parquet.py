@@ -2,10 +2,13 @@
 hive-partitioned dataset: each key's rows, in input order (files in part
 order, rows in file order), with the declared types and NULLs. A small
 --max-open and --memory force several part files and small row groups.
+A CSV written by Python's `csv` module (commas, doubled quotes, CR and LF
+inside quotes, quoted numbers) comes back with its unquoted values.
 
 The spool binary is taken from $SPOOL_BIN (default target/release/spool).
 """
 import collections
+import csv
 import datetime
 import os
 import pathlib
@@ -101,3 +104,38 @@ def test_pyarrow_reads_every_key_in_order(sample, dataset):
     whole = ds.dataset(str(dataset), format="parquet", partitioning="hive").to_table()
     assert whole.num_rows == sum(len(v) for v in rows.values())
     assert sorted(set(whole.column("key").to_pylist())) == sorted(rows)
+
+
+NOTES = ["Smith, John", 'say "hi"', "two\nlines", "cr\r\nlf", "", "plain", " padded "]
+
+
+def test_quoted_csv_values_come_back_unquoted(tmp_path):
+    rng = random.Random(17)
+    path = tmp_path / "in.csv"
+    want = collections.defaultdict(list)
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        minimal = csv.writer(f)  # QUOTE_MINIMAL and CRLF, Python's default
+        every = csv.writer(f, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        minimal.writerow(["city", "n", "note"])
+        for i in range(3_000):
+            city = rng.choice(["Paris", "New York, NY", 'a "b" c'])
+            note = rng.choice(NOTES)
+            (every if i % 3 == 0 else minimal).writerow([city, i, note])
+            want[city].append((i, note or None))
+    out = tmp_path / "out"
+    subprocess.run(
+        [SPOOL, "partition", "--quiet", "--header", "-d", ",", "--by", "city",
+         "--format", "parquet", "--schema", "n:int64", "--out", str(out), str(path)],
+        check=True,
+        capture_output=True,
+    )
+    con = duckdb.connect()
+    for city, rows in want.items():
+        got = con.execute(
+            f"SELECT n, note FROM read_parquet('{out}/*/*.parquet', hive_partitioning = true, "
+            "filename = true, file_row_number = true) WHERE city = ? ORDER BY filename, file_row_number",
+            [city],
+        ).fetchall()
+        assert got == rows, city
+    whole = ds.dataset(str(out), format="parquet", partitioning="hive").to_table()
+    assert sorted(set(whole.column("note").to_pylist()), key=str) == sorted({n or None for n in NOTES}, key=str)

@@ -100,13 +100,17 @@ impl SpoolStream {
     /// bytes read from the front (which may include the written ones).
     pub(crate) fn sync(&mut self, written: usize, consumed: usize) -> i32 {
         if written > 0 {
-            if written > self.state.spare_len {
+            // A view publishes no spare region, so its check comes first:
+            // the header promises READONLY for a commit into a view, not
+            // RANGE.
+            let spare_len = self.state.spare_len;
+            let Some(w) = self.writer() else {
+                return SPOOL_E_READONLY;
+            };
+            if written > spare_len {
                 return SPOOL_E_RANGE;
             }
-            match self.writer() {
-                Some(w) => w.commit(written),
-                None => return SPOOL_E_READONLY,
-            }
+            w.commit(written);
         }
         self.reader().pop(consumed);
         SPOOL_OK

@@ -227,3 +227,26 @@ fn reassembler_view_state_follows_inserts_pops_and_assignment() {
         spool_reassembler_free(r);
     }
 }
+
+#[test]
+fn a_commit_into_a_view_is_readonly_and_pops_nothing() {
+    // SAFETY: the reassembler is live until freed at the end; the view is
+    // used only while it lives.
+    unsafe {
+        let r = spool_reassembler_new(spool_stream_new(16));
+        let view = spool_reassembler_stream(r);
+        assert_eq!(
+            spool_reassembler_insert(r, 0, b"abc".as_ptr(), 3, false),
+            SPOOL_OK
+        );
+        let null = std::ptr::null();
+        let status = spool_stream_sync_push(view, 1, 2, null, 0, std::ptr::null_mut());
+        assert_eq!(status, SPOOL_E_READONLY, "the header's answer, not RANGE");
+        assert_eq!((*spool_stream_state_of(view)).bytes_buffered, 3);
+        // With nothing written, the pop happens, then the push is refused.
+        let status = spool_stream_sync_push(view, 0, 2, b"x".as_ptr(), 1, std::ptr::null_mut());
+        assert_eq!(status, SPOOL_E_READONLY);
+        assert_eq!((*spool_stream_state_of(view)).bytes_buffered, 1);
+        spool_reassembler_free(r);
+    }
+}

@@ -203,3 +203,34 @@ pub fn memchr_records(data: &[u8], dialect: Dialect, n: usize) -> Answer {
     }
     (records, bytes)
 }
+
+/// A lower bound that is not a peer: it reads the same bytes but does
+/// less than any splitter must, and checks its own answer.
+pub type Floor = fn(&[u8]) -> u64;
+
+/// The floors timed beside the peers: how fast the bytes can be passed
+/// over at all, and what the splitter's 64-byte masks cost without any
+/// per-record work.
+pub fn floors() -> Vec<(&'static str, Input, Floor)> {
+    vec![
+        ("floor: memchr count of LF", Input::Csv, |d| {
+            memchr::memchr_iter(b'\n', d).count() as u64
+        }),
+        ("floor: RecordCutter masks alone", Input::Csv, |d| {
+            cut_only(d, Dialect::CSV, 1 << 20)
+        }),
+        ("floor: memchr count of LF", Input::Tsv, |d| {
+            memchr::memchr_iter(b'\n', d).count() as u64
+        }),
+    ]
+}
+
+/// What each floor must answer on `data`: the number of LFs, or for the
+/// cutter the end of the input (the sample ends with a line break).
+pub fn floor_answer(name: &str, data: &[u8]) -> u64 {
+    if name.contains("RecordCutter") {
+        data.len() as u64
+    } else {
+        data.iter().filter(|&&b| b == b'\n').count() as u64
+    }
+}

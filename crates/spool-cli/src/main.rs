@@ -8,11 +8,13 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod completions;
+mod count;
 mod man;
 mod partition;
 mod progress;
 mod pwned;
 mod pwned_serve;
+mod report;
 mod size;
 mod stdout;
 
@@ -49,7 +51,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("spool: error: {err:#}");
+            eprintln!("spool: error: {}", report::message(&err));
             ExitCode::from(2)
         }
     }

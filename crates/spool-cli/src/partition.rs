@@ -23,8 +23,10 @@ Output: OUT/COLUMN=VALUE/part-00000.tsv[.zst|.gz] (a Hive-partitioned dataset \
 for Spark, DuckDB, Polars), or OUT/VALUE.tsv with --layout flat; with several \
 --by, one tree per column (OUT/by-COLUMN/...). Records keep input order. Keys \
 are escaped for file names (see docs/partition.md); OUT/_partitions.tsv lists \
-every key, file and record count. Files appear under their names only when the \
-run succeeds; on an error or Ctrl-C the partial output is removed.
+every key, file and record count. The dataset is built in a hidden directory \
+beside OUT and appears whole with one rename when the run succeeds; on an \
+error, Ctrl-C or a kill no part of it appears. One run at a time per OUT (a \
+second one refuses).
 
 Exit status: 0 on success, 2 on error, 130 when interrupted.")]
 pub struct Args {
@@ -32,15 +34,23 @@ pub struct Args {
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     /// Output directory (created if missing; must be empty unless --force).
+    /// Its parent holds the run's hidden staging directory and a lock file,
+    /// `.OUT.spool-lock`.
     #[arg(short, long)]
     out: PathBuf,
     /// Column to group by: a header name (with --header) or a number from 1.
     /// Repeat for several groupings in one pass.
     #[arg(long, required = true)]
     by: Vec<String>,
-    /// Field delimiter: tab, comma, or any single byte.
+    /// Field delimiter: tab, comma, semicolon, pipe, space or any single
+    /// ASCII character. Any delimiter but tab reads RFC 4180 CSV (fields
+    /// may be quoted with "); tab reads unquoted TSV unless --quote is given.
     #[arg(short, long, default_value = "tab", value_parser = parse_delimiter)]
     delimiter: u8,
+    /// Quote character for fields, or `none` for no quoting (every byte is
+    /// data). Default: `"` except with a tab delimiter.
+    #[arg(long, value_name = "CHAR|none", value_parser = parse_quote)]
+    quote: Option<Quote>,
     /// Inputs start with a header line: names columns, is checked to be the
     /// same in every input, and starts every output file.
     #[arg(long)]
@@ -49,7 +59,7 @@ pub struct Args {
     /// not (COLUMN!~REGEX). Repeat to require several.
     #[arg(long = "where", value_name = "COL~REGEX")]
     filters: Vec<String>,
-    /// Output compression. Text: none (default), zstd or gzip — one frame
+    /// Output compression. Text: none (default), zstd or gzip, one frame
     /// or member per block, so every file decompresses with the standard
     /// tools. Parquet: zstd (default), snappy or none, per column chunk.
     #[arg(long)]
@@ -72,14 +82,14 @@ pub struct Args {
     #[arg(long, default_value_t = partition::parquet::DEFAULT_ROW_GROUP_ROWS)]
     row_group_size: usize,
     /// Writer threads (default: one per core).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::count::parse_count)]
     threads: Option<usize>,
     /// Memory for the whole run, e.g. 256M (read-ahead, buffers, encoders).
     #[arg(long, default_value = "128M", value_parser = crate::size::parse_size)]
     memory: usize,
     /// Most output files open at once; least recently used ones are closed
     /// and reopened in append mode.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = crate::count::parse_count)]
     max_open: usize,
     /// Output layout.
     #[arg(long, default_value = "hive")]
@@ -87,12 +97,14 @@ pub struct Args {
     /// Count and skip records with too few fields instead of stopping.
     #[arg(long)]
     skip_invalid: bool,
-    /// Write into an output directory that is not empty.
+    /// Replace an existing dataset (a directory holding _partitions.tsv) as
+    /// a whole, in one step, once the new one is complete.
     #[arg(long)]
     force: bool,
-    /// Flush every output file to disk before renaming it into place (and
-    /// the directories after), so even a power loss cannot leave a renamed
-    /// file with missing data; the run then waits for the disk.
+    /// Flush every output file and directory to disk before the dataset is
+    /// published (and the publish after), so even a power loss cannot leave
+    /// a published dataset with missing data; the run then waits for the
+    /// disk.
     #[arg(long)]
     fsync: bool,
     /// No progress bar.
@@ -135,6 +147,36 @@ fn parse_delimiter(s: &str) -> Result<u8, String> {
         _ => Err(format!(
             "'{s}' is not a delimiter: use tab, comma, space, pipe, semicolon or one ASCII character"
         )),
+    }
+}
+
+/// `--quote`: a character, or no quoting.
+#[derive(Clone, Copy)]
+enum Quote {
+    Char(u8),
+    None,
+}
+
+fn parse_quote(s: &str) -> Result<Quote, String> {
+    match s {
+        "none" => Ok(Quote::None),
+        _ if s.len() == 1 && !matches!(s.as_bytes()[0], b'\n' | b'\r') => {
+            Ok(Quote::Char(s.as_bytes()[0]))
+        }
+        _ => Err(format!(
+            "'{s}' is not a quote: use one ASCII character (usually '\"') or none"
+        )),
+    }
+}
+
+/// The quote byte for a delimiter: `"` (RFC 4180) unless the delimiter is
+/// a tab (IANA TSV has no quoting), or what `--quote` says.
+fn quote_for(delimiter: u8, quote: Option<Quote>) -> Option<u8> {
+    match quote {
+        Some(Quote::Char(q)) => Some(q),
+        Some(Quote::None) => None,
+        None if delimiter == b'\t' => None,
+        None => Some(b'"'),
     }
 }
 
@@ -210,6 +252,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.by.into_iter().map(ColumnRef).collect(),
     );
     options.delimiter = args.delimiter;
+    options.quote = quote_for(args.delimiter, args.quote);
+    options.input_format()?;
     options.header = args.header;
     options.filters = args
         .filters
@@ -221,9 +265,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     options.format = format;
     if let Some(threads) = args.threads {
-        options.workers = threads.max(1);
+        options.workers = threads;
     }
-    options.max_open = args.max_open.max(1);
+    options.max_open = args.max_open;
     options.layout = match args.layout {
         LayoutArg::Hive => Layout::Hive,
         LayoutArg::Flat => Layout::Flat,
@@ -270,6 +314,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         summary.skipped_invalid,
         summary.reopened,
     );
+    for stale in &summary.stale_removed {
+        eprintln!(
+            "spool partition: warning: removed {}, left by an earlier run into {} that did not finish",
+            stale.display(),
+            args.out.display()
+        );
+    }
     if summary.over_budget_bytes > 0 {
         eprintln!(
             "spool partition: warning: the table of {} keys outgrew --memory by about {:.1} MB; \

@@ -9,6 +9,7 @@ use std::time::Instant;
 use anyhow::Context as _;
 use clap::{Subcommand, ValueEnum};
 use spool_io::progress::Progress;
+use spool_io::size::Size;
 use spool_io::write::PartialFile;
 use spool_pwned::build::{build, BuildOptions};
 use spool_pwned::input::sources;
@@ -38,12 +39,13 @@ enum Command {
         /// The input holds NTLM hashes (32 hex digits) instead of SHA-1.
         #[arg(long)]
         ntlm: bool,
-        /// Memory for the build, e.g. 512M or 2G (peak RSS stays within it).
+        /// Memory for the build, e.g. 512M or 2G (peak RSS stays within it;
+        /// at least 40M plus 4M per thread).
         #[arg(long, default_value = "512M", value_parser = crate::size::parse_size)]
         memory: usize,
         /// Threads parsing lines and sorting buckets (default: one per core,
-        /// at most 8).
-        #[arg(long)]
+        /// at most 8; more than four per core are capped).
+        #[arg(long, value_parser = crate::count::parse_count)]
         threads: Option<usize>,
         /// Skip malformed lines (and report how many) instead of stopping.
         #[arg(long)]
@@ -53,6 +55,10 @@ enum Command {
         temp_dir: Option<PathBuf>,
     },
     /// Check a password, a hash, or a batch of them against an index.
+    ///
+    /// Without --password, --hash or --batch the password is the first line
+    /// of standard input (or typed at a prompt); an empty line is the empty
+    /// password, and an empty standard input is an error.
     ///
     /// Exit status: 0 if found (any, in batch mode), 1 if not found,
     /// 2 on error.
@@ -137,14 +143,28 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             threads,
         } => {
             let defaults = BuildOptions::default();
+            let threads = threads.unwrap_or(defaults.threads).max(1);
+            let max = spool_pwned::build::max_threads();
+            if threads > max {
+                eprintln!("spool pwned build: --threads {threads} capped to {max} (four per core, at most 64)");
+            }
             let opts = BuildOptions {
                 kind: kind(ntlm),
                 memory,
                 skip_invalid,
                 temp_dir,
-                threads: threads.unwrap_or(defaults.threads).max(1),
+                threads: threads.min(max),
                 progress: None,
             };
+            let least = opts.min_memory();
+            anyhow::ensure!(
+                memory >= least,
+                "--memory {} is too small for a build with {} thread(s): use at least {} \
+                 (or fewer --threads)",
+                Size(memory),
+                opts.threads,
+                Size(least.next_multiple_of(1 << 20))
+            );
             run_build(&inputs, &output, &opts)
         }
         Command::Check {
@@ -255,7 +275,14 @@ fn run_check(
             }
             let key =
                 parse_hash(hex, kind).with_context(|| format!("{}:{}", batch.display(), n + 1))?;
-            let count = index.lookup(&key);
+            let count = index.lookup(&key).with_context(|| {
+                format!(
+                    "{}: looking up line {} of {}",
+                    index.path(),
+                    n + 1,
+                    batch.display()
+                )
+            })?;
             any |= count.is_some();
             writeln!(out, "{}\t{}", to_hex(&key), count.unwrap_or(0))?;
         }
@@ -271,7 +298,9 @@ fn run_check(
         (None, Some(pw)) => kind.hash_password(&pw),
         (None, None) => kind.hash_password(&read_password()?),
     };
-    let count = index.lookup(&key);
+    let count = index
+        .lookup(&key)
+        .with_context(|| index.path().to_string())?;
     match count {
         Some(n) => println!("pwned: seen {n} times"),
         None => println!("not found"),
@@ -299,7 +328,17 @@ fn read_password() -> anyhow::Result<String> {
         Ok(rpassword::prompt_password("Password: ")?)
     } else {
         let mut line = String::new();
-        io::stdin().lock().read_line(&mut line)?;
+        let read = io::stdin()
+            .lock()
+            .read_line(&mut line)
+            .context("standard input")?;
+        // Nothing at all is a mistake (a missing pipe or file), not the
+        // empty password; an empty line is the empty password.
+        anyhow::ensure!(
+            read > 0,
+            "no password to check: standard input is empty (pipe the password in, \
+             or use --password or --hash)"
+        );
         Ok(line.trim_end_matches(['\r', '\n']).to_string())
     }
 }

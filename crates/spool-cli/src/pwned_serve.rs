@@ -36,10 +36,11 @@ pub struct Args {
     #[arg(long)]
     access_log: bool,
     /// Worker threads (default: one per core).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::count::parse_count)]
     threads: Option<usize>,
     /// Connections served at once; more wait in the accept backlog.
-    #[arg(long, default_value_t = Limits::default().max_connections)]
+    #[arg(long, default_value_t = Limits::default().max_connections,
+          value_parser = crate::count::parse_count)]
     max_connections: usize,
     /// Seconds a client has to send request headers (also closes idle
     /// keep-alive connections).

@@ -228,14 +228,21 @@ fn ctrl_c_stops_a_run_waiting_on_input_and_leaves_nothing_complete() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    // Enough that full chunks reach the writers (temporary files exist),
-    // then the pipe stays open: spool is waiting for more input when
-    // interrupted.
+    // Enough that full chunks reach the writers (files exist in the run's
+    // staging directory), then the pipe stays open: spool is waiting for
+    // more input when interrupted.
     let text = sample(50, 1_000_000);
     stdin.write_all(text.as_bytes()).unwrap();
     stdin.flush().unwrap();
     let started = std::time::Instant::now();
-    while !out.join("col1=k0").exists() {
+    let staged = || {
+        std::fs::read_dir(&dir.0)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().contains(".out.spool-staging-"))
+            .collect::<Vec<_>>()
+    };
+    while !staged().iter().any(|s| s.join("col1=k0").exists()) {
         assert!(started.elapsed().as_secs() < 30, "no output appeared");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
@@ -255,6 +262,7 @@ fn ctrl_c_stops_a_run_waiting_on_input_and_leaves_nothing_complete() {
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(err.contains("interrupted"), "{err}");
     assert!(!out.exists(), "partial output left behind");
+    assert!(staged().is_empty(), "staging directory left behind");
 }
 
 #[test]

@@ -56,7 +56,7 @@ fn built_index(dir: &Dir) -> PathBuf {
     assert!(run(cmd, None).status.success());
     let index = dir.0.join("pwned.idx");
     let mut cmd = spool();
-    cmd.args(["pwned", "build", "--memory", "16K", "-o"])
+    cmd.args(["pwned", "build", "--memory", "48M", "-o"])
         .arg(&index)
         .arg(&sample);
     let out = run(cmd, None);

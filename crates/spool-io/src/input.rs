@@ -5,7 +5,7 @@
 //! really gzip still reads, and a plain file named `.gz` is not mangled.
 
 use std::fs::File;
-use std::io::{self, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -114,18 +114,118 @@ pub fn decompress(mut raw: Box<dyn Read + Send>) -> io::Result<(Box<dyn Read + S
     if !is_gzip && !is_zstd {
         return Ok((raw, Detected::Plain));
     }
-    let buffered = BufReader::with_capacity(RAW_BUFFER, raw);
+    let consumed = Arc::new(AtomicU64::new(0));
+    let buffered = Consumed {
+        inner: BufReader::with_capacity(RAW_BUFFER, raw),
+        consumed: consumed.clone(),
+    };
     Ok(if is_gzip {
+        let decoder = flate2::bufread::MultiGzDecoder::new(buffered);
         (
-            Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
+            Box::new(Decoding::new(decoder, consumed, "gzip")),
             Detected::Gzip,
         )
     } else {
+        let decoder = zstd::stream::read::Decoder::with_buffer(buffered)?;
         (
-            Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
+            Box::new(Decoding::new(decoder, consumed, "zstd")),
             Detected::Zstd,
         )
     })
+}
+
+/// Adds a position to a read error: `(at byte offset N, line L)` for plain
+/// input; for compressed input, whose error already says where in the
+/// compressed bytes it lies (see [`decompress`]), how many decompressed
+/// bytes and lines came before it.
+pub fn locate(err: io::Error, offset: u64, line: u64) -> io::Error {
+    let decoding = err.get_ref().is_some_and(|inner| inner.is::<DecodeError>());
+    let message = if decoding {
+        format!(
+            "{err}; found after {offset} decompressed bytes ({} lines)",
+            line - 1
+        )
+    } else {
+        format!("{err} (at byte offset {offset}, line {line})")
+    };
+    io::Error::new(err.kind(), message)
+}
+
+/// A decoder whose errors say how far into the compressed input they were
+/// found: corrupt data somewhere in a gzip file is otherwise reported where
+/// the decompressed text stopped, an offset into bytes the user never saw.
+struct Decoding<D> {
+    decoder: D,
+    /// Compressed bytes the decoder has taken from its input.
+    consumed: Arc<AtomicU64>,
+    format: &'static str,
+}
+
+impl<D> Decoding<D> {
+    fn new(decoder: D, consumed: Arc<AtomicU64>, format: &'static str) -> Self {
+        Decoding {
+            decoder,
+            consumed,
+            format,
+        }
+    }
+}
+
+impl<D: Read> Read for Decoding<D> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.decoder.read(buf).map_err(|e| {
+            if e.kind() == io::ErrorKind::Interrupted {
+                return e;
+            }
+            // Near, not at: a decoder reports the input it used when a step
+            // succeeds, so a fault inside a block lies somewhat past this
+            // offset, and one in a gzip header up to the header's 10 bytes
+            // before it.
+            let at = self.consumed.load(Ordering::Relaxed);
+            let message = format!(
+                "{e} near compressed byte offset {at} ({} data)",
+                self.format
+            );
+            io::Error::new(e.kind(), DecodeError(message))
+        })
+    }
+}
+
+/// A decoder's error, told apart by [`locate`].
+#[derive(Debug)]
+struct DecodeError(String);
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// A buffered reader that counts the bytes its reader consumes.
+struct Consumed<R> {
+    inner: R,
+    consumed: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Consumed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.consumed.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Consumed<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.consumed.fetch_add(amt as u64, Ordering::Relaxed);
+        self.inner.consume(amt);
+    }
 }
 
 /// Prefixes an I/O error's message with the path it concerns, keeping its

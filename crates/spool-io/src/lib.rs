@@ -21,7 +21,8 @@
 //! * [`input`] — opening "a path or `-`", decompressing by magic number,
 //!   and [`with_path`](input::with_path) for errors that name their file;
 //!   [`progress`] — live counters for a progress display. Both serve every
-//!   engine built on this crate (`spool partition`, the pwned index build).
+//!   engine built on this crate (`spool partition`, the pwned index build);
+//!   [`size`] — byte counts in messages, in the units they were given in.
 //!
 //! ```text
 //!  file ──read thread──► [ chunk │ chunk │ chunk │ chunk ]  recycled ring
@@ -39,4 +40,5 @@ pub mod input;
 pub mod partition;
 pub mod progress;
 pub mod read;
+pub mod size;
 pub mod write;

@@ -4,34 +4,15 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use proptest::prelude::*;
 use spool_io::partition::{escape, run, ColumnRef, Filter, Layout, Options, PartitionError};
 use spool_io::write::Compression;
 
-static NEXT_DIR: AtomicUsize = AtomicUsize::new(0);
-
-/// A fresh directory, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
-        let dir =
-            std::env::temp_dir().join(format!("spool-partition-test-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod support;
+use support::TempDir;
 
 fn decode(path: &Path, compression: Compression) -> Vec<u8> {
     let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -344,12 +325,13 @@ fn hostile_keys_stay_inside_the_output_directory() {
         let summary = run(&options).unwrap();
         assert_eq!(summary.groups.len(), keys.len());
         assert_eq!(visible_files(&out).len(), keys.len());
-        // Nothing was written beside the output directory.
-        let beside: Vec<_> = std::fs::read_dir(&dir.0)
+        // Nothing was written beside the output directory but its lock.
+        let mut beside: Vec<_> = std::fs::read_dir(&dir.0)
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
-        assert_eq!(beside.len(), 2, "{beside:?}");
+        beside.sort();
+        assert_eq!(beside, [".out.spool-lock", "a.tsv", "out"], "{beside:?}");
         for g in &summary.groups {
             assert_eq!(
                 std::fs::read(&g.path).unwrap(),
@@ -436,24 +418,55 @@ fn a_corrupt_compressed_input_names_the_file_and_where_reading_stopped() {
 }
 
 #[test]
-fn a_failed_rename_leaves_no_renamed_file_behind() {
+fn force_replaces_a_dataset_whole_and_never_a_directory_of_other_files() {
     let dir = TempDir::new();
-    let a = write(&dir, "a.tsv", "a\t1\nb\t2\nc\t3\n");
     let out = dir.0.join("out");
-    // With --force into a directory where b's file name is taken by a
-    // directory, b's rename fails after a's succeeded.
-    let blocker = out.join("col1=b/part-00000.tsv");
-    std::fs::create_dir_all(blocker.join("keep")).unwrap();
-    let mut options = Options::new(vec![a], out.clone(), vec![ColumnRef("1".into())]);
-    options.force = true;
+    let first = write(&dir, "a.tsv", "a\t1\nb\t2\n");
+    run(&Options::new(
+        vec![first],
+        out.clone(),
+        vec![ColumnRef("1".into())],
+    ))
+    .unwrap();
+    assert!(out.join("col1=b/part-00000.tsv").is_file());
+    // Without --force a dataset is never touched.
+    let second = write(&dir, "b.tsv", "c\t3\n");
+    let mut options = Options::new(vec![second], out.clone(), vec![ColumnRef("1".into())]);
     let msg = run(&options).unwrap_err().to_string();
-    assert!(msg.contains(&blocker.display().to_string()), "{msg}");
-    let left: Vec<_> = all_files(&out);
-    assert!(left.is_empty(), "a failed run left {left:?}");
     assert!(
-        blocker.join("keep").is_dir(),
-        "the user's directory was removed"
+        msg.contains("not empty") && msg.contains(&out.display().to_string()),
+        "{msg}"
     );
+    // With it the new dataset replaces the old one as a whole: no file of
+    // the first run is left to be mixed in.
+    options.force = true;
+    run(&options).unwrap();
+    let mut left = all_files(&out);
+    left.sort();
+    assert_eq!(
+        left,
+        [
+            out.join("_partitions.tsv"),
+            out.join("col1=c/part-00000.tsv")
+        ]
+    );
+    // A directory that is not a dataset is never replaced, even with --force.
+    let other = dir.0.join("home");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("notes.txt"), "keep").unwrap();
+    options.out = other.clone();
+    let msg = run(&options).unwrap_err().to_string();
+    assert!(msg.contains("_partitions.tsv"), "{msg}");
+    assert_eq!(
+        std::fs::read_to_string(other.join("notes.txt")).unwrap(),
+        "keep"
+    );
+    let hidden: Vec<_> = std::fs::read_dir(&dir.0)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("spool-staging") || n.contains("spool-old"))
+        .collect();
+    assert!(hidden.is_empty(), "{hidden:?}");
 }
 
 #[test]

@@ -11,13 +11,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use spool_io::partition::{run, ColumnRef, Options};
 
-/// Output files this process has open under `dir` now.
+/// Output files this process has open under `dir` now (written in the
+/// run's staging directory beside the output; the lock file and the input
+/// are not counted).
 fn open_outputs(dir: &Path) -> usize {
     let Ok(fds) = std::fs::read_dir("/proc/self/fd") else {
         return 0;
     };
     fds.filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
-        .filter(|target| target.starts_with(dir))
+        .filter(|target| {
+            target.starts_with(dir) && target.to_string_lossy().contains(".spool-staging-")
+        })
         .count()
 }
 
@@ -41,7 +45,7 @@ fn open_files_stay_within_max_open_with_more_threads() {
         let sampler = scope.spawn(|| {
             let mut peak = 0;
             while !done.load(Ordering::Relaxed) {
-                peak = peak.max(open_outputs(&out));
+                peak = peak.max(open_outputs(&dir));
                 std::thread::yield_now();
             }
             peak

@@ -1,4 +1,4 @@
-//! `--format parquet` round trip: random typed tables written as TSV,
+//! `--format parquet` round trip: random typed tables written as TSV or CSV,
 //! partitioned into Parquet, read back with the `parquet` crate's own
 //! reader — every key's rows, in input order, with their types and NULLs.
 
@@ -38,7 +38,7 @@ const TYPES: [ColumnType; 6] = [
 
 fn value(kind: ColumnType) -> BoxedStrategy<Value> {
     let some = match kind {
-        ColumnType::String => "[a-zé ,;]{1,12}".prop_map(Value::Str).boxed(),
+        ColumnType::String => "[a-zé ,;\"]{1,12}".prop_map(Value::Str).boxed(),
         ColumnType::Int64 => any::<i64>().prop_map(Value::Int).boxed(),
         ColumnType::Float64 => (-1e9f64..1e9).prop_map(Value::Float).boxed(),
         ColumnType::Bool => any::<bool>().prop_map(Value::Bool).boxed(),
@@ -104,6 +104,14 @@ fn read_back(column: &dyn Array, kind: ColumnType, row: usize) -> Value {
     }
 }
 
+/// An empty directory of this test process's own.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("spool-parquet-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// Every row of a group's part files, in part order.
 fn rows_of(dir: &Path, types: &[ColumnType]) -> Vec<Vec<Value>> {
     let mut parts: Vec<PathBuf> = fs::read_dir(dir)
@@ -143,7 +151,8 @@ proptest! {
 
     /// Column 1 is the key (a few values); the others have random types.
     /// Tiny buffers and one open file force early flushes, small row
-    /// groups and several part files per key.
+    /// groups and several part files per key. As TSV or as CSV with every
+    /// string quoted (its commas and doubled quotes unquoted on the way).
     #[test]
     fn round_trip(
         (types, rows) in proptest::collection::vec(0..TYPES.len(), 1..5).prop_flat_map(|kinds| {
@@ -152,28 +161,34 @@ proptest! {
             (Just(types), proptest::collection::vec(row, 1..300))
         }),
         max_open in 1usize..4,
+        csv in any::<bool>(),
         case in 0u64..1_000_000,
     ) {
-        let dir = std::env::temp_dir().join(format!("spool-parquet-rt-{}-{case}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        let mut tsv = String::new();
+        let dir = scratch(&format!("rt-{case}"));
+        let delimiter = if csv { ',' } else { '\t' };
+        let mut input = String::new();
         for (key, values) in &rows {
-            tsv.push_str(&format!("k{key}"));
+            input.push_str(&format!("k{key}"));
             for v in values {
-                tsv.push('\t');
-                tsv.push_str(&text(v));
+                input.push(delimiter);
+                match v {
+                    Value::Str(s) if csv => input.push_str(&format!("\"{}\"", s.replace('"', "\"\""))),
+                    v => input.push_str(&text(v)),
+                }
             }
-            tsv.push('\n');
+            input.push('\n');
         }
-        fs::write(dir.join("in.tsv"), &tsv).unwrap();
+        fs::write(dir.join("in.txt"), &input).unwrap();
         let spec = SchemaSpec(types.iter().enumerate().map(|(i, &t)| (format!("col{}", i + 2), t)).collect());
-        let mut options = Options::new(vec![dir.join("in.tsv")], dir.join("out"), vec![ColumnRef("1".into())]);
+        let mut options = Options::new(vec![dir.join("in.txt")], dir.join("out"), vec![ColumnRef("1".into())]);
         options.format = OutputFormat::Parquet(ParquetOptions {
             schema: spec,
             row_group_size: 7,
             compression: ParquetCompression::Zstd(1),
         });
+        if csv {
+            (options.delimiter, options.quote) = (b',', Some(b'"'));
+        }
         options.workers = 2;
         options.max_open = max_open * 2;
         options.min_chunk_len = 64;
@@ -195,9 +210,7 @@ proptest! {
 
 #[test]
 fn a_bad_value_names_file_line_offset_column_and_value() {
-    let dir = std::env::temp_dir().join(format!("spool-parquet-bad-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("bad");
     fs::write(dir.join("in.tsv"), "k\tn\na\t1\nb\ttwo\nc\t3\n").unwrap();
     let mut options = Options::new(
         vec![dir.join("in.tsv")],
@@ -222,6 +235,67 @@ fn a_bad_value_names_file_line_offset_column_and_value() {
     assert_eq!(
         rows_of(&dir.join("out/k=c"), &[ColumnType::Int64]),
         vec![vec![Value::Int(3)]]
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// RFC 4180 input: the Parquet values are the fields' unquoted values —
+/// delimiters, doubled quotes, CR and LF inside quotes are data, a quoted
+/// number is a number, a quoted key is the same key. Tiny buffers cut the
+/// long record (longer than the largest chunk, with line breaks inside its
+/// quotes) into pieces the writer must join before it splits records.
+#[test]
+fn quoted_csv_values_are_written_unquoted() {
+    let dir = scratch("csv");
+    let long = format!("{}\n\"end\"", "line, with \"quotes\"\r\n".repeat(40));
+    let input = format!(
+        "\"key\",name,\"n\"\r\n\
+         a,\"Smith, John\",\"42\"\r\n\
+         \"a\",\"say \"\"hi\"\"\",7\r\n\
+         b,\"two\nlines\",\r\n\
+         b,{},-1\r\n\
+         a,plain,\"\"\n",
+        format_args!("\"{}\"", long.replace('"', "\"\""))
+    );
+    fs::write(dir.join("in.csv"), &input).unwrap();
+    let mut options = Options::new(
+        vec![dir.join("in.csv")],
+        dir.join("out"),
+        vec![ColumnRef("key".into())],
+    );
+    options.header = true;
+    (options.delimiter, options.quote) = (b',', Some(b'"'));
+    options.format = OutputFormat::Parquet(ParquetOptions {
+        schema: SchemaSpec::parse("n:int64").unwrap(),
+        row_group_size: 2,
+        compression: ParquetCompression::None,
+    });
+    options.workers = 1;
+    options.min_chunk_len = 64;
+    options.chunk_len = 256;
+    options.chunk_budget = 4096;
+    assert!(
+        long.len() > options.chunk_len,
+        "the long record spans chunks"
+    );
+    let summary = run(&options).unwrap();
+    assert_eq!(summary.groups.len(), 2, "\"a\" and a are one key");
+    let types = [ColumnType::String, ColumnType::Int64];
+    let s = |v: &str| Value::Str(v.to_owned());
+    assert_eq!(
+        rows_of(&dir.join("out/key=a"), &types),
+        vec![
+            vec![s("Smith, John"), Value::Int(42)],
+            vec![s("say \"hi\""), Value::Int(7)],
+            vec![s("plain"), Value::Null],
+        ]
+    );
+    assert_eq!(
+        rows_of(&dir.join("out/key=b"), &types),
+        vec![
+            vec![s("two\nlines"), Value::Null],
+            vec![Value::Str(long), Value::Int(-1)],
+        ]
     );
     fs::remove_dir_all(&dir).unwrap();
 }

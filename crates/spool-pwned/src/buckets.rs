@@ -215,18 +215,18 @@ impl Buckets {
         })
     }
 
+    /// Writes the arena to a new spill file: an unnamed temporary file
+    /// (`O_TMPFILE` on Linux; elsewhere one that is unlinked as soon as it
+    /// is created), read back through its handle. It has no name to remove
+    /// or to leave behind: the kernel frees it when the process ends, on
+    /// success, on error and on `kill -9` alike.
     fn spill(&mut self) -> io::Result<()> {
         std::fs::create_dir_all(&self.spill_dir).map_err(|e| with_path(e, &self.spill_dir))?;
-        let path = self
-            .spill_dir
-            .join(format!("spill-{:05}", self.spills.len()));
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)
-            .map_err(|e| with_path(e, &path))?;
+        let path = self.spill_dir.join(format!(
+            "(spill file {} of spool pwned build)",
+            self.spills.len()
+        ));
+        let file = tempfile::tempfile_in(&self.spill_dir).map_err(|e| with_path(e, &path))?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
         let mut segments = Vec::with_capacity(self.buckets());
         let mut offset = 0u64;
@@ -334,18 +334,10 @@ impl Buckets {
         )
     }
 
-    /// Removes the spill files (also done on drop).
+    /// Frees the spill files (closing their handles frees their space;
+    /// also done on drop).
     pub fn remove_spills(&mut self) {
-        for spill in self.spills.drain(..) {
-            let _ = std::fs::remove_file(&spill.path);
-        }
-        let _ = std::fs::remove_dir(&self.spill_dir);
-    }
-}
-
-impl Drop for Buckets {
-    fn drop(&mut self) {
-        self.remove_spills();
+        self.spills.clear();
     }
 }
 
@@ -381,15 +373,14 @@ fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
     f.read_exact(buf)
 }
 
-/// A directory name for spill files next to `output` (or in `temp_dir`).
+/// The directory for spill files: `temp_dir`, or the one `output` goes to.
 pub fn spill_dir(output: &Path, temp_dir: Option<&Path>) -> PathBuf {
-    let root = temp_dir.map(Path::to_path_buf).unwrap_or_else(|| {
+    temp_dir.map(Path::to_path_buf).unwrap_or_else(|| {
         output
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
-    });
-    root.join(format!(".spool-pwned-spill-{}", std::process::id()))
+    })
 }
 
 #[cfg(test)]
@@ -451,7 +442,8 @@ mod tests {
             assert_eq!(g, want);
             let spill_dir = b.spill_dir.clone();
             drop(b);
-            assert!(!spill_dir.exists(), "spill files removed on drop");
+            let left = std::fs::read_dir(&spill_dir).map_or(0, Iterator::count);
+            assert_eq!(left, 0, "spill files have no names to leave behind");
         }
         let _ = std::fs::remove_dir_all(&dir);
     }

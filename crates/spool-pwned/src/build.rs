@@ -39,7 +39,7 @@ pub struct BuildOptions {
     /// Where spill files go (default: next to the output).
     pub temp_dir: Option<PathBuf>,
     /// Threads that parse lines and sort buckets (default: one per core, at
-    /// most 8).
+    /// most 8; a build uses at most [`max_threads`], see there).
     pub threads: usize,
     /// Live counters for a progress display (updated once per chunk of
     /// input).
@@ -59,6 +59,41 @@ impl Default for BuildOptions {
             threads: std::thread::available_parallelism().map_or(2, |n| n.get().min(8)),
             progress: None,
         }
+    }
+}
+
+/// The most threads a build uses: four per core, at most 64. Each thread
+/// takes a share of the memory budget and two read-ahead buffers, and
+/// beyond one per core threads only wait for each other; a large count
+/// (`--threads 20000`) is capped to this rather than spawned.
+pub fn max_threads() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get().saturating_mul(4).min(64))
+}
+
+impl BuildOptions {
+    /// The least [`memory`](Self::memory) within which a build with these
+    /// options stays: what is kept out of the record arena (the program,
+    /// read-ahead, write and spill buffers, 4 MiB per thread) and an arena
+    /// of 8 MiB. Below it the build still runs, but its peak memory can
+    /// exceed `memory`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool_pwned::build::BuildOptions;
+    /// let two = BuildOptions { threads: 2, ..BuildOptions::default() };
+    /// let eight = BuildOptions { threads: 8, ..BuildOptions::default() };
+    /// assert!(two.min_memory() < eight.min_memory());
+    /// assert!(two.min_memory() <= 48 << 20); // what the memory test uses
+    /// ```
+    pub fn min_memory(&self) -> usize {
+        self.reserved() + MIN_ARENA
+    }
+
+    /// Memory kept out of the record arena: the program, read-ahead, write
+    /// and spill buffers, each thread's batches and the final drain.
+    fn reserved(&self) -> usize {
+        RESERVED_MEMORY + DRAIN_HEADROOM + RESERVED_PER_THREAD * self.threads.max(1)
     }
 }
 
@@ -106,6 +141,9 @@ pub enum BuildError {
 /// per thread).
 const RESERVED_MEMORY: usize = 20 << 20;
 const RESERVED_PER_THREAD: usize = 4 << 20;
+/// The smallest record arena [`BuildOptions::min_memory`] allows: smaller
+/// arenas work, but spill so often that the build crawls.
+const MIN_ARENA: usize = 8 << 20;
 
 /// A stretch of the inputs read the same way: one stream, or a run of
 /// files opened when their turn comes (range files). The number is the
@@ -127,18 +165,25 @@ enum Group {
 /// # Errors
 ///
 /// I/O errors naming the file, and malformed lines naming file, line and
-/// byte offset (unless `skip_invalid`). Nothing is left at `output` on
-/// failure, and temporary files are removed either way.
+/// byte offset (unless `skip_invalid`); `WouldBlock` naming `output` if
+/// another build is writing it. Nothing is left at `output` on failure.
+/// Spill files have no names (see `buckets.rs`) and vanish however the
+/// build ends; the index's hidden temporary file is removed on failure and
+/// taken over by the next build to the same output after a kill (the
+/// output lock, `output_lock.rs`, tells that its writer is dead).
 pub fn build(
     sources: Vec<Source>,
     output: &Path,
     opts: &BuildOptions,
 ) -> Result<BuildReport, BuildError> {
+    let _lock = crate::output_lock::OutputLock::acquire(output)?;
+    let opts = &BuildOptions {
+        threads: opts.threads.clamp(1, max_threads()),
+        ..opts.clone()
+    };
     let kind = opts.kind;
     let spill_dir = buckets::spill_dir(output, opts.temp_dir.as_deref());
-    let arena = opts.memory.saturating_sub(
-        RESERVED_MEMORY + DRAIN_HEADROOM + RESERVED_PER_THREAD * opts.threads.max(1),
-    );
+    let arena = opts.memory.saturating_sub(opts.reserved());
     let make_buckets = || Buckets::new(arena, spill_dir.clone());
     let bits = Buckets::bits_for(arena);
     let mut report = BuildReport::default();

@@ -1,14 +1,45 @@
-//! Reading an index: memory-mapped, read-only, a lookup in microseconds.
+//! Reading an index: memory-mapped, read-only, a lookup in microseconds,
+//! and never a wrong answer from a damaged file.
+//!
+//! # What a lookup checks
+//!
+//! A lookup searches without trusting the bytes, then checks the blocks
+//! (`blocks.rs`) holding the bytes its answer rests on, and no others:
+//!
+//! - the two fanout entries `F[p]`, `F[p+1]`: they bound prefix `p`'s
+//!   records;
+//! - the records at `at − 1` and `at`, where `at` is where the search
+//!   ended. The search guarantees that record `at − 1` compared below the
+//!   hash (or `at` is the prefix's first) and record `at` not below it (or
+//!   `at` is past the prefix's last). Once both are known intact, the
+//!   file's order makes the answer exact: the hash is at `at` or nowhere.
+//!
+//! A flipped bit elsewhere can steer the search, but never to an answer
+//! that passes these checks: it ends at a wrong place, whose neighbours
+//! then do not bracket the hash, or it touches a damaged block, which is
+//! reported as [`Damaged`].
+//!
+//! # Replacing an index
+//!
+//! The file is mapped: if it is truncated or rewritten in place while a
+//! process has it mapped, that process reads the new bytes or dies of
+//! SIGBUS (a read past the new end). Never write an index in place: build
+//! it under another name in the same file system and rename it over the
+//! old one (what `spool pwned build` does); a process that has the old one
+//! open keeps reading the old file until it opens the path again (what
+//! `spool pwned serve` does on reload).
 
 use std::fs::File;
 use std::path::Path;
 
 use memmap2::Mmap;
 
-use crate::format::{
-    self, Header, HeaderError, FANOUT_ENTRIES, HEADER_LEN, PREFIX_BYTES, RECORDS_OFFSET,
-};
+use crate::blocks::{BlockCheck, Damaged};
+use crate::format::{self, Header, HeaderError, FANOUT_ENTRIES, HEADER_LEN, PREFIX_BYTES};
 use crate::{HashKind, Records};
+
+/// Offset of the first record.
+const RECORDS_OFFSET: usize = format::RECORDS_OFFSET;
 
 /// Why an index could not be opened or verified.
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +68,14 @@ pub enum IndexError {
         /// What is wrong.
         reason: String,
     },
+    /// A block of the file fails its checksum.
+    #[error("{path}: {source}")]
+    Damaged {
+        /// The index path.
+        path: String,
+        /// Which block.
+        source: Damaged,
+    },
 }
 
 /// An open index.
@@ -46,25 +85,26 @@ pub enum IndexError {
 /// ```no_run
 /// let index = spool_pwned::Index::open("pwned.idx").unwrap();
 /// let hash = spool_pwned::HashKind::Sha1.hash_password("password");
-/// println!("{:?}", index.lookup(&hash)); // Some(count) or None
+/// println!("{:?}", index.lookup(&hash)); // Ok(Some(count)), Ok(None) or Err(damage)
 /// ```
 pub struct Index {
     map: Mmap,
     header: Header,
     path: String,
+    blocks: BlockCheck,
 }
 
 impl Index {
     /// Opens and maps `path` read-only and checks its header and its size —
-    /// reading one page, so a CLI call stays fast on a cold cache. The
-    /// fanout table and the checksums are checked by
-    /// [`verify`](Self::verify); until then every lookup range-checks the
-    /// table entries it uses, so a damaged table gives wrong answers at
-    /// worst, never a read outside the file.
+    /// reading one page, so a CLI call stays fast on a cold cache. The rest
+    /// is checked block by block as lookups read it (see the module docs),
+    /// and all at once by [`verify`](Self::verify).
     ///
     /// # Errors
     ///
-    /// An [`IndexError`] naming the file and the problem.
+    /// An [`IndexError`] naming the file and the problem; a path that is
+    /// not a regular file (a FIFO, a directory, a device) is refused before
+    /// it is opened, since opening a FIFO would wait for a writer.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, IndexError> {
         let path_ref = path.as_ref();
         let name = path_ref.display().to_string();
@@ -72,7 +112,18 @@ impl Index {
             path: name.clone(),
             source,
         };
+        let not_regular = || IndexError::Invalid {
+            path: name.clone(),
+            reason: "not a regular file (an index is a file built by `spool pwned build`)".into(),
+        };
+        if !std::fs::metadata(path_ref).map_err(io)?.is_file() {
+            return Err(not_regular());
+        }
         let file = File::open(path_ref).map_err(io)?;
+        // The path could have been replaced between the two calls.
+        if !file.metadata().map_err(io)?.is_file() {
+            return Err(not_regular());
+        }
         // SAFETY: the map is read-only and private to this process; an index
         // is only ever written under a temporary name and renamed, so a file
         // opened here is complete and is not modified in place.
@@ -90,9 +141,10 @@ impl Index {
             path: name.clone(),
             source,
         })?;
-        let record_len = format::record_len(header.kind) as u64;
-        let expected =
-            (RECORDS_OFFSET as u64).checked_add(header.records.saturating_mul(record_len));
+        let checked = format::checked_len(header.kind, header.records);
+        let expected = checked.and_then(|c| {
+            c.checked_add(format::block_count(c, header.block_shift).checked_mul(4)?)
+        });
         if expected != Some(map.len() as u64) {
             return Err(invalid(format!(
                 "file is {} bytes but its header describes {} records ({} bytes): truncated or corrupt",
@@ -101,10 +153,12 @@ impl Index {
                 expected.map_or("too many".into(), |e| e.to_string())
             )));
         }
+        let blocks = BlockCheck::new(checked.expect("checked above") as usize, header.block_shift);
         Ok(Index {
             map,
             header,
             path: name,
+            blocks,
         })
     }
 
@@ -123,24 +177,50 @@ impl Index {
         u64::from_le_bytes(self.map[at..at + 8].try_into().expect("8 bytes"))
     }
 
+    /// Records `lo..hi` of prefix `p`, its fanout entries checked: the
+    /// range is then exactly the prefix's records.
+    fn prefix_records(&self, p: usize) -> Result<(usize, usize), Damaged> {
+        let at = HEADER_LEN + 8 * p;
+        self.blocks.check(&self.map, at..at + 16)?;
+        let (lo, hi) = (self.fanout(p), self.fanout(p + 1));
+        if lo > hi || hi > self.header.records {
+            // Only a checksum that matches damaged bytes gets here.
+            return Err(Damaged {
+                block: (at >> self.header.block_shift) as u64,
+                bytes: at as u64..at as u64 + 16,
+            });
+        }
+        Ok((lo as usize, hi as usize))
+    }
+
+    /// Checks the blocks holding records `from..to`.
+    fn check_records(&self, from: usize, to: usize) -> Result<(), Damaged> {
+        let len = format::record_len(self.header.kind);
+        let start = RECORDS_OFFSET + from * len;
+        self.blocks
+            .check(&self.map, start..RECORDS_OFFSET + to * len)
+    }
+
     /// The prevalence count of `hash` (20 bytes for SHA-1, 16 for NTLM),
     /// or `None` if it is not in the index (or has the wrong length).
+    ///
+    /// # Errors
+    ///
+    /// [`Damaged`] if a block the answer rests on fails its checksum
+    /// (see the module docs): a damaged index gives an error, never a
+    /// wrong count.
     ///
     /// Touches two fanout entries (one page) and the records near the
     /// interpolated position of `hash` within its prefix: hashes are
     /// uniform, so that guess is off by about √n/2 records for a prefix of
     /// n records (20 at 100 million hashes, 60 at a billion) and the search
     /// widens from it step by step, usually staying within one page.
-    pub fn lookup(&self, hash: &[u8]) -> Option<u32> {
+    pub fn lookup(&self, hash: &[u8]) -> Result<Option<u32>, Damaged> {
         if hash.len() != self.header.kind.byte_len() {
-            return None;
+            return Ok(None);
         }
         let p = usize::from(u16::from_be_bytes([hash[0], hash[1]]));
-        let (lo, hi) = (self.fanout(p), self.fanout(p + 1));
-        if lo > hi || hi > self.header.records {
-            return None; // a corrupt table: `verify` reports it
-        }
-        let (lo, hi) = (lo as usize, hi as usize);
+        let (lo, hi) = self.prefix_records(p)?;
         let len = format::record_len(self.header.kind);
         let key_len = len - 4;
         let records = &self.map[RECORDS_OFFSET..];
@@ -158,7 +238,9 @@ impl Index {
         let v = u64::from_be_bytes(want[..8].try_into().expect("8 bytes"));
         let guess = lo + ((u128::from(v) * (hi - lo) as u128) >> 64) as usize;
         let at = partition_near(lo, hi, guess, |i| key_at(i) < want);
-        (at < hi && key_at(at) == want).then(|| count_at(at))
+        // The answer rests on records at - 1 and at (see the module docs).
+        self.check_records(at.saturating_sub(1).max(lo), (at + 1).min(hi))?;
+        Ok((at < hi && key_at(at) == want).then(|| count_at(at)))
     }
 
     /// The records whose hashes start with the 20 bits `prefix` — the five
@@ -169,27 +251,28 @@ impl Index {
     /// whose next four bits match: hashes are uniform, so records of digit
     /// `d` start near `d/16` of the way through, and the search widens from
     /// there (pages touched stay near the answer, as in
-    /// [`lookup`](Self::lookup)). Like `lookup`, it range-checks the table
-    /// entries it uses: a damaged table gives wrong records at worst, never
-    /// a read outside the file.
+    /// [`lookup`](Self::lookup)).
+    ///
+    /// # Errors
+    ///
+    /// [`Damaged`] if a block holding a record handed out, or one of the
+    /// records just outside them or the prefix's fanout entries, fails its
+    /// checksum (as for `lookup`, the records around the answer prove that
+    /// nothing is left out).
     ///
     /// # Panics
     ///
     /// If `prefix` does not fit in 20 bits.
-    pub fn range(&self, prefix: u32) -> Records<'_> {
+    pub fn range(&self, prefix: u32) -> Result<Records<'_>, Damaged> {
         assert!(
             prefix < 1 << 20,
             "a range prefix has 20 bits, got {prefix:#x}"
         );
         let kind = self.header.kind;
         let p = (prefix >> 4) as usize;
-        let (lo, hi) = (self.fanout(p), self.fanout(p + 1));
-        if lo > hi || hi > self.header.records {
-            return Records::new(&[], kind); // a corrupt table: `verify` reports it
-        }
+        let (lo, hi) = self.prefix_records(p)?;
         let len = format::record_len(kind);
-        let bucket =
-            &self.map[RECORDS_OFFSET + lo as usize * len..RECORDS_OFFSET + hi as usize * len];
+        let bucket = &self.map[RECORDS_OFFSET + lo * len..RECORDS_OFFSET + hi * len];
         let n = bucket.len() / len;
         let digit = (prefix & 0xF) as u8;
         // The bucket is sorted: records whose hash digit 5 is below `digit`
@@ -198,21 +281,33 @@ impl Index {
             bucket[i * len] >> 4 < digit
         });
         let end = partition_near(start, n, start + n / 16, |i| bucket[i * len] >> 4 <= digit);
-        Records::new(&bucket[start * len..end * len], kind)
+        self.check_records(lo + start.saturating_sub(1), lo + (end + 1).min(n))?;
+        Ok(Records::new(&bucket[start * len..end * len], kind))
     }
 
-    /// Checks the checksum of the fanout table and the records (reads the
-    /// whole file) and that the table is monotonic.
+    /// Checks every block checksum and the checksum of the fanout table
+    /// and the records (reads the whole file), and that the table is
+    /// monotonic.
     ///
     /// # Errors
     ///
+    /// [`IndexError::Damaged`] naming the first damaged block, or
     /// [`IndexError::Invalid`] naming what is wrong.
     pub fn verify(&self) -> Result<(), IndexError> {
         let invalid = |reason: &str| IndexError::Invalid {
             path: self.path.clone(),
             reason: reason.into(),
         };
-        let crc = crc32fast::hash(&self.map[HEADER_LEN..]);
+        for block in 0..self.blocks.blocks() {
+            self.blocks
+                .check_block(&self.map, block)
+                .map_err(|source| IndexError::Damaged {
+                    path: self.path.clone(),
+                    source,
+                })?;
+        }
+        let checked = self.map.len() - 4 * self.blocks.blocks();
+        let crc = crc32fast::hash(&self.map[HEADER_LEN..checked]);
         if crc != self.header.data_crc {
             return Err(invalid("data checksum mismatch: the index is corrupt"));
         }
@@ -229,6 +324,14 @@ impl Index {
         Ok(())
     }
 
+    /// Forgets which blocks lookups have checked, so that the next
+    /// lookups check them again: for a long-lived process that wants to
+    /// notice a disk gone bad under pages the kernel read again, and for
+    /// timing the checks.
+    pub fn forget_checked_blocks(&self) {
+        self.blocks.forget();
+    }
+
     /// Hash kind of the index.
     pub fn kind(&self) -> HashKind {
         self.header.kind
@@ -239,7 +342,10 @@ impl Index {
 /// true then false across the range; searched from `guess` outward with
 /// doubling steps, then by bisection, so that the indexes probed stay near
 /// the answer when the guess is good. Any `before` (a damaged index is not
-/// sorted) gives some `i` in `lo..=hi`, having probed only `lo..hi`.
+/// sorted) gives some `i` in `lo..=hi`, having probed only `lo..hi`, and
+/// having seen `before(i - 1)` true (unless `i == lo`) and `before(i)`
+/// false (unless `i == hi`): lookups rely on this to check only the two
+/// records around the answer.
 fn partition_near(lo: usize, hi: usize, guess: usize, before: impl Fn(usize) -> bool) -> usize {
     let (mut lo, mut hi) = (lo, hi);
     let guess = guess.clamp(lo, hi);
@@ -303,8 +409,21 @@ mod tests {
                 assert!((lo..hi).contains(&i), "probed {i} outside {lo}..{hi}");
                 bits[i]
             };
+            let seen = std::cell::RefCell::new(std::collections::HashMap::new());
+            let before = |i: usize| {
+                let b = before(i);
+                seen.borrow_mut().insert(i, b);
+                b
+            };
             let at = partition_near(lo, hi, guess, before);
             prop_assert!((lo..=hi).contains(&at));
+            let seen = seen.into_inner();
+            if at > lo {
+                prop_assert_eq!(seen.get(&(at - 1)), Some(&true), "left neighbour not seen before");
+            }
+            if at < hi {
+                prop_assert_eq!(seen.get(&at), Some(&false), "answer not seen not-before");
+            }
         }
     }
 }

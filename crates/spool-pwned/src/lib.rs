@@ -33,8 +33,8 @@
 //! let out = dir.join("index");
 //! build(vec![source], &out, &BuildOptions::default()).unwrap();
 //! let index = Index::open(&out).unwrap();
-//! assert_eq!(index.lookup(&HashKind::Sha1.hash_password("password")), Some(10));
-//! assert_eq!(index.lookup(&HashKind::Sha1.hash_password("correct horse")), None);
+//! assert_eq!(index.lookup(&HashKind::Sha1.hash_password("password")), Ok(Some(10)));
+//! assert_eq!(index.lookup(&HashKind::Sha1.hash_password("correct horse")), Ok(None));
 //! # std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 #![deny(missing_docs)]
@@ -44,6 +44,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod batch;
+mod blocks;
 mod buckets;
 pub mod build;
 pub mod format;
@@ -52,6 +53,7 @@ mod hash;
 mod index;
 pub mod input;
 mod ordered;
+mod output_lock;
 mod range;
 mod readahead;
 mod record;
@@ -60,6 +62,7 @@ mod sink;
 mod sort;
 mod writer;
 
+pub use blocks::Damaged;
 pub use format::HeaderError;
 pub use hash::{to_hex, HashKind};
 pub use index::{Index, IndexError};

@@ -27,11 +27,11 @@ use crate::HashKind;
 /// let out = dir.join("index");
 /// build(vec![Source::from_reader("doc", text.as_bytes())], &out, &BuildOptions::default()).unwrap();
 /// let index = Index::open(&out).unwrap();
-/// let range = index.range(0x5BAA6);
+/// let range = index.range(0x5BAA6).unwrap();
 /// assert_eq!(range.len(), 2);
 /// let first = range.iter().next().unwrap();
 /// assert_eq!((first.key()[0], first.count()), (0x61, 10));
-/// assert!(index.range(0x5BAA7).is_empty());
+/// assert!(index.range(0x5BAA7).unwrap().is_empty());
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```
 #[derive(Clone, Copy, Debug)]

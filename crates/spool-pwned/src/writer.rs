@@ -4,7 +4,8 @@
 //! checksum is computed as they go: the format's CRC covers the fanout
 //! table (written last, at the front) and then the records, so the two
 //! checksums are joined with `crc32fast`'s `combine` instead of reading the
-//! whole file back.
+//! whole file back. The block checksums (`blocks.rs`) are computed as the
+//! records go too, and appended after them.
 
 use std::fs::File;
 use std::io::{self, Read as _, Seek, SeekFrom, Write};
@@ -13,7 +14,8 @@ use std::path::Path;
 use spool_io::input::with_path;
 use spool_io::write::PartialFile;
 
-use crate::format::{self, Header, FANOUT_ENTRIES, PREFIX_BYTES};
+use crate::blocks::BlockSums;
+use crate::format::{self, Header, BLOCK_SHIFT, FANOUT_ENTRIES, PREFIX_BYTES};
 use crate::record::{self, sort_key, MergeCounts, Record, SortKey, HASH_BYTES};
 use crate::HashKind;
 
@@ -35,6 +37,8 @@ pub struct IndexWriter {
     last: Option<SortKey>,
     /// CRC of the records written to the file so far.
     crc: crc32fast::Hasher,
+    /// Block checksums of the records written so far.
+    sums: BlockSums,
 }
 
 impl IndexWriter {
@@ -45,6 +49,17 @@ impl IndexWriter {
     /// If the temporary file cannot be created.
     pub fn create(target: &Path, kind: HashKind) -> io::Result<Self> {
         let mut file = PartialFile::create(target)?;
+        let dir = file
+            .temp()
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let dir = if dir.as_os_str().is_empty() {
+            ".".into()
+        } else {
+            dir
+        };
+        let sums = BlockSums::new(BLOCK_SHIFT, &dir).map_err(|e| with_path(e, &dir))?;
         // Header and table are written last; records start after them.
         file.file()
             .seek(SeekFrom::Start(format::RECORDS_OFFSET as u64))
@@ -58,6 +73,7 @@ impl IndexWriter {
             total: 0,
             last: None,
             crc: crc32fast::Hasher::new(),
+            sums,
         })
     }
 
@@ -107,12 +123,16 @@ impl IndexWriter {
 
     fn flush_buf(&mut self) -> io::Result<()> {
         self.crc.update(&self.buf);
+        self.sums
+            .update(&self.buf)
+            .map_err(|e| with_path(e, self.file.temp()))?;
         write_all(&mut self.file, &self.buf)?;
         self.buf.clear();
         Ok(())
     }
 
-    /// Writes the table and header, syncs, and renames the file into place.
+    /// Writes the block checksums, the table and the header, syncs, and
+    /// renames the file into place.
     ///
     /// # Errors
     ///
@@ -131,11 +151,18 @@ impl IndexWriter {
             records: self.records,
             total_count: self.total,
             data_crc: data_crc.finalize(),
+            block_shift: BLOCK_SHIFT,
         };
+        let mut front = Vec::with_capacity(format::RECORDS_OFFSET);
+        front.extend_from_slice(&header.encode());
+        front.extend_from_slice(&table);
+        let temp = self.file.temp().to_path_buf();
+        self.sums
+            .finish(&front, self.file.file())
+            .map_err(|e| with_path(e, &temp))?;
         let seek = self.file.file().seek(SeekFrom::Start(0));
         seek.map_err(|e| with_path(e, self.file.temp()))?;
-        write_all(&mut self.file, &header.encode())?;
-        write_all(&mut self.file, &table)?;
+        write_all(&mut self.file, &front)?;
         self.file.sync()?;
         self.file.commit()?;
         Ok(header)
@@ -254,6 +281,10 @@ impl IndexWriter {
         };
         self.check_follows(first)?;
         self.flush_buf()?;
+        let temp = self.file.temp();
+        self.sums
+            .update(&run.bytes)
+            .map_err(|e| with_path(e, temp))?;
         write_all(&mut self.file, &run.bytes)?;
         self.crc.combine(&run.crc);
         for &(prefix, n) in &run.prefixes {

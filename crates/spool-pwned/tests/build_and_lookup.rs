@@ -94,7 +94,7 @@ proptest! {
         let index = Index::open(&out).unwrap();
         index.verify().unwrap();
         for (key, count) in &want {
-            prop_assert_eq!(index.lookup(key), Some((*count).min(u64::from(u32::MAX)) as u32));
+            prop_assert_eq!(index.lookup(key).unwrap(), Some((*count).min(u64::from(u32::MAX)) as u32));
         }
         let total: u64 = want.values().map(|c| (*c).min(u64::from(u32::MAX))).sum();
         prop_assert_eq!(index.header().total_count, total);
@@ -102,10 +102,12 @@ proptest! {
             let mut absent = *key;
             absent[19] ^= 0x5a;
             if !want.contains_key(&absent) {
-                prop_assert_eq!(index.lookup(&absent), None);
+                prop_assert_eq!(index.lookup(&absent).unwrap(), None);
             }
         }
-        let leftovers: Vec<_> = std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name()).collect();
+        // The output lock's file is kept (see `output_lock.rs`).
+        let leftovers: Vec<_> = std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name())
+            .filter(|n| n != ".index.spool-lock").collect();
         prop_assert_eq!(leftovers.len(), 1, "only the index remains: {:?}", leftovers);
     }
 }
@@ -241,11 +243,11 @@ fn compressed_inputs_and_ntlm() {
         assert_eq!(index.kind(), HashKind::Ntlm);
         let h = HashKind::Ntlm.hash_password(&spool_pwned::sample::sample_password(1, 17));
         assert_eq!(
-            index.lookup(&h),
+            index.lookup(&h).unwrap(),
             Some(spool_pwned::sample::sample_count(1, 17))
         );
         let absent = HashKind::Ntlm.hash_password(&spool_pwned::sample::sample_password(1, 300));
-        assert_eq!(index.lookup(&absent), None);
+        assert_eq!(index.lookup(&absent).unwrap(), None);
     }
 }
 
@@ -279,7 +281,17 @@ fn truncated_or_bit_flipped_indexes_are_rejected() {
     let mut flipped = good.clone();
     let last = flipped.len() - 3;
     flipped[last] ^= 0x10;
-    assert!(check(&flipped).contains("data checksum"));
+    assert!(check(&flipped).contains("fails its checksum"));
+    // A version 1 index (no block checksums) is refused, saying to rebuild.
+    let mut old = good.clone();
+    old[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let crc = crc32fast::hash(&old[..60]);
+    old[60..64].copy_from_slice(&crc.to_le_bytes());
+    let refused = check(&old);
+    assert!(
+        refused.contains("version 1") && refused.contains("rebuild"),
+        "{refused}"
+    );
     assert_eq!(check(&good), "accepted");
     assert!(
         check(b"hello, this is not an index at all, just some text bytes....................")
@@ -299,8 +311,9 @@ fn a_damaged_fanout_table_never_reads_outside_the_file() {
         .map(|i| HashKind::Sha1.hash_password(&spool_pwned::sample::sample_password(4, i)))
         .collect();
     // Entries set to huge values, to zero, and made to decrease: `open`
-    // reads only the header, so each opens; no lookup may panic or read
-    // past the records, and `verify` names the damage.
+    // reads only the header, so each opens; no lookup may panic, read past
+    // the records or answer wrong (the block checksums turn the damage
+    // into errors), and `verify` names the damage.
     let table = spool_pwned::format::HEADER_LEN;
     for (at, value) in [
         (1000usize, u64::MAX),
@@ -313,11 +326,17 @@ fn a_damaged_fanout_table_never_reads_outside_the_file() {
         let p = dir.0.join("bad");
         std::fs::write(&p, &bad).unwrap();
         let index = Index::open(&p).unwrap();
-        for h in &hashes {
-            let _ = index.lookup(h);
+        for (i, h) in hashes.iter().enumerate() {
+            if let Ok(count) = index.lookup(h) {
+                assert_eq!(
+                    count,
+                    Some(spool_pwned::sample::sample_count(4, i as u64)),
+                    "entry {at}"
+                );
+            }
         }
         let err = index.verify().unwrap_err().to_string();
-        assert!(err.contains("corrupt"), "{err}");
+        assert!(err.contains("fails its checksum"), "{err}");
     }
 }
 
@@ -350,11 +369,13 @@ fn large_prefix_buckets_use_the_guess_and_stay_exact() {
     build_text(&text, &out, 1 << 30, false).unwrap();
     let index = Index::open(&out).unwrap();
     for (key, count) in &keys {
-        assert_eq!(index.lookup(key), Some(*count));
+        assert_eq!(index.lookup(key).unwrap(), Some(*count));
         let mut absent = *key;
         absent[19] ^= 0xA5;
         absent[18] ^= 0x3C;
-        assert!(keys.iter().all(|(k, _)| *k != absent) == (index.lookup(&absent).is_none()));
+        assert!(
+            keys.iter().all(|(k, _)| *k != absent) == (index.lookup(&absent).unwrap().is_none())
+        );
     }
 }
 

@@ -40,6 +40,18 @@ pub(crate) fn reason(status: StatusCode, reason: impl Into<String>) -> Response 
     (status, [(CONTENT_TYPE, TEXT_UTF8)], body).into_response()
 }
 
+/// A 500 for a lookup whose block fails its checksum: the index file is
+/// damaged, and a count read from it could be wrong. The body is a
+/// one-line reason naming the block (not the file's path, which is the
+/// server's business); the log line names the file.
+fn damaged_index(index: &spool_pwned::Index, damaged: &spool_pwned::Damaged) -> Response {
+    eprintln!("{}: {}: {damaged}", crate::ops::NAME, index.path());
+    reason(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        format!("the index is damaged: {damaged}"),
+    )
+}
+
 fn no_index(kind: HashKind) -> Response {
     reason(
         StatusCode::NOT_FOUND,
@@ -66,8 +78,12 @@ pub(crate) async fn range(State(app): State<Arc<App>>, request: Request) -> Resp
     let mut response = if !padded && not_modified(headers, loaded.etag()) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
+        let records = match loaded.index().range(prefix) {
+            Ok(records) => records,
+            Err(damaged) => return damaged_index(loaded.index(), &damaged),
+        };
         let mut body = Vec::new();
-        range::encode(loaded.index().range(prefix), &mut body);
+        range::encode(records, &mut body);
         if padded {
             padding::pad(&mut body, kind, &mut rand::rng());
         }
@@ -180,7 +196,10 @@ fn count(app: &App, kind: HashKind, hash: &[u8], headers: &HeaderMap) -> Respons
     let Some(loaded) = loaded.as_ref() else {
         return no_index(kind);
     };
-    let count = loaded.index().lookup(hash).unwrap_or(0);
+    let count = match loaded.index().lookup(hash) {
+        Ok(count) => count.unwrap_or(0),
+        Err(damaged) => return damaged_index(loaded.index(), &damaged),
+    };
     let mut digits = itoa::Buffer::new();
     let digits = digits.format(count);
     let (content_type, body) = if wants_json(headers) {

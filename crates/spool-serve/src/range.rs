@@ -50,7 +50,7 @@ pub fn encoded_len_bound(records: &Records<'_>) -> usize {
 /// build(vec![Source::from_reader("doc", text.as_bytes())], &out, &BuildOptions::default()).unwrap();
 /// let index = Index::open(&out).unwrap();
 /// let mut body = Vec::new();
-/// spool_serve::range::encode(index.range(0x5BAA6), &mut body);
+/// spool_serve::range::encode(index.range(0x5BAA6).unwrap(), &mut body);
 /// assert_eq!(body, b"1E4C9B93F3F0682250B6CF8331B7EE68FD8:10\r\nFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF:2");
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```

@@ -26,6 +26,27 @@
 //! | [`codec`] | frame decoders: length-delimited and Banana on top of the chain, Stratum V2 into the pool |
 //! | [`pool`] | one pre-allocated arena handed out as owned, `Send` slices |
 //! | [`text`] | text split without I/O: records and fields, CSV, Have I Been Pwned lines, hex |
+//!
+//! # Features
+//!
+//! Since nothing here does I/O, nothing here needs the standard library:
+//! without default features the crate is `#![no_std]` and needs only
+//! `alloc` (and atomic `u8`/`usize` for the pool's release protocol), so
+//! the same stream, reassembler and decoders run in firmware or a kernel.
+//!
+//! - `std` (default): `std::io` impls — `Read`/`BufRead` on
+//!   [`Chain`](chain::Chain), `Read` on the stream's
+//!   [`Reader`](stream::Reader), `Write` on its
+//!   [`Writer`](stream::Writer), `Buf::chunks_vectored` with `IoSlice`s,
+//!   [`Sv2Decoder::read_frame`](codec::sv2::Sv2Decoder::read_frame),
+//!   the Sv2 `FrameTooLarge` into `io::Error` — and run-time CPU
+//!   feature detection: the CSV scanner picks AVX2 when the CPU has it.
+//!   Without `std` it uses AVX2 only when the build targets it
+//!   (`-C target-feature=+avx2`) and SSE2 otherwise, and `memchr` likewise
+//!   keeps to the compile-time target features.
+//! - `tokio` (implies `std`): [`FramedChain`](codec::FramedChain), any
+//!   decoder here as a `tokio_util::codec::Decoder`.
+#![cfg_attr(not(any(test, feature = "std")), no_std)]
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 #![doc(test(attr(deny(warnings))))]

@@ -258,3 +258,26 @@ fn tokio_adapter_feeds_framed_read_style_buffers() {
     let err = codec.decode_eof(&mut buf).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
 }
+
+/// A decoder that keeps a consumed header in its own state leaves nothing
+/// pending mid-frame: the end of input is still inside a frame (found by
+/// the `tokio_adapter` fuzz target).
+#[cfg(feature = "tokio")]
+#[test]
+fn tokio_adapter_eof_after_a_consumed_header_is_an_error() {
+    use bytes::BytesMut;
+    use spool::codec::{FramedChain, LengthDelimited};
+    use tokio_util::codec::Decoder as _;
+
+    let mut codec = FramedChain::new(LengthDelimited::new(1));
+    let mut buf = BytesMut::from(&b"\x01a\xc5"[..]); // a frame, then a header of 197
+    assert_eq!(codec.decode(&mut buf).unwrap().unwrap(), "a");
+    assert!(codec.decode(&mut buf).unwrap().is_none());
+    let err = codec.decode_eof(&mut buf).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
+    // A clean end between frames stays clean.
+    let mut codec = FramedChain::new(LengthDelimited::new(1));
+    let mut buf = BytesMut::from(&b"\x01a"[..]);
+    assert_eq!(codec.decode_eof(&mut buf).unwrap().unwrap(), "a");
+    assert!(codec.decode_eof(&mut buf).unwrap().is_none());
+}

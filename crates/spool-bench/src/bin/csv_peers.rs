@@ -1,7 +1,9 @@
 //! `csv-peers [MIB] [ROUNDS]`: records + field 3 of the CSV sample (MIB
 //! MiB, default 64) and of the same records as TSV, by spool and its peers
 //! (`spool_bench::csv_peers::all`), every answer checked against the `csv`
-//! crate's first.
+//! crate's first, then the floors (`csv_peers::floors`: a `memchr` pass
+//! over the same bytes, and the splitter's masks without per-record work),
+//! each checked against its own answer, timed in the same rounds.
 //!
 //! Peers take turns for ROUNDS rounds (default 15), and each run is timed
 //! in thread CPU time, so time spent waiting for a core on a busy machine
@@ -25,6 +27,9 @@ fn thread_cpu() -> f64 {
     assert_eq!(rc, 0, "clock_gettime");
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
+
+/// A peer or a floor, as one number to time (a peer's bytes of field 3).
+type Timed = Box<dyn Fn(&[u8]) -> u64>;
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -56,6 +61,24 @@ fn main() {
             "{name} disagrees with the csv crate"
         );
     }
+    // Floors: timed in the same rounds, each checked against its answer.
+    let floors = csv_peers::floors();
+    for (name, i, floor) in &floors {
+        let data = input(*i);
+        assert_eq!(floor(data), csv_peers::floor_answer(name, data), "{name}");
+    }
+    let peers: Vec<(String, Input, Timed)> = peers
+        .into_iter()
+        .map(|(n, i, split)| {
+            let f: Timed = Box::new(move |d| split(d).1);
+            (n.to_string(), i, f)
+        })
+        .chain(floors.into_iter().map(|(n, i, floor)| {
+            let name = format!("{n} ({})", if i == Input::Csv { "CSV" } else { "TSV" });
+            let f: Timed = Box::new(floor);
+            (name, i, f)
+        }))
+        .collect();
     let tsv_path = peers
         .iter()
         .position(|(n, ..)| n.starts_with("spool-io TSV path"))

@@ -5,7 +5,9 @@
 //!
 //! `spool-okon --path INDEX --hash SHA1HEX` prints `1` and exits 1 if the
 //! hash is in the index, prints `0` and exits 0 if not, and exits 2 if the
-//! index cannot be loaded or the arguments are wrong.
+//! index cannot be loaded, the arguments are wrong, or the block the answer
+//! rests on fails its checksum (a damaged index: the message says so,
+//! rather than answering 0 or 1 from damaged bytes).
 
 use std::process::ExitCode;
 
@@ -48,11 +50,18 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    if index.lookup(&key).is_some() {
-        println!("1");
-        ExitCode::from(1)
-    } else {
-        println!("0");
-        ExitCode::SUCCESS
+    match index.lookup(&key) {
+        Ok(Some(_)) => {
+            println!("1");
+            ExitCode::from(1)
+        }
+        Ok(None) => {
+            println!("0");
+            ExitCode::SUCCESS
+        }
+        Err(damaged) => {
+            eprintln!("spool-okon: {path}: {damaged}");
+            ExitCode::from(2)
+        }
     }
 }

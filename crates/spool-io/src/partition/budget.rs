@@ -53,6 +53,9 @@ pub(super) struct Buffers {
     slots: Vec<Slot>,
     /// Record delimiter, added to a last record that lacks one.
     delimiter: u8,
+    /// A record ending in CR is complete too (CSV, where a lone CR ends
+    /// records).
+    cr_ends: bool,
     /// Raw header line (ending with the delimiter) written at the top of
     /// every file, once seen.
     header: Option<Vec<u8>>,
@@ -81,6 +84,7 @@ impl Buffers {
             pool,
             slots: Vec::new(),
             delimiter: options.read.delimiter,
+            cr_ends: options.quote.is_some(),
             header: None,
             held: 0,
             charged: 0,
@@ -147,7 +151,7 @@ impl Buffers {
         raw: &[u8],
         out: &mut Outputs,
     ) -> Result<(), PartitionError> {
-        let newline = !raw.ends_with(&[self.delimiter]);
+        let newline = !(raw.ends_with(&[self.delimiter]) || self.cr_ends && raw.ends_with(b"\r"));
         let need = raw.len() + usize::from(newline);
         let slot = &mut self.slots[gid as usize];
         slot.records += 1;

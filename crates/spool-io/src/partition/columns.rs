@@ -42,7 +42,11 @@ impl ColumnRef {
                     None => format!("col{n}"),
                 },
             }),
-            _ => Err(PartitionError::Usage(match header {
+            Ok(_) => Err(PartitionError::Usage(format!(
+                "column {:?}: columns count from 1 (the first column is 1)",
+                self.0
+            ))),
+            Err(_) => Err(PartitionError::Usage(match header {
                 Some(names) => format!(
                     "no column named {:?}; the header has: {}",
                     self.0,
@@ -52,6 +56,30 @@ impl ColumnRef {
             })),
         }
     }
+}
+
+/// Refuses a grouping given twice: both would write the same files.
+///
+/// # Errors
+///
+/// The first column that repeats an earlier one, with both spellings.
+pub(crate) fn check_distinct(by: &[ColumnRef], columns: &[Column]) -> Result<(), PartitionError> {
+    for (i, column) in columns.iter().enumerate() {
+        if let Some(j) = columns[..i].iter().position(|c| c.index == column.index) {
+            let same = if by[i] == by[j] {
+                format!("--by {:?} is given twice", by[i].0)
+            } else {
+                format!(
+                    "--by {:?} and --by {:?} are the same column ({})",
+                    by[j].0, by[i].0, column.name
+                )
+            };
+            return Err(PartitionError::Usage(format!(
+                "{same}; give each grouping once"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// A `--where` condition: `COL~REGEX` (keep matching records) or
@@ -119,7 +147,32 @@ mod tests {
         let c = ColumnRef("4".into()).resolve(None).unwrap();
         assert_eq!((c.index, c.name.as_str()), (3, "col4"));
         assert!(ColumnRef("town".into()).resolve(Some(&header)).is_err());
-        assert!(ColumnRef("0".into()).resolve(None).is_err());
+        let zero = ColumnRef("0".into()).resolve(None).unwrap_err();
+        assert!(zero.to_string().contains("count from 1"), "{zero}");
         assert!(ColumnRef("city".into()).resolve(None).is_err());
+    }
+
+    #[test]
+    fn a_grouping_given_twice_is_refused() {
+        let header = ["id", "city"];
+        let by = |names: &[&str]| {
+            names
+                .iter()
+                .map(|n| ColumnRef((*n).into()))
+                .collect::<Vec<_>>()
+        };
+        let resolve = |by: &[ColumnRef]| {
+            by.iter()
+                .map(|c| c.resolve(Some(&header)).unwrap())
+                .collect::<Vec<_>>()
+        };
+        let twice = by(&["2", "2"]);
+        let err = check_distinct(&twice, &resolve(&twice)).unwrap_err();
+        assert!(err.to_string().contains("\"2\" is given twice"), "{err}");
+        let aliased = by(&["city", "2"]);
+        let err = check_distinct(&aliased, &resolve(&aliased)).unwrap_err();
+        assert!(err.to_string().contains("same column (city)"), "{err}");
+        let distinct = by(&["id", "city"]);
+        assert!(check_distinct(&distinct, &resolve(&distinct)).is_ok());
     }
 }

@@ -1,86 +1,77 @@
-//! The end of a run: every output appears under its name, or none does.
+//! The end of a run: the whole dataset appears, or none of it does.
 //!
-//! Outputs are written as hidden `.NAME.partial` files
-//! ([`PartialFile`]'s naming). [`Outputs::commit`] waits for the workers,
-//! writes the `_partitions.tsv` manifest (still under its temporary name,
-//! so that a full disk fails the run before any output appears), renames
-//! every file into place and the manifest last. If a rename fails, the
-//! files already renamed are removed again. [`Outputs::abort`] removes
-//! every temporary file and every directory the run created that is left
-//! empty. With `--fsync`, files are flushed before their renames and the
-//! directories holding the renames after them.
+//! Every file of the run is written under its final name inside the run's
+//! [`StagedDir`] (a hidden directory beside the output, locked against a
+//! second run). [`Outputs::commit`] waits for the workers, writes the
+//! `_partitions.tsv` manifest last, and publishes the staging directory as
+//! the output with one rename (an existing dataset, with `--force`, is
+//! swapped out whole and removed). [`Outputs::abort`] stops the workers
+//! and drops the staging directory, which removes it. A kill at any moment
+//! leaves either the old output or the new one, never a part; the next
+//! run removes the dead run's staging directory.
+//!
+//! With `--fsync`, the files, the directories inside and the staging
+//! directory are flushed before the publish, and the parent after it.
+//!
+//! # The protocol, for any writer
+//!
+//! ```text
+//!  StagedDir::begin(OUT, replace)  lock .OUT.spool-lock, clean dead runs,
+//!                                  mkdir .OUT.spool-staging-RUNID
+//!  write files under staged.dir()  any format, final names, any order
+//!  write the manifest last         (its absence marks an unfinished tree)
+//!  staged.publish(fsync)           one rename (or exchange) → OUT
+//! ```
+//!
+//! A writer of another format writes into the same [`Outputs::root`] and
+//! is published by the same commit: a Parquet group's part files
+//! (`part-00000.parquet`, `part-00001.parquet`, …) are written under their
+//! final names beside each other, and [`Outputs::part_paths`] lists them
+//! for `--fsync`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::escape::{escape_full, EMPTY_KEY_NAME};
+use super::layout::MANIFEST;
 use super::outputs::Outputs;
 use super::{GroupSummary, PartitionError};
 use crate::input::with_path;
-use crate::write::PartialFile;
+use crate::write::sync_directory;
 
 impl Outputs {
     /// Waits for the workers, writes the manifest listing `groups` and
-    /// renames every file into place (the manifest last). On an error the
-    /// run is [aborted](Self::abort) first.
+    /// publishes the dataset. On an error the run is
+    /// [aborted](Self::abort) first.
     ///
     /// # Errors
     ///
     /// A worker's error, or a manifest, sync or rename error naming its
     /// path.
     pub fn commit(&mut self, groups: &[GroupSummary], fsync: bool) -> Result<(), PartitionError> {
-        if let Err(e) = self.join_workers() {
+        let result = self.join_workers().and_then(|()| {
+            self.write_manifest(groups, fsync)?;
+            if fsync {
+                self.sync_files()?;
+            }
+            let staged = self.staged.take().expect("committed once");
+            staged.publish(fsync)?;
+            Ok(())
+        });
+        if result.is_err() {
             self.abort();
-            return Err(e);
         }
-        let manifest = match self.write_manifest(groups) {
-            Ok(manifest) => manifest,
-            Err(e) => {
-                self.abort();
-                return Err(e);
-            }
-        };
-        if fsync {
-            if let Err(e) = self.sync_files(&manifest) {
-                self.abort();
-                return Err(e.into());
-            }
-        }
-        for gid in 0..self.files.len() {
-            for path in self.part_paths(gid) {
-                if let Err(e) = std::fs::rename(PartialFile::temp_path(&path), &path) {
-                    let err = with_path(e, &path);
-                    // This group's earlier parts are renamed too.
-                    self.remove_renamed(gid + 1);
-                    self.abort();
-                    return Err(err.into());
-                }
-            }
-        }
-        if let Err(e) = manifest.commit() {
-            self.remove_renamed(self.files.len());
-            self.abort();
-            return Err(e.into());
-        }
-        if fsync {
-            // The renames themselves are made durable by syncing the
-            // directories that hold them.
-            self.sync_directories()?;
-        }
-        Ok(())
+        result
     }
 
     /// `_partitions.tsv`: column, full key (escaped, always reversible),
     /// path relative to the output directory, records. Readers of Hive
-    /// datasets skip names starting with `_`. Written under its temporary
-    /// name; the caller commits it.
-    fn write_manifest(&self, groups: &[GroupSummary]) -> Result<PartialFile, PartitionError> {
-        let out = self.layout.out();
-        let path = out.join("_partitions.tsv");
-        let mut file = PartialFile::create(&path)?;
+    /// datasets skip names starting with `_`, and no key's file can take
+    /// this name (a key's leading `_` is escaped).
+    fn write_manifest(&self, groups: &[GroupSummary], fsync: bool) -> Result<(), PartitionError> {
+        let path = self.root().join(MANIFEST);
         let mut text = String::from("column\tkey\tpath\trecords\n");
-        for g in groups {
-            let relative = g.path.strip_prefix(out).unwrap_or(&g.path);
+        for (gid, g) in groups.iter().enumerate() {
             text.push_str(&format!(
                 "{}\t{}\t{}\t{}\n",
                 escape_full(g.column.as_bytes()),
@@ -89,38 +80,34 @@ impl Outputs {
                 } else {
                     escape_full(&g.key)
                 },
-                relative.display(),
+                self.relative(gid).display(),
                 g.records
             ));
         }
-        file.file()
-            .write_all(text.as_bytes())
-            .map_err(|e| with_path(e, &path))?;
-        Ok(file)
+        let write = || -> std::io::Result<()> {
+            let mut file = std::fs::File::create(&path)?;
+            file.write_all(text.as_bytes())?;
+            if fsync {
+                file.sync_all()?;
+            }
+            Ok(())
+        };
+        write().map_err(|e| with_path(e, &path).into())
     }
 
-    /// Flushes every output file (still under its temporary name) and the
-    /// manifest to disk.
-    fn sync_files(&self, manifest: &PartialFile) -> std::io::Result<()> {
+    /// Flushes every output file (every part of a Parquet group) and every
+    /// directory that holds one to disk (the staging directory itself is
+    /// flushed by the publish).
+    fn sync_files(&self) -> Result<(), PartitionError> {
+        let mut dirs: Vec<PathBuf> = Vec::new();
         for gid in 0..self.files.len() {
             for path in self.part_paths(gid) {
-                let temp = PartialFile::temp_path(&path);
-                std::fs::File::open(&temp)
+                std::fs::File::open(&path)
                     .and_then(|f| f.sync_all())
-                    .map_err(|e| with_path(e, &temp))?;
+                    .map_err(|e| with_path(e, &path))?;
+                dirs.extend(path.parent().map(Path::to_path_buf));
             }
         }
-        manifest.sync()
-    }
-
-    /// Flushes the directories of the output files and the output
-    /// directory itself (their entries: the renames).
-    fn sync_directories(&self) -> Result<(), PartitionError> {
-        let mut dirs: Vec<PathBuf> = (0..self.files.len())
-            .filter(|&gid| self.files[gid].created)
-            .filter_map(|gid| self.path(gid).parent().map(Path::to_path_buf))
-            .collect();
-        dirs.push(self.layout.out().to_path_buf());
         dirs.sort();
         dirs.dedup();
         for dir in dirs {
@@ -129,57 +116,14 @@ impl Outputs {
         Ok(())
     }
 
-    /// Removes the output files of groups `..upto`, renamed into place by a
-    /// run that then failed: a part of the output must not look complete.
-    fn remove_renamed(&self, upto: usize) {
-        for gid in 0..upto {
-            for path in self.part_paths(gid) {
-                let _ = std::fs::remove_file(path);
-            }
-        }
-    }
-
-    /// Stops the workers and removes every temporary file and every
-    /// directory this run created that is left empty. Returns the first
-    /// error a worker reported, if any.
+    /// Stops the workers and removes the staging directory with everything
+    /// written into it. Returns the first error a worker reported, if any.
     pub fn abort(&mut self) -> Option<std::io::Error> {
         let worker_error = match self.join_workers() {
             Err(PartitionError::Io(e)) => Some(e),
             _ => None,
         };
-        let out = self.layout.out().to_path_buf();
-        for gid in 0..self.files.len() {
-            if self.files[gid].created {
-                let path = self.path(gid);
-                for part in self.part_paths(gid) {
-                    let _ = std::fs::remove_file(PartialFile::temp_path(&part));
-                }
-                let mut dir = path.parent();
-                while let Some(d) = dir {
-                    if d == out || std::fs::remove_dir(d).is_err() {
-                        break;
-                    }
-                    dir = d.parent();
-                }
-            }
-        }
-        if self.created_out {
-            let _ = std::fs::remove_dir(&out);
-        }
+        drop(self.staged.take());
         worker_error
-    }
-}
-
-/// Makes a directory's entries durable (a no-op where directories cannot be
-/// opened, as on Windows, whose renames need no such step).
-fn sync_directory(dir: &Path) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        std::fs::File::open(dir)?.sync_all()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = dir;
-        Ok(())
     }
 }

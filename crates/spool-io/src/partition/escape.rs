@@ -10,10 +10,22 @@
 //! |---|---|
 //! | control bytes `00`–`1F`, `7F`, `"` `#` `%` `'` `*` `/` `:` `<` `=` `>` `?` `\` `[` `]` `^` `{` `|` `}` `~` | `%XX` (upper-case hex) |
 //! | a leading `.` (so no `.`, `..` or hidden names) | `%2E` |
+//! | a leading `_` (names readers skip, and the manifest's `_partitions.tsv`, stay reserved) | `%5F` |
 //! | bytes that are not valid UTF-8 | `%XX` each |
 //! | the empty key | `__HIVE_DEFAULT_PARTITION__` (Hive's and Spark's name) |
-//! | the literal key `__HIVE_DEFAULT_PARTITION__` | `%5F_HIVE_DEFAULT_PARTITION__` |
-//! | a key whose escaped form exceeds 200 bytes | its first 180 bytes, `~`, and 16 hex digits of a hash of the whole key |
+//! | the literal key `__HIVE_DEFAULT_PARTITION__` | `%5F_HIVE_DEFAULT_PARTITION__` (by the rule above) |
+//! | a key whose escaped form exceeds 200 bytes | its first 167 bytes, `~`, and 32 hex digits of the SHA-256 of the whole key |
+//!
+//! So the only name starting with `_` is the empty key's, and no key can
+//! take the name of the manifest, in any layout. Hive-style readers skip
+//! names starting with `_` or `.`: no key's file is hidden from them.
+//!
+//! Shortened names carry 128 bits of a cryptographic hash, so two keys
+//! that share one cannot be crafted (a 64-bit hash falls to a birthday
+//! search in CPU-seconds); the layout still checks every shortened name
+//! for a collision and gives a colliding key another name
+//! ([`escape_within_nth`]). The hash is not keyed, so a key's name is the
+//! same in every run — which a dataset written by several runs needs.
 //!
 //! In the Hive layout the directory name is `COLUMN=KEY`; a long column
 //! name leaves less room, and the key is shortened the same way to keep
@@ -28,8 +40,8 @@
 pub const EMPTY_KEY_NAME: &str = "__HIVE_DEFAULT_PARTITION__";
 /// Longest escaped name kept whole.
 pub const MAX_NAME_LEN: usize = 200;
-/// Bytes of the escaped form kept before the hash in a shortened name.
-const SHORTENED_PREFIX: usize = 180;
+/// Length of the `~` and hash that end a shortened name.
+const HASH_SUFFIX: usize = 1 + 32;
 
 /// The file-name form of `key`; see the [module docs](self).
 ///
@@ -48,7 +60,7 @@ pub fn escape(key: &[u8]) -> String {
 }
 
 /// Like [`escape`], with room for only `max_len` bytes (at least 40): a
-/// longer escaped form keeps its first `max_len - 20` bytes before the `~`
+/// longer escaped form keeps its first `max_len - 33` bytes before the `~`
 /// and the hash. For names that share a file name with something else,
 /// such as Hive's `COLUMN=KEY`.
 ///
@@ -57,11 +69,29 @@ pub fn escape(key: &[u8]) -> String {
 /// ```
 /// use spool_io::partition::escape::{escape, escape_within};
 /// let key = "k".repeat(300);
-/// assert_eq!(escape(key.as_bytes()).len(), 180 + 17);
-/// assert_eq!(escape_within(key.as_bytes(), 60).len(), 40 + 17);
+/// assert_eq!(escape(key.as_bytes()).len(), 167 + 33);
+/// assert_eq!(escape_within(key.as_bytes(), 60).len(), 27 + 33);
 /// assert_eq!(escape_within(b"short", 60), "short");
 /// ```
 pub fn escape_within(key: &[u8], max_len: usize) -> String {
+    escape_within_nth(key, max_len, 0)
+}
+
+/// Like [`escape_within`], but a shortened name's hash also covers `n`:
+/// the `n`-th other name for a key whose shortened name collided (0 is the
+/// ordinary name). Names kept whole do not depend on `n` — they never
+/// collide, since escaping is reversible.
+///
+/// # Examples
+///
+/// ```
+/// use spool_io::partition::escape::{escape_within, escape_within_nth};
+/// let key = "k".repeat(300);
+/// assert_eq!(escape_within_nth(key.as_bytes(), 200, 0), escape_within(key.as_bytes(), 200));
+/// assert_ne!(escape_within_nth(key.as_bytes(), 200, 1), escape_within(key.as_bytes(), 200));
+/// assert_eq!(escape_within_nth(b"short", 200, 1), "short");
+/// ```
+pub fn escape_within_nth(key: &[u8], max_len: usize, n: u32) -> String {
     if key.is_empty() {
         return EMPTY_KEY_NAME.to_owned();
     }
@@ -70,7 +100,7 @@ pub fn escape_within(key: &[u8], max_len: usize) -> String {
     if full.len() <= max_len {
         return full;
     }
-    let mut cut = max_len - (MAX_NAME_LEN - SHORTENED_PREFIX);
+    let mut cut = max_len - HASH_SUFFIX;
     while !full.is_char_boundary(cut) {
         cut -= 1;
     }
@@ -79,21 +109,16 @@ pub fn escape_within(key: &[u8], max_len: usize) -> String {
     if let Some(pct) = tail.iter().position(|&b| b == b'%') {
         cut = cut - tail.len() + pct;
     }
-    format!("{}~{:016x}", &full[..cut], fnv1a64(key))
+    format!("{}~{}", &full[..cut], hash_hex(key, n))
 }
 
 /// The escaped form of `key` without the length limit (used in the
 /// manifest, where it is always reversible).
 pub fn escape_full(key: &[u8]) -> String {
     let mut out = String::with_capacity(key.len());
-    if key == EMPTY_KEY_NAME.as_bytes() {
-        out.push_str("%5F");
-        out.push_str(&EMPTY_KEY_NAME[1..]);
-        return out;
-    }
     for chunk in key.utf8_chunks() {
         for c in chunk.valid().chars() {
-            if needs_escape(c) || (c == '.' && out.is_empty()) {
+            if needs_escape(c) || (matches!(c, '.' | '_') && out.is_empty()) {
                 let mut bytes = [0; 4];
                 for &b in c.encode_utf8(&mut bytes).as_bytes() {
                     push_pct(&mut out, b);
@@ -180,15 +205,18 @@ fn push_pct(out: &mut String, b: u8) {
     out.push(HEX[usize::from(b & 15)] as char);
 }
 
-/// FNV-1a, 64 bits: a fixed, documented hash so shortened names are the
-/// same on every run, version and machine.
-fn fnv1a64(data: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in data {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
+/// The first 128 bits of SHA-256 over `key` (over `n` and `key` for the
+/// `n`-th other name), in hex: the same on every run, version and
+/// machine, and too long for a birthday search.
+fn hash_hex(key: &[u8], n: u32) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    if n > 0 {
+        hasher.update(n.to_le_bytes());
     }
-    h
+    hasher.update(key);
+    let digest = hasher.finalize();
+    digest[..16].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
@@ -221,12 +249,25 @@ mod tests {
             b"__HIVE_DEFAULT_PARTITION__",
             b"col=val",
             b"~",
+            b"_partitions",
+            b"_SUCCESS",
         ] {
             let name = escape(key);
             assert!(safe(&name), "{key:?} -> {name}");
             assert_eq!(unescape(&name).unwrap(), key, "{name}");
         }
         assert_eq!(escape(b".."), "%2E.");
+        assert_eq!(escape(b"_partitions"), "%5Fpartitions");
+        assert_eq!(escape(b"a_b"), "a_b");
+    }
+
+    #[test]
+    fn a_pair_that_shared_a_64_bit_hash_gets_two_names() {
+        // Both keys had the same FNV-1a 64 hash, found by a birthday search.
+        let prefix = "a".repeat(190);
+        let a = format!("{prefix}cYxhNSkmN~B");
+        let b = format!("{prefix}POofLrbkJj@");
+        assert_ne!(escape(a.as_bytes()), escape(b.as_bytes()));
     }
 
     #[test]

@@ -1,23 +1,39 @@
-//! Where each group's file goes: the output directory, the layout (Hive or
-//! flat), keys escaped into names the file system accepts, and the
-//! extension that says what the file holds.
+//! Where each group's file goes: the layout (Hive or flat), keys escaped
+//! into names the file system accepts, the extension that says what the
+//! file holds — and a check that no two groups share a name.
 //!
-//! A path is computed when a group's file is created, renamed or listed,
-//! never stored per group: a run with a million keys keeps a million keys,
-//! not a million paths.
+//! Paths are relative to the dataset's root: the run writes under its
+//! staging directory ([`StagedDir`](crate::write::StagedDir)) and reports
+//! them under the output directory they are published as. A path is
+//! computed when a group's file is created or listed, never stored per
+//! group: a run with a million keys keeps a million keys, not a million
+//! paths.
+//!
+//! # Distinct names
+//!
+//! Escaping is reversible, so two keys kept whole never share a name, and
+//! no key takes a reserved one (a leading `_` is escaped). A shortened
+//! name (`~` and a 128-bit hash) could in principle be shared: every
+//! shortened name is recorded when its group is added, and a key whose
+//! name is taken gets the next of [`escape_within_nth`]'s names. Only
+//! shortened names are recorded, so the check costs nothing for ordinary
+//! keys.
 
-use std::path::{Path, PathBuf};
+use std::collections::HashMap;
+use std::path::PathBuf;
 
-use super::escape::{escape, escape_within, MAX_NAME_LEN};
+use super::escape::{escape, escape_within_nth, MAX_NAME_LEN};
 use super::{Layout, Options, OutputFormat, PartitionError};
 
 /// Longest file name (in bytes) the common file systems allow (ext4, XFS,
 /// Btrfs, ZFS; APFS and NTFS count 255 characters).
 const MAX_FILE_NAME: usize = 255;
 
+/// The manifest's name, in the dataset's root.
+pub(super) const MANIFEST: &str = "_partitions.tsv";
+
 /// Names the output files of a run.
 pub(super) struct FileLayout {
-    out: PathBuf,
     layout: Layout,
     /// More than one `--by` column: each gets its own tree.
     several: bool,
@@ -26,6 +42,10 @@ pub(super) struct FileLayout {
     columns: Vec<String>,
     /// `.tsv`, `.csv` or `.txt`, then `.zst` or `.gz` when compressed.
     extension: String,
+    /// Every shortened name given out, per grouping, and its key.
+    shortened: HashMap<(usize, String), Box<[u8]>>,
+    /// Keys whose shortened name was taken, and which other name they got.
+    renamed: HashMap<(usize, Box<[u8]>), u32>,
 }
 
 impl FileLayout {
@@ -45,75 +65,102 @@ impl FileLayout {
             ),
         };
         FileLayout {
-            out: options.out.clone(),
             layout: options.layout,
             several: options.by.len() > 1,
             columns: Vec::new(),
             extension,
+            shortened: HashMap::new(),
+            renamed: HashMap::new(),
         }
     }
 
     /// Names the `--by` columns, in order.
-    pub fn set_columns<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) {
-        self.columns = names
-            .into_iter()
-            .map(|name| escape(name.as_bytes()))
-            .collect();
+    ///
+    /// # Errors
+    ///
+    /// Two columns with the same name: their trees would be one.
+    pub fn set_columns<'a>(
+        &mut self,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), PartitionError> {
+        self.columns.clear();
+        for name in names {
+            let escaped = escape(name.as_bytes());
+            if self.columns.contains(&escaped) {
+                return Err(PartitionError::Usage(format!(
+                    "--by {name} is given twice (each --by column must be a different column)"
+                )));
+            }
+            self.columns.push(escaped);
+        }
+        Ok(())
     }
 
-    /// The output directory.
-    pub fn out(&self) -> &Path {
-        &self.out
+    /// Records the name of a new group's key, giving it another if its
+    /// shortened name is taken by a different key.
+    pub fn add(&mut self, grouping: usize, key: &[u8]) {
+        let room = self.room(grouping);
+        for n in 0.. {
+            let name = escape_within_nth(key, room, n);
+            if !name.contains('~') {
+                return; // kept whole: unique by construction
+            }
+            match self.shortened.entry((grouping, name)) {
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(key.into());
+                    if n > 0 {
+                        self.renamed.insert((grouping, key.into()), n);
+                    }
+                    return;
+                }
+                std::collections::hash_map::Entry::Occupied(slot) if **slot.get() == *key => return,
+                std::collections::hash_map::Entry::Occupied(_) => {}
+            }
+        }
     }
 
-    /// The file of `key` in grouping (`--by` column) `grouping`.
-    pub fn path(&self, grouping: usize, key: &[u8]) -> PathBuf {
+    /// Room for the key's part of a name: `COLUMN=KEY` must fit in one
+    /// file name in the Hive layout.
+    fn room(&self, grouping: usize) -> usize {
+        match self.layout {
+            Layout::Hive => {
+                let column = &self.columns[grouping];
+                MAX_NAME_LEN.min(MAX_FILE_NAME.saturating_sub(column.len() + 1))
+            }
+            Layout::Flat => MAX_NAME_LEN,
+        }
+    }
+
+    /// The file of `key` in grouping (`--by` column) `grouping`, relative
+    /// to the dataset's root.
+    pub fn relative(&self, grouping: usize, key: &[u8]) -> PathBuf {
         let column = &self.columns[grouping];
-        let mut path = self.out.clone();
+        let n = if self.renamed.is_empty() {
+            0
+        } else {
+            self.renamed
+                .get(&(grouping, Box::from(key)))
+                .copied()
+                .unwrap_or(0)
+        };
+        let name = escape_within_nth(key, self.room(grouping), n);
+        let mut path = PathBuf::new();
         match self.layout {
             Layout::Hive => {
                 if self.several {
                     path.push(format!("by-{column}"));
                 }
-                // `COLUMN=KEY` must fit in one file name.
-                let room = MAX_NAME_LEN.min(MAX_FILE_NAME.saturating_sub(column.len() + 1));
-                path.push(format!("{column}={}", escape_within(key, room)));
+                path.push(format!("{column}={name}"));
                 path.push(format!("part-00000{}", self.extension));
             }
             Layout::Flat => {
                 if self.several {
                     path.push(column);
                 }
-                path.push(format!("{}{}", escape(key), self.extension));
+                path.push(format!("{name}{}", self.extension));
             }
         }
         path
-    }
-}
-
-/// Checks or creates the output directory; returns whether it was created
-/// (so that an aborted run removes it again).
-///
-/// # Errors
-///
-/// A directory that is not empty (without `force`), or one that cannot be
-/// read or created.
-pub(super) fn prepare_out_dir(out: &Path, force: bool) -> Result<bool, PartitionError> {
-    match std::fs::read_dir(out) {
-        Ok(mut entries) => {
-            if !force && entries.next().is_some() {
-                return Err(PartitionError::Usage(format!(
-                    "{}: output directory is not empty (use --force to write into it)",
-                    out.display()
-                )));
-            }
-            Ok(false)
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            std::fs::create_dir_all(out).map_err(|e| crate::input::with_path(e, out))?;
-            Ok(true)
-        }
-        Err(e) => Err(crate::input::with_path(e, out).into()),
     }
 }
 
@@ -122,6 +169,7 @@ mod tests {
     use super::*;
     use crate::partition::{run, ColumnRef};
     use crate::write::Compression;
+    use std::path::Path;
 
     #[test]
     fn compression_suffix_in_names() {
@@ -149,9 +197,9 @@ mod tests {
         options.by = vec![ColumnRef("c".into()), ColumnRef("d".into())];
         let mut layout = FileLayout::new(&options);
         let long = "n".repeat(150);
-        layout.set_columns(["c", long.as_str()]);
+        layout.set_columns(["c", long.as_str()]).unwrap();
         let key = vec![b'k'; 300];
-        let path = layout.path(1, &key);
+        let path = Path::new("out").join(layout.relative(1, &key));
         let dir = path.parent().unwrap();
         assert_eq!(
             dir.parent().unwrap(),
@@ -161,8 +209,35 @@ mod tests {
         assert!(name.len() <= MAX_FILE_NAME, "{}", name.len());
         assert!(name.starts_with(&format!("{long}=")) && name.contains('~'));
         assert_eq!(
-            layout.path(0, b"a/b"),
-            Path::new("out/by-c/c=a%2Fb/part-00000.tsv")
+            layout.relative(0, b"a/b"),
+            Path::new("by-c/c=a%2Fb/part-00000.tsv")
         );
+    }
+
+    #[test]
+    fn a_key_whose_shortened_name_is_taken_gets_another() {
+        let mut options = Options::new(Vec::new(), PathBuf::from("out"), Vec::new());
+        options.layout = Layout::Flat;
+        let mut layout = FileLayout::new(&options);
+        layout.set_columns(["c"]).unwrap();
+        let key = vec![b'k'; 300];
+        let first = layout.relative(0, &key);
+        // Another key already holds the name `key` would get.
+        let name = escape_within_nth(&key, MAX_NAME_LEN, 0);
+        layout.shortened.insert((0, name), Box::from(&b"other"[..]));
+        layout.add(0, &key);
+        let second = layout.relative(0, &key);
+        assert_ne!(first, second);
+        assert!(second.to_str().unwrap().contains('~'));
+        layout.add(0, &key); // adding again keeps the name
+        assert_eq!(layout.relative(0, &key), second);
+    }
+
+    #[test]
+    fn the_same_column_twice_is_refused() {
+        let mut options = Options::new(Vec::new(), PathBuf::from("out"), Vec::new());
+        options.by = vec![ColumnRef("1".into()), ColumnRef("1".into())];
+        let mut layout = FileLayout::new(&options);
+        assert!(layout.set_columns(["col1", "col1"]).is_err());
     }
 }

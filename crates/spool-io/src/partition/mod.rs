@@ -9,8 +9,9 @@
 //!                         group's pool chunk;          encode block (plain,
 //!                         full chunk → its worker      zstd frame, gzip member),
 //!                                                      append to the group's
-//!                                                      hidden temp file (LRU of
-//!                                                      open files), then rename
+//!                                                      file in the staging dir
+//!                                                      (LRU of open files);
+//!                                                      publish: one rename
 //! ```
 //!
 //! Order: one router reads the inputs in order and each group has exactly
@@ -25,11 +26,11 @@
 //! distinct keys changes how large the written blocks are, never how much
 //! memory is used.
 //!
-//! Files: every output is written as `.NAME.partial` and renamed only after
-//! every input was read and every block written. On an error or an
-//! interruption the temporary files are removed (and, if a rename fails,
-//! the files already renamed), so nothing half-written is left looking
-//! complete.
+//! Files: the run holds an exclusive lock on the output and writes the
+//! whole dataset into a hidden staging directory beside it, which is
+//! published as the output with one rename once every input was read and
+//! every block and the manifest written. On an error, an interruption or a
+//! kill, no part of the dataset is ever visible under the output's name.
 //!
 //! The parts, one job each:
 //!
@@ -39,14 +40,15 @@
 //! | `budget` | the groups' buffers under the pool's budget: growing, early flushes, waiting for memory |
 //! | `outputs` | one output file per group and the worker threads that write them |
 //! | `workers` | a writer thread: encode each block, append it, keep at most `max_open` files open |
-//! | `layout` | file names: Hive or flat layout, escaped keys within name limits, extensions |
-//! | `commit` | the end: manifest, renames (or removal of everything), `--fsync` |
+//! | `layout` | file names: Hive or flat layout, escaped keys within name limits, extensions, no two alike |
+//! | `commit` | the end: manifest, then one publish ([`StagedDir`]) or removal of everything, `--fsync` |
 //! | [`escape`] | keys as file names, reversibly |
 //! | `columns` | `--by` and `--where` columns resolved against the header |
 //! | [`parquet`] | `--format parquet`: the table, typed values, Parquet writers |
 //! | `writer_memory` | the Parquet writers' row groups charged to the budget |
 //!
 //! [`ChunkPool`]: crate::write::ChunkPool
+//! [`StagedDir`]: crate::write::StagedDir
 
 mod budget;
 mod columns;
@@ -68,8 +70,10 @@ pub use columns::{Column, ColumnRef, Filter};
 pub use router::run;
 
 use crate::progress::Progress;
-use crate::read::ReadOptions;
+use crate::read::{Format, ReadOptions};
+use crate::size::Size;
 use crate::write::Compression;
+use spool::text::csv::Dialect;
 
 /// Where each group's file goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,6 +107,11 @@ pub struct Options {
     pub by: Vec<ColumnRef>,
     /// Field delimiter.
     pub delimiter: u8,
+    /// Quote byte: `Some` reads RFC 4180 CSV (a field may be enclosed in
+    /// it; delimiters and line breaks inside are data), `None` unquoted
+    /// lines (IANA TSV). Keys and `--where` see unquoted values; records
+    /// are written as read.
+    pub quote: Option<u8>,
     /// Each input starts with a header line (names columns, is repeated
     /// at the top of every output file, and must be the same in every input).
     pub header: bool,
@@ -127,14 +136,16 @@ pub struct Options {
     pub max_open: usize,
     /// Output layout.
     pub layout: Layout,
-    /// Count and skip records with too few fields instead of stopping.
+    /// Count and skip records with too few fields, and a last record whose
+    /// quote is never closed, instead of stopping.
     pub skip_invalid: bool,
-    /// Write into an output directory that is not empty.
+    /// Replace an existing dataset (a directory holding `_partitions.tsv`)
+    /// as a whole; without it the output must be missing or empty.
     pub force: bool,
-    /// Flush every output file to disk before it is renamed into place,
-    /// and the directories after, so that not even a power loss can leave
-    /// a renamed file with missing data. Off by default (as in DuckDB,
-    /// Polars and xsv): the run then waits for the disk.
+    /// Flush every output file and directory to disk before the dataset
+    /// is published, and the publish after, so that not even a power loss
+    /// can leave a published dataset with missing data. Off by default (as
+    /// in DuckDB, Polars and xsv): the run then does not wait for the disk.
     pub fsync: bool,
     /// How inputs are read.
     pub read: ReadOptions,
@@ -157,6 +168,7 @@ impl Options {
             out,
             by,
             delimiter: b'\t',
+            quote: None,
             header: false,
             filters: Vec::new(),
             compression: Compression::None,
@@ -197,18 +209,48 @@ impl Options {
         let budget = total.saturating_sub(reserve);
         if budget < MIN_CHUNK_BUDGET {
             return Err(PartitionError::Usage(format!(
-                "--memory {} MiB is too small for {} writer(s) and {} read-ahead input(s); \
-                 use at least {} MiB",
-                total >> 20,
+                "--memory {} is too small for {} writer(s) and {} read-ahead input(s); \
+                 use at least {} (or fewer --threads)",
+                Size(total),
                 self.workers,
                 self.parallel_inputs,
-                (reserve + MIN_CHUNK_BUDGET).div_ceil(1 << 20)
+                Size((reserve + MIN_CHUNK_BUDGET).next_multiple_of(1 << 20))
             )));
         }
         let per_chunk = (budget / 512).clamp(32 << 10, MAX_CHUNK);
         self.chunk_len = 1 << per_chunk.ilog2();
         self.chunk_budget = budget;
         Ok(())
+    }
+
+    /// How inputs split into records: [`Format::Csv`] with a quote,
+    /// [`Format::Lines`] without.
+    ///
+    /// # Errors
+    ///
+    /// If the delimiter and quote cannot work together (equal, or CR/LF).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::text::csv::Dialect;
+    /// use spool_io::partition::Options;
+    /// use spool_io::read::Format;
+    /// let mut options = Options::new(vec!["in.csv".into()], "out".into(), vec![]);
+    /// assert_eq!(options.input_format()?, Format::Lines);
+    /// (options.delimiter, options.quote) = (b',', Some(b'"'));
+    /// assert_eq!(options.input_format()?, Format::Csv(Dialect::CSV));
+    /// options.quote = Some(b',');
+    /// assert!(options.input_format().is_err());
+    /// # Ok::<(), spool_io::partition::PartitionError>(())
+    /// ```
+    pub fn input_format(&self) -> Result<Format, PartitionError> {
+        let Some(quote) = self.quote else {
+            return Ok(Format::Lines);
+        };
+        Dialect::new(self.delimiter, Some(quote))
+            .map(Format::Csv)
+            .map_err(|e| PartitionError::Usage(e.to_string()))
     }
 
     /// Memory besides the chunks: read-ahead rings (a ring can briefly hold
@@ -277,7 +319,8 @@ pub struct Summary {
     pub records_in: u64,
     /// Records dropped by `--where`.
     pub filtered: u64,
-    /// Records skipped for too few fields (`--skip-invalid`).
+    /// Records skipped for too few fields or an unterminated quote
+    /// (`--skip-invalid`).
     pub skipped_invalid: u64,
     /// Decompressed bytes read.
     pub bytes_in: u64,
@@ -292,13 +335,17 @@ pub struct Summary {
     pub over_budget_bytes: u64,
     /// Every output file, in the order its key first appeared.
     pub groups: Vec<GroupSummary>,
+    /// Staging directories of dead (killed) runs into the same output,
+    /// removed at the start.
+    pub stale_removed: Vec<PathBuf>,
 }
 
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
 pub enum PartitionError {
-    /// Reading or writing failed; the message names the path.
-    #[error("{0}")]
+    /// Reading or writing failed; the message names the path. Transparent:
+    /// the I/O error's message is this error's message, not also its cause.
+    #[error(transparent)]
     Io(#[from] io::Error),
     /// A record or header cannot be used.
     #[error("{file}:{line}: byte offset {offset}: {message}")]

@@ -1,21 +1,21 @@
 //! The output files of a run: one per group, named by the [`FileLayout`],
-//! written by the worker threads, committed or removed together
-//! ([`commit`](super::commit)).
+//! written by the worker threads into the run's [`StagedDir`], published or
+//! removed together ([`commit`](super::commit)).
 //!
 //! A group's file is created when its first block is sent, so a group
 //! whose every record was filtered out or skipped leaves no file. Group
 //! `g`'s blocks all go to worker `g % workers`, through one FIFO queue, so
 //! they reach the file in the order they were sent.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::layout::FileLayout;
 use super::parquet::sink::part_path;
-use super::workers::{self, Format, Job, Worker};
+use super::workers::{self, Job, Output, Worker};
 use super::{Options, PartitionError};
-use crate::write::Chunk;
+use crate::write::{Chunk, StagedDir};
 
 /// Blocks waiting in each worker's queue before the router waits.
 const QUEUE: usize = 256;
@@ -26,7 +26,7 @@ pub(super) struct OutputFile {
     pub grouping: usize,
     /// The group's key, as read.
     pub key: Box<[u8]>,
-    /// Its first block was sent: the file exists under its temporary name.
+    /// Its first block was sent: the file exists in the staging directory.
     pub created: bool,
 }
 
@@ -42,8 +42,13 @@ pub(super) struct Outputs {
     pub failed: Arc<AtomicBool>,
     /// Raised from outside (Ctrl-C) to stop the run.
     pub cancel: Option<Arc<AtomicBool>>,
-    /// The run created the output directory (so an abort removes it).
-    pub created_out: bool,
+    /// Where the files are written (the staging directory) until the
+    /// commit publishes it; `None` once published or aborted.
+    pub staged: Option<StagedDir>,
+    /// The staging directory's path (the root of [`path`](Self::path)).
+    root: PathBuf,
+    /// The output directory (the root of [`final_path`](Self::final_path)).
+    out: PathBuf,
     /// Bytes written, from the workers' reports.
     pub bytes_out: u64,
     /// Times a closed file was opened again, from the workers' reports.
@@ -63,14 +68,14 @@ impl Outputs {
     /// be started.
     pub fn new(
         options: &Options,
-        format: &Format,
-        created_out: bool,
+        output: &Output,
+        staged: StagedDir,
     ) -> Result<Self, PartitionError> {
         let failed = Arc::new(AtomicBool::new(false));
         let n = options.workers.clamp(1, options.max_open.max(1));
         let per_worker_open = (options.max_open / n).max(1);
         let workers = (0..n)
-            .map(|_| workers::spawn(format, per_worker_open, QUEUE, failed.clone()))
+            .map(|_| workers::spawn(output, per_worker_open, QUEUE, failed.clone()))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Outputs {
             layout: FileLayout::new(options),
@@ -78,7 +83,9 @@ impl Outputs {
             workers,
             failed,
             cancel: options.cancel.clone(),
-            created_out,
+            root: staged.dir().to_path_buf(),
+            out: options.out.clone(),
+            staged: Some(staged),
             bytes_out: 0,
             reopened: 0,
             parts: foldhash::HashMap::default(),
@@ -88,6 +95,7 @@ impl Outputs {
     /// Adds the file of a new group; its number is the group's id.
     pub fn add(&mut self, grouping: usize, key: &[u8]) -> u32 {
         let gid = self.files.len() as u32;
+        self.layout.add(grouping, key);
         self.files.push(OutputFile {
             grouping,
             key: key.into(),
@@ -96,14 +104,30 @@ impl Outputs {
         gid
     }
 
-    /// The path of group `gid`'s file (its first part).
+    /// Where group `gid`'s file (its first part) is written (in the
+    /// staging directory).
     pub fn path(&self, gid: usize) -> PathBuf {
-        let file = &self.files[gid];
-        self.layout.path(file.grouping, &file.key)
+        self.root.join(self.relative(gid))
     }
 
-    /// Every file group `gid` wrote: its parts, in order (none if it was
-    /// never created).
+    /// Where group `gid`'s file is once the run is published.
+    pub fn final_path(&self, gid: usize) -> PathBuf {
+        self.out.join(self.relative(gid))
+    }
+
+    /// Group `gid`'s file relative to the dataset's root.
+    pub fn relative(&self, gid: usize) -> PathBuf {
+        let file = &self.files[gid];
+        self.layout.relative(file.grouping, &file.key)
+    }
+
+    /// The root files are written under until the publish.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Every file group `gid` wrote, in the staging directory: its parts,
+    /// in order (none if it was never created).
     pub fn part_paths(&self, gid: usize) -> Vec<PathBuf> {
         if !self.files[gid].created {
             return Vec::new();

@@ -8,6 +8,7 @@
 //! [`FileLayout`](super::layout::FileLayout), and the end of the run
 //! [`commit`](super::commit).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -15,13 +16,15 @@ use std::sync::Arc;
 use regex::bytes::Regex;
 
 use super::budget::Buffers;
-use super::layout::prepare_out_dir;
+use super::layout::MANIFEST;
 use super::outputs::Outputs;
-use super::parquet::{ParquetRun, Table};
-use super::workers::Format;
+use super::parquet::{Misfit, ParquetRun, Table};
+use super::workers::Output;
 use super::{Column, GroupSummary, Layout, Options, OutputFormat, PartitionError, Summary};
 use crate::progress::Phase;
-use crate::read::{fields::field, Block, FileBlocks, Record, Records};
+use crate::read::{Block, FieldRecord, FileBlocks, Format, Line};
+use crate::write::StagedDir;
+use spool::text::csv::UnterminatedQuote;
 
 /// Most `--by` columns in one run.
 pub const MAX_GROUPINGS: usize = 16;
@@ -40,8 +43,13 @@ struct Router<'a> {
     options: &'a Options,
     columns: Vec<Column>,
     filters: Vec<ResolvedFilter>,
-    /// Raw header line (ends with the delimiter) once seen.
+    /// The header as read (without its line break) once seen, to compare
+    /// the other inputs' headers with.
     header: Option<Vec<u8>>,
+    /// The input the last block came from, and whether its header is
+    /// still to come (its first record, in header mode).
+    file: Option<usize>,
+    header_pending: bool,
     /// Per grouping, each key's group id.
     keys: Vec<HashMap<Box<[u8]>, u32, foldhash::fast::RandomState>>,
     buffers: Buffers,
@@ -90,16 +98,12 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
                 .into(),
         ));
     }
-    let created_out = prepare_out_dir(&options.out, options.force)?;
-    let mut router = match Router::new(options, created_out) {
-        Ok(router) => router,
-        Err(e) => {
-            if created_out {
-                let _ = std::fs::remove_dir(&options.out);
-            }
-            return Err(e);
-        }
-    };
+    // Locks the output, removes dead runs' staging directories and starts
+    // this run's; dropped on any error below, it removes what was written.
+    let staged = StagedDir::begin(&options.out, options.force.then_some(MANIFEST))?;
+    let stale = staged.stale_removed().to_vec();
+    let mut router = Router::new(options, staged)?;
+    router.summary.stale_removed = stale;
     let result = router.route_all();
     let result = match result {
         Ok(()) => router.finish(),
@@ -112,28 +116,31 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
 }
 
 impl<'a> Router<'a> {
-    fn new(options: &'a Options, created_out: bool) -> Result<Self, PartitionError> {
+    fn new(options: &'a Options, staged: StagedDir) -> Result<Self, PartitionError> {
         let buffers = Buffers::new(options);
-        let (format, parquet) = match (&options.format, buffers.writer_memory()) {
+        let (output, parquet) = match (&options.format, buffers.writer_memory()) {
             (OutputFormat::Parquet(p), Some(memory)) => {
                 let run = Arc::new(ParquetRun::new(
                     p,
                     memory,
+                    options.input_format()?,
                     options.delimiter,
                     options.read.delimiter,
                     options.row_group_bytes(),
                 )?);
-                (Format::Parquet(run.clone()), Some(run))
+                (Output::Parquet(run.clone()), Some(run))
             }
-            _ => (Format::Text(options.compression), None),
+            _ => (Output::Text(options.compression), None),
         };
         let mut router = Router {
             options,
             columns: Vec::new(),
             filters: Vec::new(),
             header: None,
+            file: None,
+            header_pending: false,
             keys: (0..options.by.len()).map(|_| HashMap::default()).collect(),
-            outputs: Outputs::new(options, &format, created_out)?,
+            outputs: Outputs::new(options, &output, staged)?,
             buffers,
             parquet,
             summary: Summary::default(),
@@ -151,6 +158,7 @@ impl<'a> Router<'a> {
             .iter()
             .map(|c| c.resolve(header))
             .collect::<Result<_, _>>()?;
+        super::columns::check_distinct(&self.options.by, &self.columns)?;
         self.filters = self
             .options
             .filters
@@ -165,14 +173,15 @@ impl<'a> Router<'a> {
             .collect::<Result<_, PartitionError>>()?;
         self.outputs
             .layout
-            .set_columns(self.columns.iter().map(|c| c.name.as_str()));
-        Ok(())
+            .set_columns(self.columns.iter().map(|c| c.name.as_str()))
     }
 
     fn route_all(&mut self) -> Result<(), PartitionError> {
+        let mut read = self.options.read.clone();
+        read.format = self.options.input_format()?;
         let mut blocks = FileBlocks::new(
             self.options.inputs.clone(),
-            self.options.read.clone(),
+            read,
             self.options.parallel_inputs,
         );
         let raw_counter = Arc::new(std::sync::atomic::AtomicU64::new(0));
@@ -208,25 +217,47 @@ impl<'a> Router<'a> {
     }
 
     fn route_block(&mut self, file: usize, block: &Block) -> Result<(), PartitionError> {
-        let delimiter = self.options.delimiter;
+        if self.file != Some(file) {
+            self.file = Some(file);
+            self.header_pending = self.options.header;
+        }
+        match block.format() {
+            Format::Lines => {
+                let delimiter = self.options.delimiter;
+                self.route(file, block.records().map(|r| Ok(Line::new(r, delimiter))))
+            }
+            Format::Csv(_) => self.route(file, block.csv_records()),
+        }
+    }
+
+    /// Routes the records of one block; compiled once per format.
+    fn route<'b, R: FieldRecord<'b>>(
+        &mut self,
+        file: usize,
+        records: impl Iterator<Item = Result<R, UnterminatedQuote>>,
+    ) -> Result<(), PartitionError> {
         let groupings = self.options.by.len();
         let mut gids = [0u32; MAX_GROUPINGS];
         // Outside the loop: filling a fresh array for every record cost
         // more than the rest of the routing (measured).
-        let mut keys: [&[u8]; MAX_GROUPINGS] = [&[]; MAX_GROUPINGS];
-        'records: for record in block.records() {
-            if self.options.header && record.line() == 1 {
+        let mut keys: [Cow<'b, [u8]>; MAX_GROUPINGS] = Default::default();
+        'records: for record in records {
+            let record = match record {
+                Ok(record) => record,
+                Err(e) => return self.unterminated(file, e),
+            };
+            if self.header_pending {
+                self.header_pending = false;
                 self.take_header(file, &record)?;
                 continue;
             }
             self.summary.records_in += 1;
-            let body = record.bytes();
             for f in &self.filters {
-                let Some(value) = field(body, delimiter, f.index) else {
+                let Some(value) = record.value(f.index) else {
                     self.invalid(file, &record, f.index)?;
                     continue 'records;
                 };
-                if f.regex.is_match(value) == f.negate {
+                if f.regex.is_match(&value) == f.negate {
                     self.summary.filtered += 1;
                     continue 'records;
                 }
@@ -235,7 +266,7 @@ impl<'a> Router<'a> {
             // not leave a group (with no file) behind in another grouping.
             for (g, key) in keys.iter_mut().enumerate().take(groupings) {
                 let index = self.columns[g].index;
-                let Some(value) = field(body, delimiter, index) else {
+                let Some(value) = record.value(index) else {
                     self.invalid(file, &record, index)?;
                     continue 'records;
                 };
@@ -245,7 +276,7 @@ impl<'a> Router<'a> {
                 continue 'records;
             }
             for (g, gid) in gids.iter_mut().enumerate().take(groupings) {
-                *gid = self.group_of(g, keys[g])?;
+                *gid = self.group_of(g, &keys[g])?;
             }
             for &gid in &gids[..groupings] {
                 self.buffers.append(gid, record.raw(), &mut self.outputs)?;
@@ -254,34 +285,44 @@ impl<'a> Router<'a> {
         Ok(())
     }
 
-    /// Handles line 1 of an input in header mode.
-    fn take_header(&mut self, file: usize, record: &Record<'_>) -> Result<(), PartitionError> {
+    /// Handles an input's first record in header mode: its unquoted field
+    /// values name the columns.
+    fn take_header<'b>(
+        &mut self,
+        file: usize,
+        record: &impl FieldRecord<'b>,
+    ) -> Result<(), PartitionError> {
         let body = record.bytes();
         match &self.header {
             None => {
-                let text = std::str::from_utf8(body).map_err(|e| {
-                    self.input_error(file, record, format!("header is not valid UTF-8: {e}"))
-                })?;
-                let names: Vec<&str> = text.split(self.options.delimiter as char).collect();
+                let values: Vec<Cow<'_, [u8]>> = (0..record.field_count())
+                    .map(|i| record.value(i).expect("counted"))
+                    .collect();
+                let names = values
+                    .iter()
+                    .map(|v| std::str::from_utf8(v))
+                    .collect::<Result<Vec<&str>, _>>()
+                    .map_err(|e| {
+                        self.input_error(file, record, format!("header is not valid UTF-8: {e}"))
+                    })?;
                 self.resolve_columns(Some(&names))?;
                 self.set_table(names.iter().map(|n| (*n).to_owned()).collect())?;
                 // Written as read, so a CRLF header stays CRLF like the
-                // records under it.
+                // records under it, and quoted names stay quoted.
                 let mut line = record.raw().to_vec();
-                if line.last() != Some(&self.options.read.delimiter) {
+                let ended = line.last() == Some(&self.options.read.delimiter)
+                    || (self.options.quote.is_some() && line.last() == Some(&b'\r'));
+                if !ended {
                     line.push(self.options.read.delimiter);
                 }
+                // A Parquet file has its column names in its schema.
                 if self.parquet.is_none() {
-                    self.buffers.set_header(line.clone());
+                    self.buffers.set_header(line);
                 }
-                self.header = Some(line);
+                self.header = Some(body.to_vec());
             }
             Some(first) => {
-                let delimiter = self.options.read.delimiter;
-                let first_body = Records::new(first, delimiter, 1, 0)
-                    .next()
-                    .map(|r| r.bytes());
-                if first_body != Some(body) {
+                if first[..] != *body {
                     return Err(self.input_error(
                         file,
                         record,
@@ -310,23 +351,27 @@ impl<'a> Router<'a> {
 
     /// Checks a record against the Parquet table; `false` to skip it
     /// (`--skip-invalid`).
-    fn check_typed(&mut self, file: usize, record: &Record<'_>) -> Result<bool, PartitionError> {
+    fn check_typed<'b>(
+        &mut self,
+        file: usize,
+        record: &impl FieldRecord<'b>,
+    ) -> Result<bool, PartitionError> {
         let run = self.parquet.clone().expect("a parquet run");
         if run.table.get().is_none() {
-            let fields = crate::read::fields::count(record.bytes(), self.options.delimiter);
+            let fields = record.field_count();
             self.set_table((1..=fields).map(|i| format!("col{i}")).collect())?;
         }
         let table = run.table.get().expect("just set");
-        let message = match table.check(record.bytes(), self.options.delimiter) {
-            Ok(None) => return Ok(true),
-            Ok(Some((column, value))) => format!(
+        let message = match table.check(record.bytes(), run.syntax) {
+            Ok(()) => return Ok(true),
+            Err(Misfit::Value { column, value }) => format!(
                 "column {} ({}): {:?} is not a valid {} value",
                 column + 1,
                 table.names[column],
-                String::from_utf8_lossy(value),
+                String::from_utf8_lossy(&value),
                 table.types[column]
             ),
-            Err(fields) => format!(
+            Err(Misfit::Fields(fields)) => format!(
                 "record has {fields} field(s), the table has {}",
                 table.names.len()
             ),
@@ -342,7 +387,33 @@ impl<'a> Router<'a> {
         ))
     }
 
-    fn input_error(&self, file: usize, record: &Record<'_>, message: String) -> PartitionError {
+    /// An input ends inside a quoted field: everything from the record
+    /// that holds the opening quote to the end of the input would be one
+    /// record. Skipped as one invalid record with `--skip-invalid`.
+    #[cold]
+    fn unterminated(&mut self, file: usize, e: UnterminatedQuote) -> Result<(), PartitionError> {
+        if self.options.skip_invalid {
+            self.summary.records_in += 1;
+            self.summary.skipped_invalid += 1;
+            return Ok(());
+        }
+        Err(PartitionError::Input {
+            file: self.options.inputs[file].display().to_string(),
+            line: e.line,
+            offset: e.offset,
+            message: "unterminated quote: the quoted field opened here is never closed, so \
+                      the rest of the input would be one field (close the quote, or use \
+                      --skip-invalid to skip the record it starts)"
+                .into(),
+        })
+    }
+
+    fn input_error<'b>(
+        &self,
+        file: usize,
+        record: &impl FieldRecord<'b>,
+        message: String,
+    ) -> PartitionError {
         PartitionError::Input {
             file: self.options.inputs[file].display().to_string(),
             line: record.line(),
@@ -351,17 +422,17 @@ impl<'a> Router<'a> {
         }
     }
 
-    fn invalid(
+    fn invalid<'b>(
         &mut self,
         file: usize,
-        record: &Record<'_>,
+        record: &impl FieldRecord<'b>,
         index: usize,
     ) -> Result<(), PartitionError> {
         if self.options.skip_invalid {
             self.summary.skipped_invalid += 1;
             return Ok(());
         }
-        let fields = crate::read::fields::count(record.bytes(), self.options.delimiter);
+        let fields = record.field_count();
         Err(self.input_error(
             file,
             record,
@@ -393,7 +464,7 @@ impl<'a> Router<'a> {
     }
 
     /// Sends what is left, waits for the workers, writes the manifest and
-    /// renames every file into place (the manifest last).
+    /// publishes the dataset.
     fn finish(&mut self) -> Result<(), PartitionError> {
         if let Some(progress) = &self.options.progress {
             progress.set_phase(Phase::Finishing);
@@ -408,7 +479,7 @@ impl<'a> Router<'a> {
                 GroupSummary {
                     column: self.columns[file.grouping].name.clone(),
                     key: file.key.to_vec(),
-                    path: self.outputs.path(gid),
+                    path: self.outputs.final_path(gid),
                     records: self.buffers.records(gid),
                     files: 1,
                 }

@@ -8,7 +8,7 @@
 //! closed Parquet file is finished, and the group's next block starts its
 //! next part ([`ParquetSink`]).
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
@@ -21,7 +21,7 @@ use lru::LruCache;
 
 use super::parquet::sink::ParquetSink;
 use super::parquet::ParquetRun;
-use crate::write::{BlockEncoder, Chunk, Compression, PartialFile};
+use crate::write::{BlockEncoder, Chunk, Compression};
 
 /// How often an idle Parquet writer looks at the pressure epoch.
 const IDLE_CHECK: std::time::Duration = std::time::Duration::from_millis(20);
@@ -47,7 +47,7 @@ pub(crate) struct Report {
 }
 
 /// What a worker writes.
-pub(crate) enum Format {
+pub(crate) enum Output {
     /// Encoded text blocks appended to one file per group.
     Text(Compression),
     /// Parquet part files.
@@ -63,19 +63,19 @@ pub(crate) struct Worker {
 /// Starts a worker; `failed` is raised if it hits an error (it then keeps
 /// draining its queue without writing, so the router never blocks on it).
 pub(crate) fn spawn(
-    format: &Format,
+    output: &Output,
     max_open: usize,
     queue: usize,
     failed: Arc<AtomicBool>,
 ) -> io::Result<Worker> {
     let (jobs, rx) = crossbeam_channel::bounded(queue);
     let builder = std::thread::Builder::new().name("spool-partition-writer".into());
-    let thread = match format {
-        Format::Text(compression) => {
+    let thread = match output {
+        Output::Text(compression) => {
             let encoder = BlockEncoder::new(*compression)?;
             builder.spawn(move || run(rx, encoder, max_open, &failed))?
         }
-        Format::Parquet(parquet) => {
+        Output::Parquet(parquet) => {
             let sink = ParquetSink::new(parquet.clone(), max_open);
             builder.spawn(move || run_parquet(rx, sink, &failed))?
         }
@@ -159,21 +159,23 @@ fn write_job(
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| crate::input::with_path(e, dir))?;
         }
-        let temp = PartialFile::temp_path(&path);
-        let file = File::create(&temp).map_err(|e| crate::input::with_path(e, &temp))?;
+        let file = File::create(&path).map_err(|e| crate::input::with_path(e, &path))?;
         open.push(job.group, file);
         paths.insert(job.group, path);
     }
     if !open.contains(&job.group) {
         let path = &paths[&job.group];
-        let file = PartialFile::reopen_file(path)?;
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| crate::input::with_path(e, path))?;
         report.reopened += 1;
         open.push(job.group, file);
     }
     let file = open.get_mut(&job.group).expect("just opened");
     let block = encoder.encode(&job.data)?;
     file.write_all(block)
-        .map_err(|e| crate::input::with_path(e, &PartialFile::temp_path(&paths[&job.group])))?;
+        .map_err(|e| crate::input::with_path(e, &paths[&job.group]))?;
     report.bytes_out += block.len() as u64;
     Ok(())
 }

@@ -9,12 +9,22 @@
 //! ```
 //!
 //! The reader thread, not the parser, stitches the record that straddles
-//! two reads: it moves the bytes after the last delimiter into the next
-//! buffer before filling it. Every [`Block`] therefore holds whole records,
+//! two reads: it moves the bytes after the last record end into the next
+//! buffer before filling it. For lines that is the last delimiter; for CSV
+//! the last line break outside quotes, found by a cutter that carries the
+//! quote state from one read to the next (see `cut.rs`). Every [`Block`] therefore holds whole records,
 //! so a record is always one contiguous `&[u8]` inside one buffer, blocks can
 //! be handed to other threads, and the parser never copies. A record longer
 //! than a buffer grows that buffer (up to [`ReadOptions::max_record_len`]);
 //! the grown buffer shrinks back when it comes around again.
+//!
+//! Dropping the reader stops its thread and waits for it (so no thread
+//! outlives the reader holding the input, its buffers or thread-local
+//! state), even while the caller still holds blocks: the thread waits for
+//! a free buffer *or* the stop signal. Only a thread stuck inside the
+//! input's own `read` (a pipe or terminal with nothing to say) cannot be
+//! woken; after [`JOIN_WAIT`] it is left to end by itself at its next
+//! send, which fails.
 
 use std::io::{self, Read};
 use std::path::Path;
@@ -23,9 +33,18 @@ use std::thread::JoinHandle;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::{bounded, select, Receiver, RecvTimeoutError, Sender};
 
+use spool::text::csv::{self, strip_bom};
 use spool::text::Records;
+
+use super::cut::Cutter;
+use super::Format;
+
+/// How long dropping a reader waits for its thread to end before leaving
+/// it to end by itself (only a thread blocked in the input's `read` takes
+/// longer than a moment).
+pub const JOIN_WAIT: Duration = Duration::from_millis(200);
 
 /// How a [`ChunkReader`] reads.
 #[derive(Clone, Debug)]
@@ -34,8 +53,11 @@ pub struct ReadOptions {
     pub buffers: usize,
     /// Size of each buffer. Default 1 MiB.
     pub buffer_len: usize,
-    /// Byte that ends a record. Default `b'\n'`.
+    /// Byte that ends a record ([`Format::Lines`] only). Default `b'\n'`.
     pub delimiter: u8,
+    /// How records end: at `delimiter`, or as RFC 4180 CSV records (at a
+    /// line break outside quotes). Default [`Format::Lines`].
+    pub format: Format,
     /// Longest record accepted, counting its delimiter; a longer one is an
     /// error naming its byte offset. Default 64 MiB.
     ///
@@ -52,6 +74,7 @@ impl Default for ReadOptions {
             buffers: 4,
             buffer_len: 1 << 20,
             delimiter: b'\n',
+            format: Format::Lines,
             max_record_len: 64 << 20,
         }
     }
@@ -82,6 +105,7 @@ pub struct Block {
     offset: u64,
     first_line: u64,
     delimiter: u8,
+    format: Format,
     free: Sender<Vec<u8>>,
 }
 
@@ -102,9 +126,64 @@ impl Block {
         self.first_line
     }
 
-    /// The block's records, with their line numbers and offsets.
+    /// How the block was cut into records.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The block's records, split at the delimiter, with their line numbers
+    /// and offsets; for a block of [`Format::Lines`]. A UTF-8 byte order
+    /// mark at the start of the input is not part of the first record.
     pub fn records(&self) -> Records<'_> {
-        Records::new(self.bytes(), self.delimiter, self.first_line, self.offset)
+        let (bytes, offset) = self.body();
+        Records::new(bytes, self.delimiter, self.first_line, offset)
+    }
+
+    /// The block's CSV records, with their line numbers and offsets; for a
+    /// block of [`Format::Csv`] (a block of lines is read as unquoted CSV
+    /// of [`Dialect::TSV`](csv::Dialect::TSV)). A UTF-8 byte order mark at
+    /// the start of the input is not part of the first record.
+    ///
+    /// The last record of the input may be an
+    /// [`UnterminatedQuote`](csv::UnterminatedQuote) error; every other
+    /// block ends at a record end, outside quotes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::text::csv::Dialect;
+    /// use spool_io::read::{ChunkReader, FieldRecord, Format, ReadOptions};
+    /// let input = &b"\xEF\xBB\xBFcity,n\n\"New York, NY\",1\nParis,\"2\n3\"\n"[..];
+    /// let options = ReadOptions { buffer_len: 8, format: Format::Csv(Dialect::CSV), ..ReadOptions::default() };
+    /// let mut reader = ChunkReader::new(input, options);
+    /// let mut rows = Vec::new();
+    /// while let Some(block) = reader.next_block()? {
+    ///     for record in block.csv_records() {
+    ///         let record = record.expect("quotes closed");
+    ///         rows.push((record.value(0).unwrap().into_owned(), record.line()));
+    ///     }
+    /// }
+    /// assert_eq!(rows, [(b"city".to_vec(), 1), (b"New York, NY".to_vec(), 2), (b"Paris".to_vec(), 3)]);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn csv_records(&self) -> csv::Records<'_> {
+        let dialect = match self.format {
+            Format::Csv(dialect) => dialect,
+            Format::Lines => csv::Dialect::TSV,
+        };
+        let (bytes, offset) = self.body();
+        csv::Records::new(bytes, dialect, self.first_line, offset)
+    }
+
+    /// The block's bytes without a byte order mark at the start of the
+    /// input, and the offset of the first of them.
+    fn body(&self) -> (&[u8], u64) {
+        let bytes = self.bytes();
+        if self.offset != 0 {
+            return (bytes, self.offset);
+        }
+        let body = strip_bom(bytes);
+        (body, (bytes.len() - body.len()) as u64)
     }
 }
 
@@ -132,7 +211,12 @@ pub struct ChunkReader {
     full: Receiver<Message>,
     free: Sender<Vec<u8>>,
     thread: Option<JoinHandle<()>>,
+    /// Dropped to tell the thread to stop.
+    stop: Option<Sender<()>>,
+    /// Disconnected when the thread's work is done.
+    exited: Receiver<()>,
     delimiter: u8,
+    format: Format,
     done: bool,
 }
 
@@ -150,16 +234,24 @@ impl ChunkReader {
         for _ in 0..options.buffers {
             free.send(Vec::new()).expect("room for every buffer");
         }
-        let delimiter = options.delimiter;
+        let (delimiter, format) = (options.delimiter, options.format);
+        let (stop, stop_rx) = bounded::<()>(0);
+        let (exited_tx, exited) = bounded::<()>(0);
         let thread = std::thread::Builder::new()
             .name("spool-read-ahead".into())
-            .spawn(move || fill(input, &options, &full_tx, &free_rx))
+            .spawn(move || {
+                let _exited = exited_tx;
+                fill(input, &options, &full_tx, &free_rx, &stop_rx);
+            })
             .expect("spawn the read-ahead thread");
         ChunkReader {
             full,
             free,
             thread: Some(thread),
+            stop: Some(stop),
+            exited,
             delimiter,
+            format,
             done: false,
         }
     }
@@ -219,6 +311,7 @@ impl ChunkReader {
                 offset,
                 first_line,
                 delimiter: self.delimiter,
+                format: self.format,
                 free: self.free.clone(),
             })),
             Ok(Err(e)) => {
@@ -252,10 +345,22 @@ impl ChunkReader {
 
 impl Drop for ChunkReader {
     fn drop(&mut self) {
-        // Not joined: the thread may wait for a buffer that a live Block
-        // still holds. It stops by itself at its next send (the channel is
-        // closed once `full` drops) or when every Block is gone.
-        drop(self.thread.take());
+        // Wake a thread waiting for a free buffer (a live Block may hold
+        // the last one), and make its next send fail.
+        drop(self.stop.take());
+        drop(std::mem::replace(
+            &mut self.full,
+            crossbeam_channel::never(),
+        ));
+        match self.exited.recv_timeout(JOIN_WAIT) {
+            Err(RecvTimeoutError::Disconnected) => {
+                if let Some(thread) = self.thread.take() {
+                    let _ = thread.join();
+                }
+            }
+            // Blocked in the input's read: it ends at its next send.
+            Ok(()) | Err(RecvTimeoutError::Timeout) => drop(self.thread.take()),
+        }
     }
 }
 
@@ -269,12 +374,20 @@ fn fill(
     options: &ReadOptions,
     full: &Sender<Message>,
     free: &Receiver<Vec<u8>>,
+    stop: &Receiver<()>,
 ) {
-    let delimiter = options.delimiter;
+    let mut cutter = Cutter::new(options.format, options.delimiter);
     let mut carry: Vec<u8> = Vec::new();
     let mut offset = 0u64;
     let mut line = 1u64;
-    for mut buf in free {
+    loop {
+        let mut buf = select! {
+            recv(free) -> buf => match buf {
+                Ok(buf) => buf,
+                Err(_) => return,
+            },
+            recv(stop) -> _ => return,
+        };
         if buf.len() > 2 * options.buffer_len {
             buf = Vec::new(); // a grown buffer: let it go
         }
@@ -287,7 +400,7 @@ fn fill(
         carry.clear();
         // Fill until at least one record is complete or the input ends.
         let mut eof = false;
-        let mut scanned = filled; // the carry holds no delimiter
+        let mut scanned = filled; // the carry was scanned: no record ends in it
         let cut = loop {
             match read_more(&mut input, &mut buf[filled..]) {
                 Ok(0) => eof = true,
@@ -300,32 +413,27 @@ fn fill(
                 Err(e) => {
                     // Where reading stopped: after the last byte delivered.
                     let at = offset + filled as u64;
-                    let at_line =
-                        line + memchr::memchr_iter(delimiter, &buf[..filled]).count() as u64;
-                    let _ = full.send(Err(io::Error::new(
-                        e.kind(),
-                        format!("{e} (at byte offset {at}, line {at_line})"),
-                    )));
+                    let at_line = line
+                        + memchr::memchr_iter(options.delimiter, &buf[..filled]).count() as u64;
+                    let _ = full.send(Err(crate::input::locate(e, at, at_line)));
                     return;
                 }
             }
             if eof {
                 break filled;
             }
-            if let Some(i) = memchr::memrchr(delimiter, &buf[scanned..filled]) {
-                // Only the buffer's first record (carried over, perhaps
-                // grown for) can be longer than a buffer: measure it.
-                let first = memchr::memchr(delimiter, &buf[scanned..filled]).unwrap_or(i);
-                if scanned + first + 1 > options.max_record_len {
-                    let _ = full.send(Err(too_long(offset, options.max_record_len)));
+            match cutter.last_end(&buf[..filled], scanned, offset, options.max_record_len) {
+                Ok(Some(end)) => break end,
+                Ok(None) => {}
+                Err(e) => {
+                    let _ = full.send(Err(e));
                     return;
                 }
-                break scanned + i + 1;
             }
-            // No delimiter in a full buffer: one record longer than it.
+            // No record end in a full buffer: one record longer than it.
             scanned = filled;
             if filled > options.max_record_len {
-                let _ = full.send(Err(too_long(offset, options.max_record_len)));
+                let _ = full.send(Err(cutter.too_long(offset, options.max_record_len)));
                 return;
             }
             // Room for one byte past the limit: a last record without a
@@ -338,23 +446,13 @@ fn fill(
         if cut == 0 {
             return; // end of input, nothing left
         }
-        let data = &buf[..cut];
-        let lines = memchr::memchr_iter(delimiter, data).count() as u64
-            + u64::from(eof && data.last() != Some(&delimiter));
+        let next_line = cutter.line_after(&buf[..cut], line, eof);
         if full.send(Ok((buf, cut, offset, line))).is_err() || eof {
             return;
         }
         offset += cut as u64;
-        line += lines;
+        line = next_line;
     }
-}
-
-/// The error for a record longer than `limit`, starting at `offset`.
-fn too_long(offset: u64, limit: usize) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!("record at byte offset {offset} is longer than the limit of {limit} bytes"),
-    )
 }
 
 /// Reads into `buf`, retrying on interruption.
@@ -376,6 +474,7 @@ mod tests {
             buffers: 2,
             buffer_len,
             delimiter: b'\n',
+            format: Format::Lines,
             max_record_len: 1 << 20,
         }
     }
@@ -479,6 +578,39 @@ mod tests {
                 Err(e) => proptest::prop_assert!(over, "{}", e),
             }
         }
+    }
+
+    /// An input that counts its owners: the thread holds one until it ends.
+    struct Tracked {
+        input: io::Cursor<Vec<u8>>,
+        _owner: std::sync::Arc<()>,
+    }
+    impl Read for Tracked {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.input.read(buf)
+        }
+    }
+
+    #[test]
+    fn dropping_the_reader_joins_its_thread_even_while_blocks_live() {
+        let owner = std::sync::Arc::new(());
+        let data = b"abcdefg\n".repeat(1 << 16);
+        let input = Tracked {
+            input: io::Cursor::new(data),
+            _owner: owner.clone(),
+        };
+        let mut reader = ChunkReader::new(input, small(4096));
+        // Hold every buffer: the thread now waits for a free one.
+        let first = reader.next_block().unwrap().unwrap();
+        let second = reader.next_block().unwrap().unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        drop(reader);
+        assert_eq!(
+            std::sync::Arc::strong_count(&owner),
+            1,
+            "the thread (and the input it owns) outlived the reader"
+        );
+        assert!(!first.is_empty() && !second.is_empty());
     }
 
     #[test]

@@ -7,6 +7,9 @@
 //!   line number and byte offset for error messages.
 //! * [`fields`] — field splitting with `memchr`, scanning only as far as the
 //!   field asked for.
+//! * [`Format`] — lines of unquoted text or RFC 4180 CSV records; and
+//!   [`FieldRecord`], a record of either with the one accessor for a
+//!   field's unquoted value ([`FieldRecord::value`]).
 //!
 //! The record and field splitters are the core's sans-IO parsers
 //! ([`spool::text`]), re-exported here because every block hands them out;
@@ -15,9 +18,12 @@
 //!   input order.
 
 mod chunk_reader;
+mod cut;
 mod files;
+mod format;
 
 pub use chunk_reader::{Block, ChunkReader, ReadOptions};
 pub use files::FileBlocks;
+pub use format::{FieldRecord, Format, Line};
 pub use spool::text::fields;
 pub use spool::text::{Record, Records};

@@ -9,6 +9,8 @@
 //!   has to stay in memory.
 //! * [`PartialFile`] — a file written under a hidden temporary name and
 //!   renamed when complete, removed on failure.
+//! * [`StagedDir`] — a directory tree built under a hidden name by one run
+//!   at a time (an exclusive lock) and published whole with one rename.
 //! * [`ChunkedWriter`] — an [`io::Write`](std::io::Write) that puts the
 //!   three together for one output.
 
@@ -16,8 +18,11 @@ mod chunk_pool;
 mod chunked_writer;
 mod encode;
 mod partial_file;
+mod staged_dir;
 
 pub use chunk_pool::{Chunk, ChunkPool};
 pub use chunked_writer::ChunkedWriter;
 pub use encode::{BlockEncoder, Compression};
 pub use partial_file::PartialFile;
+pub(crate) use staged_dir::sync_directory;
+pub use staged_dir::StagedDir;

@@ -38,10 +38,11 @@ impl PartialFile {
     ///
     /// # Errors
     ///
-    /// If it cannot be created; the message names the path.
+    /// If it cannot be created; the message names `path` (what the user
+    /// asked for), then the temporary name.
     pub fn create(path: &Path) -> io::Result<Self> {
         let temp = Self::temp_path(path);
-        let file = File::create(&temp).map_err(|e| crate::input::with_path(e, &temp))?;
+        let file = File::create(&temp).map_err(|e| Self::temp_error(e, path, &temp))?;
         Ok(PartialFile {
             file: Some(file),
             temp,
@@ -64,13 +65,28 @@ impl PartialFile {
     ///
     /// # Errors
     ///
-    /// If it cannot be opened; the message names the path.
+    /// If it cannot be opened; the message names `path`, then the
+    /// temporary name.
     pub fn reopen_file(path: &Path) -> io::Result<File> {
         let temp = Self::temp_path(path);
         OpenOptions::new()
             .append(true)
             .open(&temp)
-            .map_err(|e| crate::input::with_path(e, &temp))
+            .map_err(|e| Self::temp_error(e, path, &temp))
+    }
+
+    /// An error on the temporary file of `path`, told as an error on `path`:
+    /// the user asked for `path` and may not know the temporary name.
+    fn temp_error(err: io::Error, path: &Path, temp: &Path) -> io::Error {
+        let temp = temp.file_name().unwrap_or(temp.as_os_str());
+        io::Error::new(
+            err.kind(),
+            format!(
+                "{}: {err} (creating its temporary file {}; check that the folder exists and can be written)",
+                path.display(),
+                temp.to_string_lossy()
+            ),
+        )
     }
 
     /// The temporary file's path (for messages that name it).

@@ -1,5 +1,6 @@
 //! [`Chain`] as a [`bytes::Buf`], an [`io::Read`] and an [`io::BufRead`].
 
+#[cfg(feature = "std")]
 use std::io;
 
 use bytes::{Buf, Bytes};
@@ -17,6 +18,7 @@ impl Buf for Chain {
         self.front_chunk().map_or(&[], |c| &c[..])
     }
 
+    #[cfg(feature = "std")]
     fn chunks_vectored<'a>(&'a self, dst: &mut [io::IoSlice<'a>]) -> usize {
         self.as_io_slices(dst)
     }
@@ -49,6 +51,7 @@ impl Buf for Chain {
 
 /// Reads copy out of the front chunks and consume them. An empty chain reads
 /// as end of input (`Ok(0)`).
+#[cfg(feature = "std")]
 impl io::Read for Chain {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.peek_into(buf);
@@ -58,6 +61,7 @@ impl io::Read for Chain {
 }
 
 /// `fill_buf` is the first chunk; `consume` advances.
+#[cfg(feature = "std")]
 impl io::BufRead for Chain {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         Ok(Buf::chunk(self))

@@ -41,7 +41,10 @@
 
 mod io_impls;
 
-use std::collections::VecDeque;
+use alloc::vec::Vec;
+
+use alloc::collections::VecDeque;
+#[cfg(feature = "std")]
 use std::io::IoSlice;
 
 use bytes::{Bytes, BytesMut};
@@ -296,6 +299,7 @@ impl Chain {
 
     /// Fills `dst` with the chunks as `IoSlice`s for `write_vectored`;
     /// returns how many were filled.
+    #[cfg(feature = "std")]
     pub fn as_io_slices<'a>(&'a self, dst: &mut [IoSlice<'a>]) -> usize {
         let mut n = 0;
         for (slot, chunk) in dst.iter_mut().zip(&self.chunks) {

@@ -32,6 +32,9 @@
 //! assert_eq!(frames[0].payload(), b"abc");
 //! ```
 
+use alloc::vec::Vec;
+
+#[cfg(feature = "std")]
 use std::io;
 
 use crate::pool::{Buffer, Slice};
@@ -52,6 +55,7 @@ pub struct FrameTooLarge {
     pub limit: usize,
 }
 
+#[cfg(feature = "std")]
 impl From<FrameTooLarge> for io::Error {
     fn from(e: FrameTooLarge) -> Self {
         io::Error::new(io::ErrorKind::InvalidData, e)
@@ -187,6 +191,7 @@ impl<B: Buffer> Sv2Decoder<B> {
     ///
     /// I/O errors (an end of input inside a frame is `UnexpectedEof`), and
     /// [`FrameTooLarge`] as `InvalidData`.
+    #[cfg(feature = "std")]
     pub fn read_frame(&mut self, reader: &mut impl io::Read) -> io::Result<Option<Frame>> {
         loop {
             let missing = self.missing();

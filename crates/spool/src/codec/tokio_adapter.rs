@@ -32,6 +32,11 @@ use crate::chain::Chain;
 pub struct FramedChain<D> {
     decoder: D,
     pending: Chain,
+    /// The decoder consumed bytes of a frame it has not returned yet (a
+    /// header it keeps in its own state, as the [`Decoder`] contract
+    /// allows), so an end of input now is inside a frame even when
+    /// `pending` is empty.
+    partial: bool,
 }
 
 impl<D> FramedChain<D> {
@@ -40,6 +45,7 @@ impl<D> FramedChain<D> {
         Self {
             decoder,
             pending: Chain::new(),
+            partial: false,
         }
     }
 
@@ -61,19 +67,25 @@ where
         if !src.is_empty() {
             self.pending.push_back(src.split().freeze());
         }
-        self.decoder
+        let before = self.pending.len();
+        let frame = self
+            .decoder
             .decode(&mut self.pending)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        // A frame takes exactly its own bytes; without one, any bytes taken
+        // belong to the frame still coming.
+        self.partial = frame.is_none() && (self.partial || self.pending.len() < before);
+        Ok(frame)
     }
 
     fn decode_eof(&mut self, src: &mut BytesMut) -> io::Result<Option<D::Item>> {
         match self.decode(src)? {
             Some(frame) => Ok(Some(frame)),
-            None if self.pending.is_empty() => Ok(None),
+            None if self.pending.is_empty() && !self.partial => Ok(None),
             None => Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
                 format!(
-                    "stream ended inside a frame ({} bytes left)",
+                    "stream ended inside a frame ({} bytes unread)",
                     self.pending.len()
                 ),
             )),

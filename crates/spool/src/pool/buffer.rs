@@ -20,6 +20,8 @@
 //! | `Slice` (`Clone` copies the handle) | [`Slice`] (no `Clone`; `Bytes::from(slice)` to share) |
 //! | `danger_set_start`, `is_droppable` | not needed: [`Buffer::discard`] drops a pending message; a pool may be dropped at any time |
 
+use alloc::vec::Vec;
+
 use super::{BufferPool, Slice};
 
 /// Where a decoder writes a message before freezing it.
@@ -116,7 +118,7 @@ impl Buffer for HeapBuffer {
     }
 
     fn freeze(&mut self) -> Slice {
-        Slice::from_heap(std::mem::take(&mut self.pending).into_boxed_slice())
+        Slice::from_heap(core::mem::take(&mut self.pending).into_boxed_slice())
     }
 
     fn pending(&mut self, len: usize) -> &mut [u8] {

@@ -79,7 +79,7 @@ impl BufferPool {
         // message and the destination starts a free gap (no live slice in
         // it); `ptr::copy` allows overlap.
         unsafe {
-            std::ptr::copy(
+            core::ptr::copy(
                 self.arena().add(self.msg_start),
                 self.arena().add(to),
                 pending,
@@ -95,7 +95,7 @@ impl BufferPool {
         // SAFETY: the pending bytes lie in the arena and only the pool
         // touches them.
         let bytes =
-            unsafe { std::slice::from_raw_parts(self.arena().add(self.msg_start), pending) };
+            unsafe { core::slice::from_raw_parts(self.arena().add(self.msg_start), pending) };
         self.spilled = Some(bytes.to_vec());
         self.head = self.msg_start;
         self.limit = self.head;

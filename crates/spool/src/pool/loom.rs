@@ -1,7 +1,7 @@
-//! Atomics for the pool: `std`'s normally, `loom`'s under `--cfg loom` so
+//! Atomics for the pool: `core`'s normally, `loom`'s under `--cfg loom` so
 //! the release protocol can be model-checked (`tests/loom_pool.rs`).
 
+#[cfg(not(loom))]
+pub(crate) use core::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
-#[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};

@@ -59,8 +59,11 @@ pub(crate) mod loom;
 mod shared;
 mod slice;
 
-use std::collections::VecDeque;
-use std::ptr::NonNull;
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+
+use alloc::collections::VecDeque;
+use core::ptr::NonNull;
 
 pub use buffer::{Buffer, HeapBuffer};
 pub use slice::Slice;
@@ -172,7 +175,7 @@ impl BufferPool {
             self.head += len;
             // SAFETY: `at..at + len` lies in the free gap before `limit`,
             // which no live slice owns, and `&mut self` is the only access.
-            return unsafe { std::slice::from_raw_parts_mut(self.arena().add(at), len) };
+            return unsafe { core::slice::from_raw_parts_mut(self.arena().add(at), len) };
         }
         self.reserve_slow(len)
     }
@@ -191,7 +194,7 @@ impl BufferPool {
         let at = self.head;
         self.head += len;
         // SAFETY: `make_room` left `at..at + len` inside the free gap.
-        unsafe { std::slice::from_raw_parts_mut(arena.add(at), len) }
+        unsafe { core::slice::from_raw_parts_mut(arena.add(at), len) }
     }
 
     /// Freezes the pending message into an owned [`Slice`] and starts a new
@@ -265,7 +268,7 @@ impl BufferPool {
         }
         let n = len.min(self.head - self.msg_start);
         // SAFETY: the pending bytes lie in the arena; `&mut self` is unique.
-        unsafe { std::slice::from_raw_parts_mut(arena.add(self.msg_start), n) }
+        unsafe { core::slice::from_raw_parts_mut(arena.add(self.msg_start), n) }
     }
 
     /// Length of the pending (not yet frozen) message.
@@ -314,8 +317,8 @@ impl Drop for BufferPool {
     }
 }
 
-impl std::fmt::Debug for BufferPool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Debug for BufferPool {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("BufferPool")
             .field("stats", &self.stats())
             .finish()

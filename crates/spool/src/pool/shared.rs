@@ -20,6 +20,9 @@
 //! one, given up last, so the memory cannot go while the pool is still
 //! marking slots.
 
+use alloc::boxed::Box;
+use alloc::vec;
+
 use super::loom::{AtomicU8, AtomicUsize, Ordering};
 
 pub(super) const FREE: u8 = 0;
@@ -98,7 +101,7 @@ impl Shared {
             // reclaim the two boxes `allocate` leaked.
             unsafe {
                 let shared = Box::from_raw(this as *mut Shared);
-                drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+                drop(Box::from_raw(core::ptr::slice_from_raw_parts_mut(
                     shared.arena,
                     shared.capacity,
                 )));

@@ -1,9 +1,11 @@
 //! [`Slice`]: an owned, frozen message — a span of a pool's arena, or a
 //! heap buffer when the arena was full.
 
-use std::fmt;
-use std::ops::{Deref, DerefMut};
-use std::ptr::NonNull;
+use alloc::boxed::Box;
+
+use core::fmt;
+use core::ops::{Deref, DerefMut};
+use core::ptr::NonNull;
 
 use super::shared::Shared;
 
@@ -98,7 +100,7 @@ impl Deref for Slice {
             // SAFETY: the span is inside the live arena and owned by this
             // slice alone (`from_arena`'s contract).
             Inner::Arena { ptr, len, .. } => unsafe {
-                std::slice::from_raw_parts(ptr.as_ptr(), *len)
+                core::slice::from_raw_parts(ptr.as_ptr(), *len)
             },
             Inner::Heap(b) => b,
         }
@@ -110,7 +112,7 @@ impl DerefMut for Slice {
         match &mut self.inner {
             // SAFETY: as in `deref`, and `&mut self` makes the access unique.
             Inner::Arena { ptr, len, .. } => unsafe {
-                std::slice::from_raw_parts_mut(ptr.as_ptr(), *len)
+                core::slice::from_raw_parts_mut(ptr.as_ptr(), *len)
             },
             Inner::Heap(b) => b,
         }

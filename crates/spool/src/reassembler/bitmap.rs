@@ -6,6 +6,9 @@
 //! per step, so an insert of `n` bytes costs `O(n / 64)` word operations
 //! plus the copy of the bytes that were actually missing.
 
+use alloc::boxed::Box;
+use alloc::vec;
+
 /// A fixed-size set of positions `0..len`.
 #[derive(Clone, Debug)]
 pub(super) struct Bitmap {

@@ -14,8 +14,8 @@ pub(super) const MAX_RANGES: usize = 64;
 /// changed, and the callback comes back unused.
 pub(super) struct Full<F>(pub(super) F);
 
-impl<F> std::fmt::Debug for Full<F> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl<F> core::fmt::Debug for Full<F> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str("Full")
     }
 }

@@ -79,6 +79,9 @@ mod bitmap;
 mod intervals;
 mod pending;
 
+use alloc::vec;
+use alloc::vec::Vec;
+
 use pending::{PendingSet, RingMap};
 
 use crate::stream::{ByteStream, Reader, Writer};
@@ -239,7 +242,7 @@ impl Reassembler {
         } else {
             self.pending = PendingSet::new(output.capacity());
         }
-        let old = std::mem::replace(&mut self.output, output);
+        let old = core::mem::replace(&mut self.output, output);
         for (index, bytes) in saved {
             self.insert(index, &bytes, false);
         }

@@ -62,6 +62,10 @@
 //! assert_eq!(out, b"world");
 //! ```
 
+use alloc::boxed::Box;
+use alloc::vec;
+use alloc::vec::Vec;
+
 mod reader;
 mod writer;
 
@@ -118,7 +122,7 @@ impl ByteStream {
     /// assert_eq!(ByteStream::try_new(16).unwrap().capacity(), 16);
     /// ```
     #[inline]
-    pub fn try_new(capacity: usize) -> Result<Self, std::collections::TryReserveError> {
+    pub fn try_new(capacity: usize) -> Result<Self, alloc::collections::TryReserveError> {
         let mut buf = Vec::new();
         buf.try_reserve_exact(capacity)?;
         buf.resize(capacity, 0);

@@ -1,5 +1,6 @@
 //! The reading half of a [`ByteStream`].
 
+#[cfg(feature = "std")]
 use std::io;
 
 use super::ByteStream;
@@ -119,6 +120,7 @@ impl Reader {
 /// Copies buffered bytes out and pops them. An empty stream that is not yet
 /// closed answers `WouldBlock` (more bytes may come); a finished stream
 /// answers `Ok(0)`.
+#[cfg(feature = "std")]
 impl io::Read for Reader {
     #[inline]
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -151,6 +153,7 @@ impl bytes::Buf for Reader {
         self.peek()
     }
 
+    #[cfg(feature = "std")]
     #[inline]
     fn chunks_vectored<'a>(&'a self, dst: &mut [io::IoSlice<'a>]) -> usize {
         let (first, second) = self.as_slices();

@@ -1,5 +1,6 @@
 //! The writing half of a [`ByteStream`].
 
+#[cfg(feature = "std")]
 use std::io;
 
 use super::ByteStream;
@@ -132,6 +133,7 @@ impl Writer {
 
 /// `write` pushes what fits: `Ok(0)` for a non-empty buffer means the stream
 /// is full. Writing to a closed stream is a `BrokenPipe` error.
+#[cfg(feature = "std")]
 impl io::Write for Writer {
     #[inline]
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {

@@ -92,7 +92,7 @@ mod sse2 {
     //! `hi, lo` (one little-endian u16 lane) becomes `hi << 4 | lo`, and
     //! two vectors of lanes pack into 16 bytes.
 
-    use std::arch::x86_64::{
+    use core::arch::x86_64::{
         __m128i, _mm_add_epi8, _mm_and_si128, _mm_cmpgt_epi8, _mm_loadu_si128, _mm_movemask_epi8,
         _mm_or_si128, _mm_packus_epi16, _mm_set1_epi16, _mm_set1_epi8, _mm_slli_epi16,
         _mm_srli_epi16, _mm_storeu_si128,

@@ -29,8 +29,8 @@ pub enum LineErrorKind {
     BadCount,
 }
 
-impl std::fmt::Display for LineErrorKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for LineErrorKind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             LineErrorKind::WrongLength { expected, found } => {
                 write!(f, "hash has {found} characters, expected {expected}")
@@ -42,7 +42,7 @@ impl std::fmt::Display for LineErrorKind {
     }
 }
 
-impl std::error::Error for LineErrorKind {}
+impl core::error::Error for LineErrorKind {}
 
 /// Longest hash [`parse_line`] decodes, in bytes.
 pub const MAX_HASH_LEN: usize = 32;
@@ -157,9 +157,9 @@ mod tests {
     /// decode the prefix and the digits as one hex string.
     fn model(line: &[u8], prefix: &[u8], len: usize) -> Option<(Vec<u8>, u32)> {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let text = std::str::from_utf8(line).ok()?;
+        let text = core::str::from_utf8(line).ok()?;
         let (hex, count) = text.split_once(':')?;
-        let full = format!("{}{hex}", std::str::from_utf8(prefix).ok()?);
+        let full = format!("{}{hex}", core::str::from_utf8(prefix).ok()?);
         if full.len() != 2 * len || !full.bytes().all(|b| b.is_ascii_hexdigit()) {
             return None;
         }

@@ -112,7 +112,7 @@ impl<'a> Iterator for Records<'a> {
     }
 }
 
-impl std::iter::FusedIterator for Records<'_> {}
+impl core::iter::FusedIterator for Records<'_> {}
 
 #[cfg(test)]
 mod tests {

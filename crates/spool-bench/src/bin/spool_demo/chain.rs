@@ -9,32 +9,79 @@ use spool_bench::chain_peers::{
     VecDequeReceiver,
 };
 
-use super::timing::{best_of, mb_per_s};
+use super::legend::Unit;
+use super::timing::{interleave_all, mb_per_s, ns_per, Samples};
 use super::{table::Row, Context};
 
 const SYSTEM: &str = "Chain";
 
 /// Measures this system and its peers on generated data.
 pub fn rows(ctx: &Context) -> anyhow::Result<Vec<Row>> {
-    let runs = if ctx.quick { 3 } else { 7 };
     let big = if ctx.quick { 16 << 20 } else { 64 << 20 };
     Ok(vec![
-        string_row(1 << 20, runs, true)?,
-        string_row(big, runs, false)?,
-        int_row(runs)?,
+        string_row(1 << 20, ctx.runs, true)?,
+        string_row(big, ctx.runs, false)?,
+        int_row(ctx.runs)?,
     ])
 }
 
-fn measure<R: Receiver + Default>(
-    name: &str,
+/// A contestant that feeds every chunk to a fresh `R` and keeps the tokens.
+fn receiving<'a, R: Receiver + Default>(
+    chunks: &'a [Bytes],
+    out: &'a mut Vec<Decoded>,
+) -> impl FnMut() -> anyhow::Result<()> + 'a {
+    move || {
+        receive(&mut R::default(), chunks, out);
+        Ok(())
+    }
+}
+
+/// spool, BytesMut and VecDeque (and the flat buffer if `with_flat`) on
+/// `chunks`, taking turns; each one's tokens checked against `want`.
+fn measure(
     chunks: &[Bytes],
     want: &[Decoded],
     runs: usize,
-) -> anyhow::Result<std::time::Duration> {
-    let mut out = Vec::with_capacity(want.len());
-    let (time, _) = best_of(runs, || receive(&mut R::default(), chunks, &mut out));
-    anyhow::ensure!(out == want, "{name}: decoded tokens differ from those sent");
-    Ok(time)
+    with_flat: bool,
+) -> anyhow::Result<Vec<(&'static str, Samples)>> {
+    let mut outs: [Vec<Decoded>; 4] = Default::default();
+    let samples = {
+        let [o_spool, o_bytes, o_deque, o_flat] = &mut outs;
+        let mut spool = receiving::<ChainReceiver>(chunks, o_spool);
+        let mut bytes_mut = receiving::<BytesMutReceiver>(chunks, o_bytes);
+        let mut deque = receiving::<VecDequeReceiver>(chunks, o_deque);
+        let mut flat = receiving::<FlatReceiver>(chunks, o_flat);
+        let mut contestants: Vec<&mut dyn FnMut() -> anyhow::Result<()>> =
+            vec![&mut spool, &mut bytes_mut, &mut deque];
+        if with_flat {
+            contestants.push(&mut flat);
+        }
+        interleave_all(runs, &mut contestants)?
+    };
+    let names = ["spool", "BytesMut", "VecDeque", "flat buffer"];
+    let measured: Vec<(&'static str, Samples)> = names.into_iter().zip(samples).collect();
+    for ((name, _), out) in measured.iter().zip(&outs) {
+        anyhow::ensure!(out == want, "{name}: decoded tokens differ from those sent");
+    }
+    Ok(measured)
+}
+
+/// The measured contestants as a row: the first is spool.
+fn row(
+    case: String,
+    unit: Unit,
+    measured: Vec<(&'static str, Samples)>,
+    per_run: impl Fn(std::time::Duration) -> f64,
+) -> Row {
+    let mut figures = measured.iter().map(|(n, s)| (*n, s.figure(&per_run)));
+    let (_, spool) = figures.next().expect("spool is measured first");
+    Row {
+        system: SYSTEM,
+        case,
+        unit,
+        spool,
+        peers: figures.collect(),
+    }
 }
 
 fn string_row(size: usize, runs: usize, with_flat: bool) -> anyhow::Result<Row> {
@@ -42,62 +89,24 @@ fn string_row(size: usize, runs: usize, with_flat: bool) -> anyhow::Result<Row> 
     encode(&Token::String(Bytes::from(vec![b'z'; size])), &mut wire);
     let chunks = chunked(&wire, 4096);
     let want = [Decoded::String(size, b'z')];
-    let rate = |t| mb_per_s(size as u64, t);
-    let spool = measure::<ChainReceiver>("spool", &chunks, &want, runs)?;
-    let mut peers = vec![
-        (
-            "BytesMut".to_string(),
-            rate(measure::<BytesMutReceiver>(
-                "BytesMut", &chunks, &want, runs,
-            )?),
-        ),
-        (
-            "VecDeque".to_string(),
-            rate(measure::<VecDequeReceiver>(
-                "VecDeque", &chunks, &want, runs,
-            )?),
-        ),
-    ];
-    if with_flat {
-        peers.push((
-            "flat buffer".into(),
-            rate(measure::<FlatReceiver>("flat", &chunks, &want, 1)?),
-        ));
-    }
-    Ok(Row {
-        system: SYSTEM,
-        case: format!("{} MiB STRING in 4 KiB chunks", size >> 20),
-        unit: "MB/s",
-        higher_is_better: true,
-        spool: rate(spool),
-        peers,
-    })
+    let measured = measure(&chunks, &want, runs, with_flat)?;
+    Ok(row(
+        format!("{} MiB STRING in 4 KiB chunks", size >> 20),
+        Unit::MbPerS,
+        measured,
+        |t| mb_per_s(size as u64, t),
+    ))
 }
 
 fn int_row(runs: usize) -> anyhow::Result<Row> {
     const COUNT: usize = 400_000;
     let (wire, want) = int_tokens(COUNT, 42);
     let chunks = chunked(&wire, 64 << 10);
-    let ns = |t: std::time::Duration| t.as_nanos() as f64 / COUNT as f64;
-    Ok(Row {
-        system: SYSTEM,
-        case: "400k INT tokens in 64 KiB chunks".into(),
-        unit: "ns/token",
-        higher_is_better: false,
-        spool: ns(measure::<ChainReceiver>("spool", &chunks, &want, runs)?),
-        peers: vec![
-            (
-                "BytesMut".into(),
-                ns(measure::<BytesMutReceiver>(
-                    "BytesMut", &chunks, &want, runs,
-                )?),
-            ),
-            (
-                "VecDeque".into(),
-                ns(measure::<VecDequeReceiver>(
-                    "VecDeque", &chunks, &want, runs,
-                )?),
-            ),
-        ],
-    })
+    let measured = measure(&chunks, &want, runs, false)?;
+    Ok(row(
+        "400k INT tokens in 64 KiB chunks".into(),
+        Unit::NsPerToken,
+        measured,
+        |t| ns_per(COUNT, t),
+    ))
 }

@@ -2,9 +2,10 @@
 //! its peers.
 //!
 //! Each system has its own file here that generates its sample data
-//! deterministically, runs spool and its peers on it, checks that every
-//! answer is right, and returns [`table::Row`]s. This file only runs them in
-//! order and prints the table.
+//! deterministically, runs spool and its peers on it (taking turns, `--runs`
+//! times: see `timing`), checks that every answer is right, and returns
+//! [`table::Row`]s. This file only runs them in order and prints the table
+//! with its legend (`legend`), or JSON with `--json`.
 //!
 //! The demo lives with the benchmarks, not in the shipped `spool` command,
 //! because it links the peers it measures against (smoltcp, s2n-quic,
@@ -16,6 +17,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod chain;
+mod legend;
 mod partition;
 mod pool;
 mod pwned;
@@ -28,9 +30,16 @@ mod timing;
 #[derive(Parser)]
 #[command(name = "spool-demo", version, about, long_about = None)]
 struct Args {
-    /// Smaller inputs and fewer repetitions (seconds instead of minutes).
+    /// Smaller inputs (seconds instead of minutes).
     #[arg(long)]
     quick: bool,
+    /// Times each case runs; figures are the median with the lowest and
+    /// highest run.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..))]
+    runs: u16,
+    /// Print the results as JSON (for machines) instead of a table.
+    #[arg(long)]
+    json: bool,
     /// Where sample files are generated (a fresh temporary folder if omitted).
     #[arg(long)]
     work_dir: Option<PathBuf>,
@@ -41,8 +50,10 @@ type SystemDemo = fn(&Context) -> anyhow::Result<Vec<table::Row>>;
 
 /// What every system's demo gets: the size setting and a folder for files.
 pub struct Context {
-    /// Smaller inputs and fewer repetitions.
+    /// Smaller inputs.
     pub quick: bool,
+    /// Times each case runs.
+    pub runs: usize,
     /// A folder the demo may write sample files into.
     pub work_dir: PathBuf,
 }
@@ -71,6 +82,7 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let ctx = Context {
         quick: args.quick,
+        runs: args.runs.into(),
         work_dir,
     };
     let systems: [(&str, SystemDemo); 5] = [
@@ -85,7 +97,12 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("spool-demo: running {name} ...");
         rows.extend(system(&ctx)?);
     }
-    table::print(&rows);
+    legend::check(&rows)?;
+    if args.json {
+        println!("{:#}", table::json(&rows, ctx.runs));
+    } else {
+        table::print(&rows, ctx.runs);
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -4,7 +4,6 @@
 
 use std::collections::VecDeque;
 use std::sync::mpsc::sync_channel;
-use std::time::Duration;
 
 use spool::pool::BufferPool;
 use spool_bench::pool_peers::{
@@ -12,7 +11,8 @@ use spool_bench::pool_peers::{
 };
 use spool_bench::schedules::{random_bytes, Rng};
 
-use super::timing::best_of;
+use super::legend::Unit;
+use super::timing::{interleave, ns_per};
 use super::{table::Row, Context};
 
 const SYSTEM: &str = "BufferPool";
@@ -20,7 +20,7 @@ const CAPACITY: usize = 327_680;
 
 /// Measures this system and its peers on generated data.
 pub fn rows(ctx: &Context) -> anyhow::Result<Vec<Row>> {
-    let runs = if ctx.quick { 3 } else { 10 };
+    let runs = ctx.runs;
     let data = random_bytes(1 << 16, 3);
     let mut rng = Rng(7);
     let lens: Vec<usize> = (0..2000)
@@ -34,10 +34,10 @@ pub fn rows(ctx: &Context) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     rows.push(row(
         "buffer_sv2's loop: 2000 msgs, 10 B writes",
-        "ns/msg",
+        Unit::NsPerMsg,
         lens.len(),
         runs,
-        &mut |b: &mut dyn Peer| {
+        &|b: &mut dyn Peer| {
             let total = sv2_loop(&mut |i, len| b.message_in_tens(len, &data[i / 2..]));
             anyhow::ensure!(total == want, "{}: wrong byte count", b.name());
             Ok(())
@@ -45,17 +45,17 @@ pub fn rows(ctx: &Context) -> anyhow::Result<Vec<Row>> {
     )?);
     rows.push(row(
         "64 frames of 1 KiB held live",
-        "ns/msg",
+        Unit::NsPerMsg,
         20_000,
         runs,
-        &mut |b| b.hold(64, 1024, 20_000),
+        &|b| b.hold(64, 1024, 20_000),
     )?);
     rows.push(row(
         "consumer thread, channel depth 64",
-        "ns/msg",
+        Unit::NsPerMsg,
         20_000,
         runs,
-        &mut |b| b.pipeline(64, 1024, 20_000),
+        &|b| b.pipeline(64, 1024, 20_000),
     )?);
     Ok(rows)
 }
@@ -117,47 +117,33 @@ impl<B: MessageBuffer> Peer for Named<B> {
 
 fn row(
     case: &str,
-    unit: &'static str,
+    unit: Unit,
     messages: usize,
     runs: usize,
-    work: &mut dyn FnMut(&mut dyn Peer) -> anyhow::Result<()>,
+    work: &dyn Fn(&mut dyn Peer) -> anyhow::Result<()>,
 ) -> anyhow::Result<Row> {
-    let mut measure = |make: &dyn Fn() -> Box<dyn Peer>| -> anyhow::Result<f64> {
-        let mut result = Ok(());
-        let (time, _) = best_of(runs, || {
-            let mut peer = make();
-            if result.is_ok() {
-                result = work(peer.as_mut());
-            }
-        });
-        result?;
-        Ok(ns_per(time, messages))
-    };
-    let spool = measure(&|| Box::new(Named("spool", BufferPool::new(CAPACITY))))?;
-    let peers = vec![
-        (
-            "buffer_sv2".into(),
-            measure(&|| Box::new(Named("buffer_sv2", Sv2Pool::new(CAPACITY))))?,
-        ),
-        (
-            "Vec".into(),
-            measure(&|| Box::new(Named("Vec", VecPerMessage::default())))?,
-        ),
-        (
-            "BytesMut".into(),
-            measure(&|| Box::new(Named("BytesMut", BytesMutSplit::default())))?,
-        ),
-    ];
+    // A fresh buffer for every run, made inside the timed part (a pool's
+    // set-up is part of what it costs).
+    let contestant = |make: fn() -> Box<dyn Peer>| move || work(make().as_mut());
+    let [spool, sv2, vec, bytes_mut] = interleave(
+        runs,
+        [
+            &mut contestant(|| Box::new(Named("spool", BufferPool::new(CAPACITY)))),
+            &mut contestant(|| Box::new(Named("buffer_sv2", Sv2Pool::new(CAPACITY)))),
+            &mut contestant(|| Box::new(Named("Vec", VecPerMessage::default()))),
+            &mut contestant(|| Box::new(Named("BytesMut", BytesMutSplit::default()))),
+        ],
+    )?;
+    let per_message = |t| ns_per(messages, t);
     Ok(Row {
         system: SYSTEM,
         case: case.into(),
         unit,
-        higher_is_better: false,
-        spool,
-        peers,
+        spool: spool.figure(per_message),
+        peers: vec![
+            ("buffer_sv2", sv2.figure(per_message)),
+            ("Vec", vec.figure(per_message)),
+            ("BytesMut", bytes_mut.figure(per_message)),
+        ],
     })
-}
-
-fn ns_per(time: Duration, n: usize) -> f64 {
-    time.as_nanos() as f64 / n as f64
 }

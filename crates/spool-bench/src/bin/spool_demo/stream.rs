@@ -1,20 +1,23 @@
 //! The demo's ByteStream and Reassembler rows: the benchmark workloads at
-//! demo size, spool next to its peers, every output checked.
+//! demo size, spool next to its peers and to the copy floor (the least
+//! work any copying design can do, see `spool_bench::reassembler_floor`
+//! and `spool_bench::stream_peers::CopyPipe`), every output checked.
 
 use spool::stream::ByteStream;
+use spool_bench::reassembler_floor::{CopyFloor, FloorPlan};
 use spool_bench::reassembler_peers::{run, BTreeMapPeer, Peer, S2nPeer, SmoltcpPeer, SpoolPeer};
 use spool_bench::schedules::{cs144, random_bytes, realistic, Schedule};
-use spool_bench::stream_peers::VecDequePipe;
+use spool_bench::stream_peers::{pump, CopyPipe, Pipe, VecDequePipe};
 
-use super::timing::{best_of, mb_per_s};
+use super::legend::Unit;
+use super::timing::{interleave, mb_per_s};
 use super::{table::Row, Context};
 
 const SYSTEM: &str = "ByteStream + Reassembler";
 
 /// Measures this system and its peers on generated data.
 pub fn rows(ctx: &Context) -> anyhow::Result<Vec<Row>> {
-    let runs = if ctx.quick { 3 } else { 15 };
-    let mut rows = vec![stream_row(runs)?];
+    let mut rows = vec![stream_row(ctx.runs)?];
     let schedules = [
         (
             "CS144 schedule, no overlap",
@@ -30,7 +33,7 @@ pub fn rows(ctx: &Context) -> anyhow::Result<Vec<Row>> {
         ),
     ];
     for (case, schedule) in &schedules {
-        rows.push(reassembler_row(case, schedule, runs)?);
+        rows.push(reassembler_row(case, schedule, ctx.runs)?);
     }
     Ok(rows)
 }
@@ -38,96 +41,90 @@ pub fn rows(ctx: &Context) -> anyhow::Result<Vec<Row>> {
 /// 10 MB through a 32 KiB pipe in 1500-byte writes and 128-byte reads.
 fn stream_row(runs: usize) -> anyhow::Result<Row> {
     const TOTAL: usize = 10_000_000;
+    const CAPACITY: usize = 32_768;
     let data = random_bytes(TOTAL, 99);
-    let mut out = Vec::with_capacity(TOTAL);
-    let (spool_time, _) = best_of(runs, || {
-        out.clear();
-        let mut s = ByteStream::new(32_768);
-        let mut at = 0;
-        while at < TOTAL {
-            at += s.writer().push(&data[at..(at + 1500).min(TOTAL)]);
-            let r = s.reader();
-            while r.bytes_buffered() > 0 {
-                let front = r.peek();
-                let n = front.len().min(128);
-                out.extend_from_slice(&front[..n]);
-                r.pop(n);
-            }
+    let mut outs: [Vec<u8>; 3] = std::array::from_fn(|_| Vec::with_capacity(TOTAL));
+    let [spool_out, deque_out, floor_out] = &mut outs;
+    fn piping<'a, P: Pipe>(
+        make: impl Fn() -> P + 'a,
+        data: &'a [u8],
+        out: &'a mut Vec<u8>,
+    ) -> impl FnMut() -> anyhow::Result<()> + 'a {
+        move || {
+            pump(&mut make(), data, 1500, 128, out);
+            Ok(())
         }
-    });
-    anyhow::ensure!(out == data, "ByteStream output differs from its input");
-    let (deque_time, _) = best_of(runs, || {
-        out.clear();
-        let mut p = VecDequePipe::new(32_768);
-        let mut at = 0;
-        while at < TOTAL {
-            at += p.push(&data[at..(at + 1500).min(TOTAL)]);
-            while !p.is_empty() {
-                let front = p.peek();
-                let n = front.len().min(128);
-                out.extend_from_slice(&front[..n]);
-                p.pop(n);
-            }
-        }
-    });
-    anyhow::ensure!(out == data, "VecDeque pipe output differs from its input");
+    }
+    let [spool, deque, floor] = interleave(
+        runs,
+        [
+            &mut piping(|| ByteStream::new(CAPACITY), &data, spool_out),
+            &mut piping(|| VecDequePipe::new(CAPACITY), &data, deque_out),
+            &mut piping(|| CopyPipe::new(CAPACITY), &data, floor_out),
+        ],
+    )?;
+    for (name, out) in ["ByteStream", "VecDeque", "copy floor"].iter().zip(&outs) {
+        anyhow::ensure!(*out == data, "{name}: pipe output differs from its input");
+    }
+    let rate = |t| mb_per_s(TOTAL as u64, t);
     Ok(Row {
         system: SYSTEM,
         case: "pipe 10 MB, 1500 B in / 128 B out".into(),
-        unit: "MB/s",
-        higher_is_better: true,
-        spool: mb_per_s(TOTAL as u64, spool_time),
-        peers: vec![("VecDeque".into(), mb_per_s(TOTAL as u64, deque_time))],
+        unit: Unit::MbPerS,
+        spool: spool.figure(rate),
+        peers: vec![
+            ("VecDeque", deque.figure(rate)),
+            ("copy floor", floor.figure(rate)),
+        ],
     })
+}
+
+/// A contestant that reassembles the whole schedule with a fresh peer.
+fn reassembling<'a, P: Peer>(
+    make: impl Fn() -> P + 'a,
+    s: &'a Schedule,
+    out: &'a mut Vec<u8>,
+) -> impl FnMut() -> anyhow::Result<()> + 'a {
+    move || {
+        run(&mut make(), s, out);
+        Ok(())
+    }
 }
 
 fn reassembler_row(case: &str, s: &Schedule, runs: usize) -> anyhow::Result<Row> {
     let cap = s.capacity;
-    let unique = s.data.len() as u64;
-    let spool = measure("spool", s, runs, || SpoolPeer::new(cap))?;
-    let peers = vec![
-        (
-            "s2n-quic".into(),
-            measure("s2n-quic", s, runs, || S2nPeer::new(cap))?,
-        ),
-        (
-            "smoltcp".into(),
-            measure("smoltcp", s, runs, || SmoltcpPeer::new(cap))?,
-        ),
-        (
-            "BTreeMap".into(),
-            measure("BTreeMap", s, runs, || BTreeMapPeer::new(cap))?,
-        ),
-    ];
+    // The floor's bookkeeping is done here, before timing.
+    let plan = FloorPlan::new(s);
+    let mut outs: [Vec<u8>; 5] = std::array::from_fn(|_| Vec::with_capacity(s.data.len()));
+    let [o_spool, o_s2n, o_smol, o_btree, o_floor] = &mut outs;
+    let [spool, s2n, smoltcp, btree, floor] = interleave(
+        runs,
+        [
+            &mut reassembling(|| SpoolPeer::new(cap), s, o_spool),
+            &mut reassembling(|| S2nPeer::new(cap), s, o_s2n),
+            &mut reassembling(|| SmoltcpPeer::new(cap), s, o_smol),
+            &mut reassembling(|| BTreeMapPeer::new(cap), s, o_btree),
+            &mut reassembling(|| CopyFloor::new(&plan), s, o_floor),
+        ],
+    )?;
+    let names = ["spool", "s2n-quic", "smoltcp", "BTreeMap", "copy floor"];
+    for (name, out) in names.iter().zip(&outs) {
+        anyhow::ensure!(
+            *out == s.data,
+            "{name}: reassembled output differs from the stream"
+        );
+    }
+    let rate = |t| mb_per_s(s.data.len() as u64, t);
     Ok(Row {
         system: SYSTEM,
-        case: format!("{case} (unique MB/s)"),
-        unit: "MB/s",
-        higher_is_better: true,
-        spool: mb_per_s(unique, spool),
-        peers: peers
-            .into_iter()
-            .map(|(n, t)| (n, mb_per_s(unique, t)))
-            .collect(),
+        case: case.into(),
+        unit: Unit::UniqueMbPerS,
+        spool: spool.figure(rate),
+        peers: vec![
+            ("s2n-quic", s2n.figure(rate)),
+            ("smoltcp", smoltcp.figure(rate)),
+            ("BTreeMap", btree.figure(rate)),
+            ("copy floor", floor.figure(rate)),
+        ],
     })
-}
-
-/// Best time of a fresh peer over the whole schedule, after checking its
-/// output.
-fn measure<P: Peer>(
-    name: &str,
-    s: &Schedule,
-    runs: usize,
-    make: impl Fn() -> P,
-) -> anyhow::Result<std::time::Duration> {
-    let mut out = Vec::with_capacity(s.data.len());
-    let (time, _) = best_of(runs, || {
-        let mut peer = make();
-        run(&mut peer, s, &mut out);
-    });
-    anyhow::ensure!(
-        out == s.data,
-        "{name}: reassembled output differs from the stream"
-    );
-    Ok(time)
 }

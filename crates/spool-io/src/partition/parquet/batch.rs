@@ -15,10 +15,9 @@ use arrow_array::builder::{
     TimestampMicrosecondBuilder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
-use spool::text::Records;
 
 use super::schema::{ColumnType, Table};
-use super::values;
+use super::values::{self, Syntax};
 
 enum Builder {
     String(StringBuilder),
@@ -105,32 +104,26 @@ fn push_parsed<T: arrow_array::types::ArrowPrimitiveType>(
 pub(crate) struct BatchBuilder {
     table: Arc<Table>,
     grouping: usize,
-    field_delimiter: u8,
-    record_delimiter: u8,
+    syntax: Syntax,
 }
 
 impl BatchBuilder {
-    pub fn new(
-        table: Arc<Table>,
-        grouping: usize,
-        field_delimiter: u8,
-        record_delimiter: u8,
-    ) -> Self {
+    pub fn new(table: Arc<Table>, grouping: usize, syntax: Syntax) -> Self {
         BatchBuilder {
             table,
             grouping,
-            field_delimiter,
-            record_delimiter,
+            syntax,
         }
     }
 
-    /// The whole records in `text` (each ending with the record delimiter)
-    /// as one batch.
+    /// The whole records at the start of `text` as one batch, and their
+    /// length in bytes (what follows is a record cut at a buffer's end;
+    /// see [`Syntax::for_each_record`]).
     ///
     /// # Errors
     ///
     /// A record that does not fit the table (see the module docs).
-    pub fn build(&self, text: &[u8]) -> io::Result<RecordBatch> {
+    pub fn build(&self, text: &[u8]) -> io::Result<(RecordBatch, usize)> {
         let (key, schema) = &self.table.files[self.grouping];
         let key = *key;
         let mut builders: Vec<Builder> = (0..self.table.types.len())
@@ -138,24 +131,26 @@ impl BatchBuilder {
             .map(|i| Builder::new(self.table.types[i]))
             .collect();
         let columns = self.table.types.len();
-        for record in Records::new(text, self.record_delimiter, 1, 0) {
+        let whole = self.syntax.for_each_record(text, |record| {
             let mut ok = true;
             let mut count = 0;
-            values::for_each_value(record.bytes(), self.field_delimiter, |i, value| {
+            values::for_each_value(record, self.syntax, |i, value| {
                 count += 1;
                 if i < columns && i != key {
                     let slot = if i < key { i } else { i - 1 };
-                    ok &= builders[slot].push(value);
+                    ok &= builders[slot].push(&value);
                 }
             });
             if !ok || count != columns {
                 return Err(io::Error::other(format!(
                     "internal error: a checked record does not fit the table: {:?}",
-                    String::from_utf8_lossy(record.bytes())
+                    String::from_utf8_lossy(record)
                 )));
             }
-        }
+            Ok(())
+        })?;
         let arrays = builders.iter_mut().map(Builder::finish).collect();
-        RecordBatch::try_new(schema.clone(), arrays).map_err(io::Error::other)
+        let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(io::Error::other)?;
+        Ok((batch, whole))
     }
 }

@@ -11,7 +11,7 @@
 //!
 //! | module | its job |
 //! |---|---|
-//! | [`values`] | one accessor for a record's fields, one parser per type |
+//! | [`values`] | a record's unquoted field values, one parser per type |
 //! | [`schema`] | `--schema`, the table, each grouping's file schema |
 //! | `batch` | buffered records into an Arrow batch |
 //! | `sink` | a writer thread's open Parquet files under the budget |
@@ -26,10 +26,12 @@ use std::sync::{Arc, OnceLock};
 use parquet::basic::{Compression as Codec, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 
-pub use schema::{ColumnType, SchemaSpec, Table};
+pub use schema::{ColumnType, Misfit, SchemaSpec, Table};
 
 use super::writer_memory::WriterMemory;
 use super::PartitionError;
+use crate::read::Format;
+use values::Syntax;
 
 /// Rows in a row group unless `--row-group-size` says otherwise (arrow-rs's
 /// default; memory pressure makes row groups smaller, never larger).
@@ -74,15 +76,16 @@ pub(crate) struct ParquetRun {
     pub table: OnceLock<Arc<Table>>,
     pub properties: Arc<WriterProperties>,
     pub memory: Arc<WriterMemory>,
-    pub field_delimiter: u8,
-    pub record_delimiter: u8,
+    /// How the buffered records split into records and field values.
+    pub syntax: Syntax,
     /// A row group is flushed when its writer holds this many bytes.
     pub row_group_bytes: usize,
 }
 
 impl ParquetRun {
     /// The shared state of a run writing `options` with memory `memory`,
-    /// row groups of at most `row_group_bytes` bytes in memory.
+    /// row groups of at most `row_group_bytes` bytes in memory, from
+    /// records of the `input` format.
     ///
     /// # Errors
     ///
@@ -90,6 +93,7 @@ impl ParquetRun {
     pub fn new(
         options: &ParquetOptions,
         memory: Arc<WriterMemory>,
+        input: Format,
         field_delimiter: u8,
         record_delimiter: u8,
         row_group_bytes: usize,
@@ -115,8 +119,7 @@ impl ParquetRun {
             table: OnceLock::new(),
             properties: Arc::new(properties),
             memory,
-            field_delimiter,
-            record_delimiter,
+            syntax: Syntax::new(input, field_delimiter, record_delimiter),
             row_group_bytes,
         })
     }

@@ -7,11 +7,12 @@
 //! hive-partitioned dataset adds it back from there, and a column present
 //! in both places makes DuckDB and PyArrow disagree about which one wins.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 
-use super::values;
+use super::values::{self, Syntax};
 use crate::partition::PartitionError;
 
 /// A column's type in the Parquet files.
@@ -184,30 +185,48 @@ impl Table {
         })
     }
 
-    /// The first field of `record` that does not fit its column: its
-    /// index and value. Empty fields are NULL and always fit; a record
-    /// with the wrong number of fields reports the column count instead
-    /// (as `Err`).
-    pub fn check<'a>(
-        &self,
-        record: &'a [u8],
-        delimiter: u8,
-    ) -> Result<Option<(usize, &'a [u8])>, usize> {
+    /// Whether `record` (without its line break, split by `syntax`) fits
+    /// the table: the first field whose unquoted value its column's type
+    /// does not accept, or a field count other than the table's. Empty
+    /// fields are NULL and always fit.
+    ///
+    /// # Errors
+    ///
+    /// The [`Misfit`].
+    pub fn check<'a>(&self, record: &'a [u8], syntax: Syntax) -> Result<(), Misfit<'a>> {
         let mut bad = None;
         let mut count = 0;
-        values::for_each_value(record, delimiter, |i, value| {
+        values::for_each_value(record, syntax, |i, value| {
             count += 1;
             if bad.is_none() && !value.is_empty() {
                 if let Some(kind) = self.types.get(i) {
-                    if !kind.accepts(value) {
+                    if !kind.accepts(&value) {
                         bad = Some((i, value));
                     }
                 }
             }
         });
         if count != self.names.len() {
-            return Err(count);
+            return Err(Misfit::Fields(count));
         }
-        Ok(bad)
+        match bad {
+            Some((column, value)) => Err(Misfit::Value { column, value }),
+            None => Ok(()),
+        }
     }
+}
+
+/// Why a record does not fit a [`Table`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Misfit<'a> {
+    /// Field `column` (from 0) holds `value` (unquoted), which its type
+    /// does not accept.
+    Value {
+        /// The field's index.
+        column: usize,
+        /// Its unquoted value.
+        value: Cow<'a, [u8]>,
+    },
+    /// The record has this many fields, not the table's number.
+    Fields(usize),
 }

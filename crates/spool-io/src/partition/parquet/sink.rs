@@ -40,7 +40,6 @@ use super::batch::BatchBuilder;
 use super::ParquetRun;
 use crate::input::with_path;
 use crate::partition::writer_memory::WriterMemory;
-use crate::write::PartialFile;
 
 /// Write buffer of an open part file: parquet writes a page header and a
 /// page as separate calls; this joins them into fewer system calls.
@@ -117,25 +116,26 @@ impl ParquetSink {
                 },
             );
         }
-        let delimiter = self.run.record_delimiter;
         let group = self
             .groups
             .get_mut(&gid)
             .expect("created with its first job");
         let joined;
-        let text: &[u8] = if group.carry.is_empty() && data.last() == Some(&delimiter) {
+        let text: &[u8] = if group.carry.is_empty() {
             data
         } else {
             group.carry.extend_from_slice(data);
-            let end = memchr::memrchr(delimiter, &group.carry).map_or(0, |i| i + 1);
-            let rest = group.carry.split_off(end);
-            joined = std::mem::replace(&mut group.carry, rest);
+            joined = std::mem::take(&mut group.carry);
             &joined
         };
-        if text.is_empty() {
+        let (batch, whole) = self.builder(grouping).build(text)?;
+        if whole < text.len() {
+            let group = self.groups.get_mut(&gid).expect("known group");
+            group.carry = text[whole..].to_vec();
+        }
+        if batch.num_rows() == 0 {
             return Ok(());
         }
-        let batch = self.builder(grouping).build(text)?;
         self.open_part(gid)?;
         let part = self.open.get_mut(&gid).expect("just opened");
         part.writer.write(&batch).map_err(io::Error::other)?;
@@ -152,7 +152,7 @@ impl ParquetSink {
         let run = &self.run;
         self.builders[grouping].get_or_insert_with(|| {
             let table = run.table.get().expect("set before the first block").clone();
-            BatchBuilder::new(table, grouping, run.field_delimiter, run.record_delimiter)
+            BatchBuilder::new(table, grouping, run.syntax)
         })
     }
 
@@ -174,8 +174,9 @@ impl ParquetSink {
                 std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
             }
         }
-        let temp = PartialFile::temp_path(&path);
-        let file = File::create(&temp).map_err(|e| with_path(e, &temp))?;
+        // Under its final name: the run's staging directory is published
+        // whole, or removed.
+        let file = File::create(&path).map_err(|e| with_path(e, &path))?;
         group.parts += 1;
         let table = self.run.table.get().expect("set before the first block");
         let schema = table.files[group.grouping].1.clone();

@@ -19,16 +19,141 @@
 //! An empty field is NULL in every column, strings included — text cannot
 //! tell an empty string from a missing one, and DuckDB and Polars read an
 //! empty CSV field as NULL too.
+//!
+//! Values are read as the router reads keys ([`FieldRecord::value`]): a
+//! quoted CSV field's value has its quotes taken off and its doubled
+//! quotes undone, so `"Smith, John"` is the string `Smith, John`. The
+//! [`Syntax`] of the run says how; the router's check and the writer's
+//! columns both go through [`for_each_value`].
+//!
+//! [`FieldRecord::value`]: crate::read::FieldRecord::value
 
+use std::borrow::Cow;
+use std::io;
+
+use spool::text::csv::{self, Dialect};
 use spool::text::fields::Fields;
 
-/// Calls `each(index, value)` for every field of `record` in order. Every
-/// field value the Parquet writer reads goes through here, so that a
-/// change in how a field is delimited or unquoted is made in one place.
+use crate::read::Format;
+
+/// How buffered text splits into records, and records into field values:
+/// the run's input format, so that the writer threads read back exactly
+/// the values the router checked.
+///
+/// # Examples
+///
+/// ```
+/// use spool::text::csv::Dialect;
+/// use spool_io::partition::parquet::values::Syntax;
+/// use spool_io::read::Format;
+/// assert_eq!(
+///     Syntax::new(Format::Lines, b'\t', b'\n'),
+///     Syntax::Lines { field: b'\t', record: b'\n' }
+/// );
+/// assert_eq!(Syntax::new(Format::Csv(Dialect::CSV), b',', b'\n'), Syntax::Csv(Dialect::CSV));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Syntax {
+    /// Unquoted text: records end at `record`, fields at `field`; every
+    /// byte is data.
+    Lines {
+        /// The byte between fields.
+        field: u8,
+        /// The byte that ends a record.
+        record: u8,
+    },
+    /// RFC 4180 records in a dialect with a quote.
+    Csv(Dialect),
+}
+
+impl Syntax {
+    /// The syntax of a run reading `format` with these delimiters (the
+    /// delimiters only matter for [`Format::Lines`]; a CSV dialect has
+    /// its own).
+    pub fn new(format: Format, field: u8, record: u8) -> Self {
+        match format {
+            Format::Lines => Syntax::Lines { field, record },
+            Format::Csv(dialect) => Syntax::Csv(dialect),
+        }
+    }
+
+    /// Calls `each(record)` for every whole record at the start of `text`
+    /// (records as the router buffered them, each ending with its line
+    /// break), each without its line break; returns the length of those
+    /// records. What is left is the start of a record longer than a
+    /// buffer, cut where the buffer ended (a piece without its line
+    /// break, or one ending inside a quoted field): its rest comes with
+    /// the group's next buffer.
+    ///
+    /// # Errors
+    ///
+    /// `each`'s error.
+    pub(crate) fn for_each_record<'a>(
+        self,
+        text: &'a [u8],
+        mut each: impl FnMut(&'a [u8]) -> io::Result<()>,
+    ) -> io::Result<usize> {
+        let mut whole = 0;
+        match self {
+            Syntax::Lines { record, .. } => {
+                for r in spool::text::Records::new(text, record, 1, 0) {
+                    if r.raw().last() != Some(&record) {
+                        break;
+                    }
+                    each(r.bytes())?;
+                    whole = r.offset() as usize + r.raw().len();
+                }
+            }
+            Syntax::Csv(dialect) => {
+                // An unterminated quote here is a record cut inside a
+                // quoted field: the whole records before it are kept.
+                for r in csv::Records::new(text, dialect, 1, 0).map_while(Result::ok) {
+                    if !matches!(r.raw().last(), Some(b'\n' | b'\r')) {
+                        break;
+                    }
+                    each(r.bytes())?;
+                    whole = r.offset() as usize + r.raw().len();
+                }
+            }
+        }
+        Ok(whole)
+    }
+}
+
+/// Calls `each(index, value)` for every field of `record` (a record
+/// without its line break) in order, with its quoting taken off. Every
+/// field value the Parquet writer reads, and every value the router
+/// checks, goes through here, so that a change in how a field is
+/// delimited or unquoted is made in one place.
+///
+/// # Examples
+///
+/// ```
+/// use spool::text::csv::Dialect;
+/// use spool_io::partition::parquet::values::{for_each_value, Syntax};
+/// let mut got = Vec::new();
+/// for_each_value(b"\"Smith, John\",\"say \"\"hi\"\"\",7", Syntax::Csv(Dialect::CSV), |i, v| {
+///     got.push((i, v.into_owned()))
+/// });
+/// assert_eq!(got, [(0, b"Smith, John".to_vec()), (1, b"say \"hi\"".to_vec()), (2, b"7".to_vec())]);
+/// ```
 #[inline]
-pub fn for_each_value<'a>(record: &'a [u8], delimiter: u8, mut each: impl FnMut(usize, &'a [u8])) {
-    for (index, value) in Fields::new(record, delimiter).enumerate() {
-        each(index, value);
+pub fn for_each_value<'a>(
+    record: &'a [u8],
+    syntax: Syntax,
+    mut each: impl FnMut(usize, Cow<'a, [u8]>),
+) {
+    match syntax {
+        Syntax::Lines { field, .. } => {
+            for (index, value) in Fields::new(record, field).enumerate() {
+                each(index, Cow::Borrowed(value));
+            }
+        }
+        Syntax::Csv(dialect) => {
+            for (index, value) in csv::Fields::new(record, dialect).enumerate() {
+                each(index, value.value());
+            }
+        }
     }
 }
 

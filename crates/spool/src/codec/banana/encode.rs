@@ -1,5 +1,7 @@
 //! The Banana encoder (for tests, benchmarks and peers that send).
 
+use alloc::vec::Vec;
+
 use super::token::*;
 
 /// Appends `value` as base-128 digits, least significant first, high bit

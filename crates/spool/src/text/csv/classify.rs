@@ -2,7 +2,8 @@
 //! and CRs.
 //!
 //! On x86-64 this is AVX2 when the CPU has it (32 bytes per compare,
-//! checked once per splitter) and SSE2 otherwise (part of the base
+//! checked once per splitter; without the `std` feature, only when the
+//! build targets AVX2, as there is no run-time detection) and SSE2 otherwise (part of the base
 //! instruction set: 16 bytes per compare); `movemask` turns compares into
 //! bits. Other targets use the plain loop, which the tests also check both
 //! vector versions against.
@@ -25,7 +26,7 @@ pub(crate) struct Needles {
     #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
     quote: Option<u8>,
     #[cfg(target_arch = "x86_64")]
-    vectors: sse2::Vectors,
+    pub(super) vectors: sse2::Vectors,
 }
 
 impl Needles {
@@ -76,7 +77,7 @@ pub(crate) fn portable(chunk: &[u8; 64], delimiter: u8, quote: Option<u8>) -> Cl
 
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
-mod sse2 {
+pub(super) mod sse2 {
     use super::Classes;
     use core::arch::x86_64::{
         __m128i, __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
@@ -86,7 +87,7 @@ mod sse2 {
     /// The needles, each byte in all 16 lanes, and whether the CPU has
     /// AVX2.
     #[derive(Clone, Copy, Debug)]
-    pub(super) struct Vectors {
+    pub(crate) struct Vectors {
         quote: Option<__m128i>,
         delimiter: __m128i,
         lf: __m128i,
@@ -94,20 +95,51 @@ mod sse2 {
         /// The needle bytes again, for AVX2's wider vectors.
         bytes: (u8, Option<u8>),
         avx2: bool,
+        /// AVX2, PCLMULQDQ and POPCNT together: the whole chunk scan can
+        /// run in one function compiled for them (`scan::x86`).
+        fused: bool,
     }
 
     impl Vectors {
         pub(super) fn new(delimiter: u8, quote: Option<u8>) -> Self {
-            let avx2 = std::is_x86_feature_detected!("avx2");
+            // Without `std` there is no run-time detection: AVX2 is used
+            // only when the build targets it (`-C target-feature=+avx2`).
+            #[cfg(feature = "std")]
+            let (avx2, fused) = {
+                let avx2 = std::is_x86_feature_detected!("avx2");
+                let clmul = std::is_x86_feature_detected!("pclmulqdq");
+                (
+                    avx2,
+                    avx2 && clmul && std::is_x86_feature_detected!("popcnt"),
+                )
+            };
+            #[cfg(not(feature = "std"))]
+            let (avx2, fused) = (
+                cfg!(target_feature = "avx2"),
+                cfg!(all(
+                    target_feature = "avx2",
+                    target_feature = "pclmulqdq",
+                    target_feature = "popcnt"
+                )),
+            );
             // SAFETY: SSE2 is part of the x86-64 base instruction set, so
             // every x86-64 CPU has it.
-            unsafe { Self::new_sse2(delimiter, quote, avx2) }
+            let vectors = unsafe { Self::new_sse2(delimiter, quote, avx2) };
+            Vectors { fused, ..vectors }
+        }
+
+        /// Whether the CPU has AVX2, PCLMULQDQ and POPCNT (checked in
+        /// `new`): `scan::x86::scan` may be called.
+        #[inline(always)]
+        pub(crate) fn fused(&self) -> bool {
+            self.fused
         }
 
         /// Without AVX2 even if the CPU has it: for the tests.
         #[cfg(test)]
-        pub(super) fn without_avx2(mut self) -> Self {
+        pub(crate) fn without_avx2(mut self) -> Self {
             self.avx2 = false;
+            self.fused = false;
             self
         }
 
@@ -120,6 +152,7 @@ mod sse2 {
                 cr: _mm_set1_epi8(b'\r' as i8),
                 bytes: (delimiter, quote),
                 avx2,
+                fused: false,
             }
         }
 
@@ -137,7 +170,7 @@ mod sse2 {
 
         #[inline]
         #[target_feature(enable = "avx2")]
-        fn classify_avx2(&self, chunk: &[u8; 64]) -> Classes {
+        pub(crate) fn classify_avx2(&self, chunk: &[u8; 64]) -> Classes {
             let halves: [__m256i; 2] = core::array::from_fn(|k| {
                 // SAFETY: `chunk` is 64 readable bytes and `32 * k + 32 <=
                 // 64` for k < 2, so the 32-byte unaligned load stays inside

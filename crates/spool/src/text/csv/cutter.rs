@@ -146,7 +146,7 @@ impl RecordCutter {
                 break;
             }
             self.at.offset += piece.len() as u64;
-            self.at.line += u64::from(s.lf.count_ones());
+            self.at.line += u64::from(s.lf_count);
         }
         last
     }

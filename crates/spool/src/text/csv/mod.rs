@@ -56,7 +56,8 @@
 //! Within a block both scan 64 bytes at a time the way simdjson does:
 //! compare the chunk against the quote, delimiter, LF and CR (AVX2 when the
 //! CPU has it, SSE2 otherwise) to get one bit per byte, take the prefix-XOR
-//! of the quote bits to get the inside-quotes mask, and read record ends
+//! of the quote bits (one carry-less multiply when the CPU also has
+//! PCLMULQDQ) to get the inside-quotes mask, and read record ends
 //! off `line breaks & !inside`; the next record start is the lowest bit of
 //! a second mask. Two more masks check that every quote is where RFC 4180
 //! puts quotes; a chunk with a stray quote (above) is scanned byte by byte

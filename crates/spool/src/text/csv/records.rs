@@ -194,7 +194,7 @@ impl<'a> Records<'a> {
     /// Scans the next chunk; `false` at the end of the data.
     #[inline]
     fn advance(&mut self) -> bool {
-        self.line += u64::from(self.chunk.lf.count_ones());
+        self.line += u64::from(self.chunk.lf_count);
         self.base += self.len;
         let rest = &self.data[self.base..];
         if rest.is_empty() {

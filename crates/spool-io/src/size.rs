@@ -1,0 +1,44 @@
+//! Byte counts in messages, in the units people type them in.
+//!
+//! A memory budget of `1K` printed as "0 MiB" hides what was given. [`Size`]
+//! prints a count exactly in the largest binary unit that divides it (so
+//! `--memory 1K` reads back as `1 KiB`, `41M` as `41 MiB`), or in MiB with
+//! one decimal when no unit divides it.
+
+use std::fmt;
+
+/// A byte count that displays as `512 MiB`, `1 KiB`, `1.5 MiB` or `100 bytes`.
+///
+/// # Examples
+///
+/// ```
+/// use spool_io::size::Size;
+/// assert_eq!(Size(1 << 10).to_string(), "1 KiB");
+/// assert_eq!(Size(41 << 20).to_string(), "41 MiB");
+/// assert_eq!(Size(3 << 29).to_string(), "1536 MiB");
+/// assert_eq!(Size(2 << 30).to_string(), "2 GiB");
+/// assert_eq!(Size((3 << 20) / 2 + 1).to_string(), "1.5 MiB");
+/// assert_eq!(Size(100).to_string(), "100 bytes");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Size(pub usize);
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.0;
+        const UNITS: [(usize, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+        if n == 0 {
+            return write!(f, "0 bytes");
+        }
+        for (unit, name) in UNITS {
+            if n.is_multiple_of(unit) {
+                return write!(f, "{} {name}", n / unit);
+            }
+        }
+        if n < 1 << 20 {
+            write!(f, "{n} bytes")
+        } else {
+            write!(f, "{:.1} MiB", n as f64 / f64::from(1 << 20))
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! Bit flips in an index: every lookup answers the intact index's count or
+//! an error, never a wrong count — flips aimed at the record a lookup
+//! wants (the case where an index without block checksums answered wrong
+//! 1,096 times in 1,099), and flips anywhere in the file.
+
+use spool_pwned::format::RECORDS_OFFSET;
+use spool_pwned::sample::{sample_count, sample_password, write_sample, Order};
+use spool_pwned::{HashKind, Index};
+
+const LINES: u64 = 20_000;
+const SEED: u64 = 9;
+
+/// A small deterministic generator (splitmix64), so a failure replays.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn sample_index(dir: &std::path::Path) -> (Vec<u8>, Vec<(Vec<u8>, u32)>) {
+    let mut text = Vec::new();
+    write_sample(&mut text, HashKind::Sha1, LINES, SEED, Order::Hash, false).unwrap();
+    let input = dir.join("in.txt");
+    std::fs::write(&input, &text).unwrap();
+    let out = dir.join("good");
+    let sources = spool_pwned::input::sources(&[input]).unwrap();
+    spool_pwned::build::build(sources, &out, &Default::default()).unwrap();
+    let hashes = (0..LINES)
+        .map(|i| {
+            let h = HashKind::Sha1.hash_password(&sample_password(SEED, i));
+            (h, sample_count(SEED, i))
+        })
+        .collect();
+    (std::fs::read(&out).unwrap(), hashes)
+}
+
+/// Where record `hash` sits in `bytes`, found the slow way.
+fn record_offset(bytes: &[u8], hash: &[u8]) -> usize {
+    let records = &bytes[RECORDS_OFFSET..];
+    let p = usize::from(u16::from_be_bytes([hash[0], hash[1]]));
+    let entry = |p: usize| {
+        let at = spool_pwned::format::HEADER_LEN + 8 * p;
+        u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize
+    };
+    let i = (entry(p)..entry(p + 1))
+        .find(|&i| records[i * 22..i * 22 + 18] == hash[2..])
+        .expect("present");
+    RECORDS_OFFSET + i * 22
+}
+
+#[test]
+fn flipped_bits_give_errors_never_wrong_counts() {
+    let dir = std::env::temp_dir().join(format!("spool-damaged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (good, hashes) = sample_index(&dir);
+    let path = dir.join("bad");
+    let mut rng = Rng(0x5eed);
+    let (mut aimed, mut aimed_refused) = (0u64, 0u64);
+    let (mut anywhere, mut anywhere_refused) = (0u64, 0u64);
+    for trial in 0..1_100u64 {
+        let mut bad = good.clone();
+        let (h, count) = &hashes[rng.below(LINES) as usize];
+        // Half the trials flip a bit of the record the lookup wants, half
+        // a bit anywhere.
+        let at = if trial % 2 == 0 {
+            record_offset(&bad, h) + rng.below(22) as usize
+        } else {
+            rng.below(bad.len() as u64) as usize
+        };
+        bad[at] ^= 1 << rng.below(8);
+        std::fs::write(&path, &bad).unwrap();
+        let Ok(index) = Index::open(&path) else {
+            continue; // a damaged header: refused at open
+        };
+        let got = index.lookup(h);
+        if let Ok(got) = got {
+            assert_eq!(
+                got,
+                Some(*count),
+                "trial {trial}: flip at {at} answered wrong"
+            );
+        }
+        if trial % 2 == 0 {
+            aimed += 1;
+            aimed_refused += u64::from(got.is_err());
+        } else {
+            anywhere += 1;
+            anywhere_refused += u64::from(got.is_err());
+        }
+        // Every other hash still answers right or refuses.
+        for (h, count) in hashes.iter().step_by(97) {
+            if let Ok(got) = index.lookup(h) {
+                assert_eq!(got, Some(*count), "trial {trial}: flip at {at}");
+            }
+        }
+    }
+    // A flip in the record a lookup reads is always noticed.
+    assert_eq!(aimed_refused, aimed, "aimed flips not noticed");
+    eprintln!(
+        "aimed flips: {aimed_refused} of {aimed} lookups refused, 0 wrong; \
+         flips anywhere: {anywhere_refused} of {anywhere} refused, 0 wrong"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
