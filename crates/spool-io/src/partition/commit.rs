@@ -23,8 +23,11 @@
 //!  staged.publish(fsync)           one rename (or exchange) → OUT
 //! ```
 //!
-//! A writer of another format (Parquet part files) writes into the same
-//! [`Outputs::root`] and is published by the same commit.
+//! A writer of another format writes into the same [`Outputs::root`] and
+//! is published by the same commit: a Parquet group's part files
+//! (`part-00000.parquet`, `part-00001.parquet`, …) are written under their
+//! final names beside each other, and [`Outputs::part_paths`] lists them
+//! for `--fsync`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -92,13 +95,13 @@ impl Outputs {
         write().map_err(|e| with_path(e, &path).into())
     }
 
-    /// Flushes every output file and every directory that holds one to
-    /// disk (the staging directory itself is flushed by the publish).
+    /// Flushes every output file (every part of a Parquet group) and every
+    /// directory that holds one to disk (the staging directory itself is
+    /// flushed by the publish).
     fn sync_files(&self) -> Result<(), PartitionError> {
         let mut dirs: Vec<PathBuf> = Vec::new();
         for gid in 0..self.files.len() {
-            if self.files[gid].created {
-                let path = self.path(gid);
+            for path in self.part_paths(gid) {
                 std::fs::File::open(&path)
                     .and_then(|f| f.sync_all())
                     .map_err(|e| with_path(e, &path))?;

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use super::escape::{escape, escape_within_nth, MAX_NAME_LEN};
-use super::{Layout, Options, PartitionError};
+use super::{Layout, Options, OutputFormat, PartitionError};
 
 /// Longest file name (in bytes) the common file systems allow (ext4, XFS,
 /// Btrfs, ZFS; APFS and NTFS count 255 characters).
@@ -52,15 +52,18 @@ impl FileLayout {
     /// The layout `options` ask for; columns are named by
     /// [`set_columns`](Self::set_columns).
     pub fn new(options: &Options) -> Self {
-        let extension = format!(
-            "{}{}",
-            match options.delimiter {
-                b'\t' => ".tsv",
-                b',' => ".csv",
-                _ => ".txt",
-            },
-            options.compression.suffix()
-        );
+        let extension = match options.format {
+            OutputFormat::Parquet(_) => ".parquet".to_owned(),
+            OutputFormat::Text => format!(
+                "{}{}",
+                match options.delimiter {
+                    b'\t' => ".tsv",
+                    b',' => ".csv",
+                    _ => ".txt",
+                },
+                options.compression.suffix()
+            ),
+        };
         FileLayout {
             layout: options.layout,
             several: options.by.len() > 1,

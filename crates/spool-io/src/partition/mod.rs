@@ -44,6 +44,8 @@
 //! | `commit` | the end: manifest, then one publish ([`StagedDir`]) or removal of everything, `--fsync` |
 //! | [`escape`] | keys as file names, reversibly |
 //! | `columns` | `--by` and `--where` columns resolved against the header |
+//! | [`parquet`] | `--format parquet`: the table, typed values, Parquet writers |
+//! | `writer_memory` | the Parquet writers' row groups charged to the budget |
 //!
 //! [`ChunkPool`]: crate::write::ChunkPool
 //! [`StagedDir`]: crate::write::StagedDir
@@ -54,8 +56,10 @@ mod commit;
 pub mod escape;
 mod layout;
 mod outputs;
+pub mod parquet;
 mod router;
 mod workers;
+mod writer_memory;
 
 use std::io;
 use std::path::PathBuf;
@@ -82,6 +86,16 @@ pub enum Layout {
     Flat,
 }
 
+/// What the output files hold.
+#[derive(Clone, Debug, Default)]
+pub enum OutputFormat {
+    /// The records as read (compressed per [`Options::compression`]).
+    #[default]
+    Text,
+    /// A Parquet dataset (Hive layout only).
+    Parquet(parquet::ParquetOptions),
+}
+
 /// What to partition and how.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -103,8 +117,10 @@ pub struct Options {
     pub header: bool,
     /// Conditions every written record meets.
     pub filters: Vec<Filter>,
-    /// Output encoding.
+    /// Output encoding of text files.
     pub compression: Compression,
+    /// Text or Parquet.
+    pub format: OutputFormat,
     /// Writer threads (no more than `max_open` are started: each keeps a
     /// file open).
     pub workers: usize,
@@ -114,6 +130,8 @@ pub struct Options {
     pub min_chunk_len: usize,
     /// Bytes all chunks together may use.
     pub chunk_budget: usize,
+    /// The memory target last given to [`set_memory`](Self::set_memory).
+    pub memory: usize,
     /// Most output files open at once (shared among the workers).
     pub max_open: usize,
     /// Output layout.
@@ -154,10 +172,12 @@ impl Options {
             header: false,
             filters: Vec::new(),
             compression: Compression::None,
+            format: OutputFormat::Text,
             workers,
             chunk_len: 64 << 10,
             min_chunk_len: 512,
             chunk_budget: 64 << 20,
+            memory: DEFAULT_MEMORY,
             max_open: 256,
             layout: Layout::Hive,
             skip_invalid: false,
@@ -184,6 +204,7 @@ impl Options {
     /// If `total` leaves less than 1 MiB for chunks; the message says the
     /// smallest workable value.
     pub fn set_memory(&mut self, total: usize) -> Result<(), PartitionError> {
+        self.memory = total;
         let reserve = self.memory_reserve();
         let budget = total.saturating_sub(reserve);
         if budget < MIN_CHUNK_BUDGET {
@@ -196,7 +217,7 @@ impl Options {
                 Size((reserve + MIN_CHUNK_BUDGET).next_multiple_of(1 << 20))
             )));
         }
-        let per_chunk = (budget / 512).clamp(32 << 10, 1 << 20);
+        let per_chunk = (budget / 512).clamp(32 << 10, MAX_CHUNK);
         self.chunk_len = 1 << per_chunk.ilog2();
         self.chunk_budget = budget;
         Ok(())
@@ -216,14 +237,14 @@ impl Options {
     /// use spool_io::partition::Options;
     /// use spool_io::read::Format;
     /// let mut options = Options::new(vec!["in.csv".into()], "out".into(), vec![]);
-    /// assert_eq!(options.format()?, Format::Lines);
+    /// assert_eq!(options.input_format()?, Format::Lines);
     /// (options.delimiter, options.quote) = (b',', Some(b'"'));
-    /// assert_eq!(options.format()?, Format::Csv(Dialect::CSV));
+    /// assert_eq!(options.input_format()?, Format::Csv(Dialect::CSV));
     /// options.quote = Some(b',');
-    /// assert!(options.format().is_err());
+    /// assert!(options.input_format().is_err());
     /// # Ok::<(), spool_io::partition::PartitionError>(())
     /// ```
-    pub fn format(&self) -> Result<Format, PartitionError> {
+    pub fn input_format(&self) -> Result<Format, PartitionError> {
         let Some(quote) = self.quote else {
             return Ok(Format::Lines);
         };
@@ -239,13 +260,31 @@ impl Options {
         let read = self.parallel_inputs * (self.read.buffers + 1) * self.read.buffer_len
             // a decompressor's input buffer
             + self.parallel_inputs * (1 << 20);
-        let encoder = match self.compression {
-            Compression::None => 0,
-            Compression::Zstd(_) => 4 << 20,
-            Compression::Gzip(_) => 1 << 20,
+        let workers = match &self.format {
+            OutputFormat::Text => {
+                let encoder = match self.compression {
+                    Compression::None => 0,
+                    Compression::Zstd(_) => 4 << 20,
+                    Compression::Gzip(_) => 1 << 20,
+                };
+                self.workers.max(1) * (encoder + 2 * (1 << 20))
+            }
+            // Per writer thread: a batch being built (its arrays, about
+            // three times the text of a largest chunk), a row group being
+            // compressed (its output, and a zstd context); per open file
+            // its write buffer and the writer's own state.
+            OutputFormat::Parquet(_) => {
+                self.workers.max(1) * (3 * MAX_CHUNK + self.row_group_bytes() + (4 << 20))
+                    + self.max_open * (parquet::sink::FILE_BUFFER + (8 << 10))
+            }
         };
-        let workers = self.workers.max(1) * (encoder + 2 * (1 << 20));
         read + workers + BASE_ALLOWANCE
+    }
+
+    /// In-memory size at which a Parquet writer flushes its row group:
+    /// 1/32 of `--memory`, 1 to 16 MiB.
+    pub(crate) fn row_group_bytes(&self) -> usize {
+        (self.memory / 32).clamp(1 << 20, 16 << 20)
     }
 }
 
@@ -253,6 +292,8 @@ impl Options {
 pub const DEFAULT_MEMORY: usize = 128 << 20;
 /// Memory counted for the program itself (code, stacks, key table).
 const BASE_ALLOWANCE: usize = 24 << 20;
+/// Largest chunk `set_memory` chooses.
+const MAX_CHUNK: usize = 1 << 20;
 /// Smallest chunk budget `set_memory` accepts.
 const MIN_CHUNK_BUDGET: usize = 1 << 20;
 
@@ -263,10 +304,12 @@ pub struct GroupSummary {
     pub column: String,
     /// The key.
     pub key: Vec<u8>,
-    /// The file written.
+    /// The file written (with Parquet, its first part).
     pub path: PathBuf,
     /// Records written (not counting the header).
     pub records: u64,
+    /// Files written: 1, or with Parquet the number of parts.
+    pub files: u32,
 }
 
 /// What a run did.

@@ -12,7 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::layout::FileLayout;
-use super::workers::{self, Job, Worker};
+use super::parquet::sink::part_path;
+use super::workers::{self, Job, Output, Worker};
 use super::{Options, PartitionError};
 use crate::write::{Chunk, StagedDir};
 
@@ -52,6 +53,9 @@ pub(super) struct Outputs {
     pub bytes_out: u64,
     /// Times a closed file was opened again, from the workers' reports.
     pub reopened: u64,
+    /// Part files per group where there may be more than one (Parquet),
+    /// from the workers' reports; a created group not listed has one.
+    pub parts: foldhash::HashMap<u32, u32>,
 }
 
 impl Outputs {
@@ -62,12 +66,16 @@ impl Outputs {
     ///
     /// A compression level the encoder rejects, or a thread that cannot
     /// be started.
-    pub fn new(options: &Options, staged: StagedDir) -> Result<Self, PartitionError> {
+    pub fn new(
+        options: &Options,
+        output: &Output,
+        staged: StagedDir,
+    ) -> Result<Self, PartitionError> {
         let failed = Arc::new(AtomicBool::new(false));
         let n = options.workers.clamp(1, options.max_open.max(1));
         let per_worker_open = (options.max_open / n).max(1);
         let workers = (0..n)
-            .map(|_| workers::spawn(options.compression, per_worker_open, QUEUE, failed.clone()))
+            .map(|_| workers::spawn(output, per_worker_open, QUEUE, failed.clone()))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Outputs {
             layout: FileLayout::new(options),
@@ -80,6 +88,7 @@ impl Outputs {
             staged: Some(staged),
             bytes_out: 0,
             reopened: 0,
+            parts: foldhash::HashMap::default(),
         })
     }
 
@@ -95,7 +104,8 @@ impl Outputs {
         gid
     }
 
-    /// Where group `gid`'s file is written (in the staging directory).
+    /// Where group `gid`'s file (its first part) is written (in the
+    /// staging directory).
     pub fn path(&self, gid: usize) -> PathBuf {
         self.root.join(self.relative(gid))
     }
@@ -116,6 +126,19 @@ impl Outputs {
         &self.root
     }
 
+    /// Every file group `gid` wrote, in the staging directory: its parts,
+    /// in order (none if it was never created).
+    pub fn part_paths(&self, gid: usize) -> Vec<PathBuf> {
+        if !self.files[gid].created {
+            return Vec::new();
+        }
+        let first = self.path(gid);
+        match self.parts.get(&(gid as u32)) {
+            Some(&n) => (0..n).map(|i| part_path(&first, i)).collect(),
+            None => vec![first],
+        }
+    }
+
     /// Sends a block to group `gid`'s worker (creating the file with the
     /// group's first block).
     ///
@@ -129,6 +152,7 @@ impl Outputs {
         let worker = &self.workers[g % self.workers.len()];
         let job = Job {
             group: gid,
+            grouping: self.files[g].grouping,
             create,
             data,
         };
@@ -174,6 +198,7 @@ impl Outputs {
                 Ok(report) => {
                     self.bytes_out += report.bytes_out;
                     self.reopened += report.reopened;
+                    self.parts.extend(report.parts);
                     if first_error.is_none() {
                         first_error = report.error;
                     }

@@ -18,7 +18,9 @@ use regex::bytes::Regex;
 use super::budget::Buffers;
 use super::layout::MANIFEST;
 use super::outputs::Outputs;
-use super::{Column, GroupSummary, Options, PartitionError, Summary};
+use super::parquet::{Misfit, ParquetRun, Table};
+use super::workers::Output;
+use super::{Column, GroupSummary, Layout, Options, OutputFormat, PartitionError, Summary};
 use crate::progress::Phase;
 use crate::read::{Block, FieldRecord, FileBlocks, Format, Line};
 use crate::write::StagedDir;
@@ -52,6 +54,8 @@ struct Router<'a> {
     keys: Vec<HashMap<Box<[u8]>, u32, foldhash::fast::RandomState>>,
     buffers: Buffers,
     outputs: Outputs,
+    /// Set for `--format parquet`.
+    parquet: Option<Arc<ParquetRun>>,
     summary: Summary,
 }
 
@@ -88,6 +92,12 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
     if options.inputs.is_empty() {
         return Err(PartitionError::Usage("no input files".into()));
     }
+    if matches!(options.format, OutputFormat::Parquet(_)) && options.layout != Layout::Hive {
+        return Err(PartitionError::Usage(
+            "--format parquet writes the hive layout only (a group may have several part files)"
+                .into(),
+        ));
+    }
     // Locks the output, removes dead runs' staging directories and starts
     // this run's; dropped on any error below, it removes what was written.
     let staged = StagedDir::begin(&options.out, options.force.then_some(MANIFEST))?;
@@ -107,6 +117,21 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
 
 impl<'a> Router<'a> {
     fn new(options: &'a Options, staged: StagedDir) -> Result<Self, PartitionError> {
+        let buffers = Buffers::new(options);
+        let (output, parquet) = match (&options.format, buffers.writer_memory()) {
+            (OutputFormat::Parquet(p), Some(memory)) => {
+                let run = Arc::new(ParquetRun::new(
+                    p,
+                    memory,
+                    options.input_format()?,
+                    options.delimiter,
+                    options.read.delimiter,
+                    options.row_group_bytes(),
+                )?);
+                (Output::Parquet(run.clone()), Some(run))
+            }
+            _ => (Output::Text(options.compression), None),
+        };
         let mut router = Router {
             options,
             columns: Vec::new(),
@@ -115,8 +140,9 @@ impl<'a> Router<'a> {
             file: None,
             header_pending: false,
             keys: (0..options.by.len()).map(|_| HashMap::default()).collect(),
-            buffers: Buffers::new(options),
-            outputs: Outputs::new(options, staged)?,
+            outputs: Outputs::new(options, &output, staged)?,
+            buffers,
+            parquet,
             summary: Summary::default(),
         };
         if !options.header {
@@ -152,7 +178,7 @@ impl<'a> Router<'a> {
 
     fn route_all(&mut self) -> Result<(), PartitionError> {
         let mut read = self.options.read.clone();
-        read.format = self.options.format()?;
+        read.format = self.options.input_format()?;
         let mut blocks = FileBlocks::new(
             self.options.inputs.clone(),
             read,
@@ -246,6 +272,9 @@ impl<'a> Router<'a> {
                 };
                 *key = value;
             }
+            if self.parquet.is_some() && !self.check_typed(file, &record)? {
+                continue 'records;
+            }
             for (g, gid) in gids.iter_mut().enumerate().take(groupings) {
                 *gid = self.group_of(g, &keys[g])?;
             }
@@ -277,6 +306,7 @@ impl<'a> Router<'a> {
                         self.input_error(file, record, format!("header is not valid UTF-8: {e}"))
                     })?;
                 self.resolve_columns(Some(&names))?;
+                self.set_table(names.iter().map(|n| (*n).to_owned()).collect())?;
                 // Written as read, so a CRLF header stays CRLF like the
                 // records under it, and quoted names stay quoted.
                 let mut line = record.raw().to_vec();
@@ -285,7 +315,10 @@ impl<'a> Router<'a> {
                 if !ended {
                     line.push(self.options.read.delimiter);
                 }
-                self.buffers.set_header(line);
+                // A Parquet file has its column names in its schema.
+                if self.parquet.is_none() {
+                    self.buffers.set_header(line);
+                }
                 self.header = Some(body.to_vec());
             }
             Some(first) => {
@@ -302,6 +335,56 @@ impl<'a> Router<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Sets the Parquet table from the column names (the header's, or
+    /// `colN` for each field of the first record).
+    fn set_table(&mut self, names: Vec<String>) -> Result<(), PartitionError> {
+        let (Some(run), OutputFormat::Parquet(p)) = (&self.parquet, &self.options.format) else {
+            return Ok(());
+        };
+        let keys: Vec<usize> = self.columns.iter().map(|c| c.index).collect();
+        let table = Table::new(names, &p.schema, &keys)?;
+        let _ = run.table.set(Arc::new(table));
+        Ok(())
+    }
+
+    /// Checks a record against the Parquet table; `false` to skip it
+    /// (`--skip-invalid`).
+    fn check_typed<'b>(
+        &mut self,
+        file: usize,
+        record: &impl FieldRecord<'b>,
+    ) -> Result<bool, PartitionError> {
+        let run = self.parquet.clone().expect("a parquet run");
+        if run.table.get().is_none() {
+            let fields = record.field_count();
+            self.set_table((1..=fields).map(|i| format!("col{i}")).collect())?;
+        }
+        let table = run.table.get().expect("just set");
+        let message = match table.check(record.bytes(), run.syntax) {
+            Ok(()) => return Ok(true),
+            Err(Misfit::Value { column, value }) => format!(
+                "column {} ({}): {:?} is not a valid {} value",
+                column + 1,
+                table.names[column],
+                String::from_utf8_lossy(&value),
+                table.types[column]
+            ),
+            Err(Misfit::Fields(fields)) => format!(
+                "record has {fields} field(s), the table has {}",
+                table.names.len()
+            ),
+        };
+        if self.options.skip_invalid {
+            self.summary.skipped_invalid += 1;
+            return Ok(false);
+        }
+        Err(self.input_error(
+            file,
+            record,
+            format!("{message} (use --skip-invalid to skip such records)"),
+        ))
     }
 
     /// An input ends inside a quoted field: everything from the record
@@ -398,12 +481,16 @@ impl<'a> Router<'a> {
                     key: file.key.to_vec(),
                     path: self.outputs.final_path(gid),
                     records: self.buffers.records(gid),
+                    files: 1,
                 }
             })
             .collect();
         let result = self
             .outputs
             .commit(&self.summary.groups, self.options.fsync);
+        for (gid, group) in self.summary.groups.iter_mut().enumerate() {
+            group.files = self.outputs.part_paths(gid).len() as u32;
+        }
         self.collect_counters();
         result
     }

@@ -3,8 +3,10 @@
 //! no lock around any file.
 //!
 //! A worker keeps at most `max_open` files open, least recently used first
-//! out; a closed file is reopened in append mode when its group writes
-//! again (blocks are self-contained frames, so appending keeps it valid).
+//! out; a closed text file is reopened in append mode when its group writes
+//! again (blocks are self-contained frames, so appending keeps it valid); a
+//! closed Parquet file is finished, and the group's next block starts its
+//! next part ([`ParquetSink`]).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -17,11 +19,18 @@ use std::thread::JoinHandle;
 use crossbeam_channel::{Receiver, Sender};
 use lru::LruCache;
 
+use super::parquet::sink::ParquetSink;
+use super::parquet::ParquetRun;
 use crate::write::{BlockEncoder, Chunk, Compression};
+
+/// How often an idle Parquet writer looks at the pressure epoch.
+const IDLE_CHECK: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// One block for one group; the group's first job carries its path.
 pub(crate) struct Job {
     pub group: u32,
+    /// The `--by` column the group belongs to.
+    pub grouping: usize,
     pub create: Option<PathBuf>,
     /// A pool chunk (goes back to the pool when written).
     pub data: Chunk,
@@ -33,6 +42,16 @@ pub(crate) struct Report {
     pub error: Option<io::Error>,
     pub bytes_out: u64,
     pub reopened: u64,
+    /// Parquet part files started per group (text files have one).
+    pub parts: Vec<(u32, u32)>,
+}
+
+/// What a worker writes.
+pub(crate) enum Output {
+    /// Encoded text blocks appended to one file per group.
+    Text(Compression),
+    /// Parquet part files.
+    Parquet(Arc<ParquetRun>),
 }
 
 /// A running worker.
@@ -44,17 +63,62 @@ pub(crate) struct Worker {
 /// Starts a worker; `failed` is raised if it hits an error (it then keeps
 /// draining its queue without writing, so the router never blocks on it).
 pub(crate) fn spawn(
-    compression: Compression,
+    output: &Output,
     max_open: usize,
     queue: usize,
     failed: Arc<AtomicBool>,
 ) -> io::Result<Worker> {
-    let encoder = BlockEncoder::new(compression)?;
     let (jobs, rx) = crossbeam_channel::bounded(queue);
-    let thread = std::thread::Builder::new()
-        .name("spool-partition-writer".into())
-        .spawn(move || run(rx, encoder, max_open, &failed))?;
+    let builder = std::thread::Builder::new().name("spool-partition-writer".into());
+    let thread = match output {
+        Output::Text(compression) => {
+            let encoder = BlockEncoder::new(*compression)?;
+            builder.spawn(move || run(rx, encoder, max_open, &failed))?
+        }
+        Output::Parquet(parquet) => {
+            let sink = ParquetSink::new(parquet.clone(), max_open);
+            builder.spawn(move || run_parquet(rx, sink, &failed))?
+        }
+    };
     Ok(Worker { jobs, thread })
+}
+
+fn run_parquet(jobs: Receiver<Job>, mut sink: ParquetSink, failed: &AtomicBool) -> Report {
+    let mut report = Report::default();
+    let fail = |report: &mut Report, e: io::Error| {
+        report.error.get_or_insert(e);
+        failed.store(true, Ordering::Relaxed);
+    };
+    loop {
+        let job = match jobs.recv_timeout(IDLE_CHECK) {
+            Ok(job) => Some(job),
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => None,
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
+        };
+        if report.error.is_some() {
+            continue; // drain: chunks go back to the pool as jobs drop
+        }
+        let result = match job {
+            Some(job) => sink.write(job.group, job.grouping, job.create, &job.data),
+            None => Ok(()),
+        }
+        .and_then(|()| sink.relieve());
+        if let Err(e) = result {
+            fail(&mut report, e);
+        }
+    }
+    if report.error.is_none() {
+        match sink.finish() {
+            Ok(parts) => report.parts = parts,
+            Err(e) => fail(&mut report, e),
+        }
+    }
+    if report.error.is_some() {
+        report.parts = sink.parts();
+        sink.discard();
+    }
+    report.bytes_out = sink.bytes_out();
+    report
 }
 
 fn run(

@@ -175,6 +175,22 @@ impl ChunkPool {
         self.inner.make_room(len, None)
     }
 
+    /// Gives back `len` bytes [charged](Self::try_charge) before, waking
+    /// anyone waiting for memory.
+    ///
+    /// ```
+    /// use spool_io::write::ChunkPool;
+    /// let pool = ChunkPool::new(4096, 1);
+    /// assert!(pool.try_charge(4096));
+    /// assert!(pool.try_take().is_none());
+    /// pool.release_charge(4096);
+    /// assert!(pool.try_take().is_some());
+    /// ```
+    pub fn release_charge(&self, len: usize) {
+        self.inner.allocated.fetch_sub(len, Ordering::Relaxed);
+        let _ = self.inner.returned_tx.try_send(());
+    }
+
     /// Waits up to `timeout` for a chunk to come back to the pool.
     pub fn wait_returned(&self, timeout: Duration) {
         let _ = self.inner.returned_rx.recv_timeout(timeout);

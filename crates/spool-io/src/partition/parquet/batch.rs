@@ -1,0 +1,156 @@
+//! Records of one group (text, as the router buffered them) into an Arrow
+//! [`RecordBatch`] for that group's file: each column parsed with the
+//! [`values`](super::values) parsers, the key column left out.
+//!
+//! The router has already checked every record against the table (field
+//! count, every value parses), where it could name the file, line and
+//! byte offset; a value failing here would be a bug, reported as an error
+//! rather than a panic.
+
+use std::io;
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    BooleanBuilder, Date32Builder, Float64Builder, Int64Builder, StringBuilder,
+    TimestampMicrosecondBuilder,
+};
+use arrow_array::{ArrayRef, RecordBatch};
+
+use super::schema::{ColumnType, Table};
+use super::values::{self, Syntax};
+
+enum Builder {
+    String(StringBuilder),
+    Int64(Int64Builder),
+    Float64(Float64Builder),
+    Bool(BooleanBuilder),
+    Date(Date32Builder),
+    Timestamp(TimestampMicrosecondBuilder),
+}
+
+impl Builder {
+    fn new(kind: ColumnType) -> Self {
+        match kind {
+            ColumnType::String => Builder::String(StringBuilder::new()),
+            ColumnType::Int64 => Builder::Int64(Int64Builder::new()),
+            ColumnType::Float64 => Builder::Float64(Float64Builder::new()),
+            ColumnType::Bool => Builder::Bool(BooleanBuilder::new()),
+            ColumnType::Date => Builder::Date(Date32Builder::new()),
+            ColumnType::Timestamp => Builder::Timestamp(TimestampMicrosecondBuilder::new()),
+        }
+    }
+
+    /// Appends `value` (NULL when empty); `false` if it does not parse.
+    #[inline]
+    fn push(&mut self, value: &[u8]) -> bool {
+        if value.is_empty() {
+            self.push_null();
+            return true;
+        }
+        match self {
+            Builder::String(b) => match std::str::from_utf8(value) {
+                Ok(s) => b.append_value(s),
+                Err(_) => return false,
+            },
+            Builder::Int64(b) => return push_parsed(b, values::parse_i64(value)),
+            Builder::Float64(b) => return push_parsed(b, values::parse_f64(value)),
+            Builder::Bool(b) => match values::parse_bool(value) {
+                Some(v) => b.append_value(v),
+                None => return false,
+            },
+            Builder::Date(b) => return push_parsed(b, values::parse_date(value)),
+            Builder::Timestamp(b) => return push_parsed(b, values::parse_timestamp(value)),
+        }
+        true
+    }
+
+    fn push_null(&mut self) {
+        match self {
+            Builder::String(b) => b.append_null(),
+            Builder::Int64(b) => b.append_null(),
+            Builder::Float64(b) => b.append_null(),
+            Builder::Bool(b) => b.append_null(),
+            Builder::Date(b) => b.append_null(),
+            Builder::Timestamp(b) => b.append_null(),
+        }
+    }
+
+    fn finish(&mut self) -> ArrayRef {
+        match self {
+            Builder::String(b) => Arc::new(b.finish()),
+            Builder::Int64(b) => Arc::new(b.finish()),
+            Builder::Float64(b) => Arc::new(b.finish()),
+            Builder::Bool(b) => Arc::new(b.finish()),
+            Builder::Date(b) => Arc::new(b.finish()),
+            Builder::Timestamp(b) => Arc::new(b.finish()),
+        }
+    }
+}
+
+fn push_parsed<T: arrow_array::types::ArrowPrimitiveType>(
+    b: &mut arrow_array::builder::PrimitiveBuilder<T>,
+    v: Option<T::Native>,
+) -> bool {
+    match v {
+        Some(v) => {
+            b.append_value(v);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Builds batches for one grouping's files.
+pub(crate) struct BatchBuilder {
+    table: Arc<Table>,
+    grouping: usize,
+    syntax: Syntax,
+}
+
+impl BatchBuilder {
+    pub fn new(table: Arc<Table>, grouping: usize, syntax: Syntax) -> Self {
+        BatchBuilder {
+            table,
+            grouping,
+            syntax,
+        }
+    }
+
+    /// The whole records at the start of `text` as one batch, and their
+    /// length in bytes (what follows is a record cut at a buffer's end;
+    /// see [`Syntax::for_each_record`]).
+    ///
+    /// # Errors
+    ///
+    /// A record that does not fit the table (see the module docs).
+    pub fn build(&self, text: &[u8]) -> io::Result<(RecordBatch, usize)> {
+        let (key, schema) = &self.table.files[self.grouping];
+        let key = *key;
+        let mut builders: Vec<Builder> = (0..self.table.types.len())
+            .filter(|&i| i != key)
+            .map(|i| Builder::new(self.table.types[i]))
+            .collect();
+        let columns = self.table.types.len();
+        let whole = self.syntax.for_each_record(text, |record| {
+            let mut ok = true;
+            let mut count = 0;
+            values::for_each_value(record, self.syntax, |i, value| {
+                count += 1;
+                if i < columns && i != key {
+                    let slot = if i < key { i } else { i - 1 };
+                    ok &= builders[slot].push(&value);
+                }
+            });
+            if !ok || count != columns {
+                return Err(io::Error::other(format!(
+                    "internal error: a checked record does not fit the table: {:?}",
+                    String::from_utf8_lossy(record)
+                )));
+            }
+            Ok(())
+        })?;
+        let arrays = builders.iter_mut().map(Builder::finish).collect();
+        let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(io::Error::other)?;
+        Ok((batch, whole))
+    }
+}

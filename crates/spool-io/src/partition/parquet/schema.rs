@@ -1,0 +1,232 @@
+//! The table a Parquet run writes: column names (from the header, `colN`
+//! without one), their types (`--schema`, strings by default), and per
+//! `--by` column the Arrow schema of its files — every column but the key.
+//!
+//! The key column is left out of the files, as Hive and Spark do: its
+//! value is in the directory name (`COL=KEY/`), every reader of a
+//! hive-partitioned dataset adds it back from there, and a column present
+//! in both places makes DuckDB and PyArrow disagree about which one wins.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+
+use super::values::{self, Syntax};
+use crate::partition::PartitionError;
+
+/// A column's type in the Parquet files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColumnType {
+    /// UTF-8 text (the default).
+    String,
+    /// 64-bit signed integer.
+    Int64,
+    /// 64-bit float.
+    Float64,
+    /// `true`/`false`.
+    Bool,
+    /// A calendar day.
+    Date,
+    /// Microseconds, no time zone.
+    Timestamp,
+}
+
+impl std::fmt::Display for ColumnType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ColumnType::String => "string",
+            ColumnType::Int64 => "int64",
+            ColumnType::Float64 => "float64",
+            ColumnType::Bool => "bool",
+            ColumnType::Date => "date",
+            ColumnType::Timestamp => "timestamp",
+        })
+    }
+}
+
+impl ColumnType {
+    fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "string" | "str" | "utf8" => ColumnType::String,
+            "int64" | "int" | "bigint" => ColumnType::Int64,
+            "float64" | "double" | "float" => ColumnType::Float64,
+            "bool" | "boolean" => ColumnType::Bool,
+            "date" => ColumnType::Date,
+            "timestamp" => ColumnType::Timestamp,
+            _ => return None,
+        })
+    }
+
+    fn arrow(self) -> DataType {
+        match self {
+            ColumnType::String => DataType::Utf8,
+            ColumnType::Int64 => DataType::Int64,
+            ColumnType::Float64 => DataType::Float64,
+            ColumnType::Bool => DataType::Boolean,
+            ColumnType::Date => DataType::Date32,
+            ColumnType::Timestamp => DataType::Timestamp(TimeUnit::Microsecond, None),
+        }
+    }
+
+    /// Whether `value` (not empty) is a valid value of this type.
+    pub fn accepts(self, value: &[u8]) -> bool {
+        match self {
+            ColumnType::String => std::str::from_utf8(value).is_ok(),
+            ColumnType::Int64 => values::parse_i64(value).is_some(),
+            ColumnType::Float64 => values::parse_f64(value).is_some(),
+            ColumnType::Bool => values::parse_bool(value).is_some(),
+            ColumnType::Date => values::parse_date(value).is_some(),
+            ColumnType::Timestamp => values::parse_timestamp(value).is_some(),
+        }
+    }
+}
+
+/// `--schema 'name:type,name:type,…'` as given: the columns it names.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SchemaSpec(pub Vec<(String, ColumnType)>);
+
+impl SchemaSpec {
+    /// Parses `name:type` pairs separated by commas.
+    ///
+    /// # Errors
+    ///
+    /// A pair without `:`, or an unknown type (the message lists the known
+    /// ones).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool_io::partition::parquet::{ColumnType, SchemaSpec};
+    /// let spec = SchemaSpec::parse("id:int64, price:float64")?;
+    /// assert_eq!(spec.0[1], ("price".to_owned(), ColumnType::Float64));
+    /// assert!(SchemaSpec::parse("id:int32").is_err());
+    /// # Ok::<(), spool_io::partition::PartitionError>(())
+    /// ```
+    pub fn parse(spec: &str) -> Result<Self, PartitionError> {
+        let mut columns = Vec::new();
+        for pair in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (name, kind) = pair.rsplit_once(':').ok_or_else(|| {
+                PartitionError::Usage(format!("--schema {pair:?}: expected NAME:TYPE"))
+            })?;
+            let kind = ColumnType::parse(kind.trim()).ok_or_else(|| {
+                PartitionError::Usage(format!(
+                    "--schema {pair:?}: unknown type; use int64, float64, bool, date, timestamp or string"
+                ))
+            })?;
+            columns.push((name.trim().to_owned(), kind));
+        }
+        Ok(SchemaSpec(columns))
+    }
+}
+
+/// The resolved table: every column's name and type, and each grouping's
+/// file schema.
+#[derive(Debug)]
+pub struct Table {
+    /// Column names, in input order.
+    pub names: Vec<String>,
+    /// Column types, in input order.
+    pub types: Vec<ColumnType>,
+    /// Per grouping: the input column left out (the key) and the schema of
+    /// its files.
+    pub files: Vec<(usize, SchemaRef)>,
+}
+
+impl Table {
+    /// Resolves `spec` against the input's column `names`; `keys` are the
+    /// `--by` columns' indexes.
+    ///
+    /// # Errors
+    ///
+    /// A `--schema` name that is not a column, or a `--by` column outside
+    /// the table.
+    pub fn new(
+        names: Vec<String>,
+        spec: &SchemaSpec,
+        keys: &[usize],
+    ) -> Result<Self, PartitionError> {
+        let mut types = vec![ColumnType::String; names.len()];
+        for (name, kind) in &spec.0 {
+            let index = names.iter().position(|n| n == name).ok_or_else(|| {
+                PartitionError::Usage(format!(
+                    "--schema names {name:?}, which is not a column; the columns are: {}",
+                    names.join(", ")
+                ))
+            })?;
+            types[index] = *kind;
+        }
+        if names.len() < 2 {
+            return Err(PartitionError::Usage(
+                "--format parquet needs a column besides the --by column".into(),
+            ));
+        }
+        let files = keys
+            .iter()
+            .map(|&key| {
+                if key >= names.len() {
+                    return Err(PartitionError::Usage(format!(
+                        "--by column {} is past the last of the {} columns",
+                        key + 1,
+                        names.len()
+                    )));
+                }
+                let fields: Vec<Field> = (0..names.len())
+                    .filter(|&i| i != key)
+                    .map(|i| Field::new(&names[i], types[i].arrow(), true))
+                    .collect();
+                Ok((key, Arc::new(Schema::new(fields))))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Table {
+            names,
+            types,
+            files,
+        })
+    }
+
+    /// Whether `record` (without its line break, split by `syntax`) fits
+    /// the table: the first field whose unquoted value its column's type
+    /// does not accept, or a field count other than the table's. Empty
+    /// fields are NULL and always fit.
+    ///
+    /// # Errors
+    ///
+    /// The [`Misfit`].
+    pub fn check<'a>(&self, record: &'a [u8], syntax: Syntax) -> Result<(), Misfit<'a>> {
+        let mut bad = None;
+        let mut count = 0;
+        values::for_each_value(record, syntax, |i, value| {
+            count += 1;
+            if bad.is_none() && !value.is_empty() {
+                if let Some(kind) = self.types.get(i) {
+                    if !kind.accepts(&value) {
+                        bad = Some((i, value));
+                    }
+                }
+            }
+        });
+        if count != self.names.len() {
+            return Err(Misfit::Fields(count));
+        }
+        match bad {
+            Some((column, value)) => Err(Misfit::Value { column, value }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Why a record does not fit a [`Table`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Misfit<'a> {
+    /// Field `column` (from 0) holds `value` (unquoted), which its type
+    /// does not accept.
+    Value {
+        /// The field's index.
+        column: usize,
+        /// Its unquoted value.
+        value: Cow<'a, [u8]>,
+    },
+    /// The record has this many fields, not the table's number.
+    Fields(usize),
+}
