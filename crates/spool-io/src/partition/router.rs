@@ -18,13 +18,15 @@ use regex::bytes::Regex;
 use super::budget::Buffers;
 use super::layout::MANIFEST;
 use super::outputs::Outputs;
-use super::parquet::{Misfit, ParquetRun, Table};
+use super::parquet::ParquetRun;
 use super::workers::Output;
 use super::{Column, GroupSummary, Layout, Options, OutputFormat, PartitionError, Summary};
 use crate::progress::Phase;
 use crate::read::{Block, FieldRecord, FileBlocks, Format, Line};
 use crate::write::StagedDir;
 use spool::text::csv::UnterminatedQuote;
+
+mod checks;
 
 /// Most `--by` columns in one run.
 pub const MAX_GROUPINGS: usize = 16;
@@ -283,164 +285,6 @@ impl<'a> Router<'a> {
             }
         }
         Ok(())
-    }
-
-    /// Handles an input's first record in header mode: its unquoted field
-    /// values name the columns.
-    fn take_header<'b>(
-        &mut self,
-        file: usize,
-        record: &impl FieldRecord<'b>,
-    ) -> Result<(), PartitionError> {
-        let body = record.bytes();
-        match &self.header {
-            None => {
-                let values: Vec<Cow<'_, [u8]>> = (0..record.field_count())
-                    .map(|i| record.value(i).expect("counted"))
-                    .collect();
-                let names = values
-                    .iter()
-                    .map(|v| std::str::from_utf8(v))
-                    .collect::<Result<Vec<&str>, _>>()
-                    .map_err(|e| {
-                        self.input_error(file, record, format!("header is not valid UTF-8: {e}"))
-                    })?;
-                self.resolve_columns(Some(&names))?;
-                self.set_table(names.iter().map(|n| (*n).to_owned()).collect())?;
-                // Written as read, so a CRLF header stays CRLF like the
-                // records under it, and quoted names stay quoted.
-                let mut line = record.raw().to_vec();
-                let ended = line.last() == Some(&self.options.read.delimiter)
-                    || (self.options.quote.is_some() && line.last() == Some(&b'\r'));
-                if !ended {
-                    line.push(self.options.read.delimiter);
-                }
-                // A Parquet file has its column names in its schema.
-                if self.parquet.is_none() {
-                    self.buffers.set_header(line);
-                }
-                self.header = Some(body.to_vec());
-            }
-            Some(first) => {
-                if first[..] != *body {
-                    return Err(self.input_error(
-                        file,
-                        record,
-                        format!(
-                            "header differs from the first input's header ({})",
-                            self.options.inputs[0].display()
-                        ),
-                    ));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Sets the Parquet table from the column names (the header's, or
-    /// `colN` for each field of the first record).
-    fn set_table(&mut self, names: Vec<String>) -> Result<(), PartitionError> {
-        let (Some(run), OutputFormat::Parquet(p)) = (&self.parquet, &self.options.format) else {
-            return Ok(());
-        };
-        let keys: Vec<usize> = self.columns.iter().map(|c| c.index).collect();
-        let table = Table::new(names, &p.schema, &keys)?;
-        let _ = run.table.set(Arc::new(table));
-        Ok(())
-    }
-
-    /// Checks a record against the Parquet table; `false` to skip it
-    /// (`--skip-invalid`).
-    fn check_typed<'b>(
-        &mut self,
-        file: usize,
-        record: &impl FieldRecord<'b>,
-    ) -> Result<bool, PartitionError> {
-        let run = self.parquet.clone().expect("a parquet run");
-        if run.table.get().is_none() {
-            let fields = record.field_count();
-            self.set_table((1..=fields).map(|i| format!("col{i}")).collect())?;
-        }
-        let table = run.table.get().expect("just set");
-        let message = match table.check(record.bytes(), run.syntax) {
-            Ok(()) => return Ok(true),
-            Err(Misfit::Value { column, value }) => format!(
-                "column {} ({}): {:?} is not a valid {} value",
-                column + 1,
-                table.names[column],
-                String::from_utf8_lossy(&value),
-                table.types[column]
-            ),
-            Err(Misfit::Fields(fields)) => format!(
-                "record has {fields} field(s), the table has {}",
-                table.names.len()
-            ),
-        };
-        if self.options.skip_invalid {
-            self.summary.skipped_invalid += 1;
-            return Ok(false);
-        }
-        Err(self.input_error(
-            file,
-            record,
-            format!("{message} (use --skip-invalid to skip such records)"),
-        ))
-    }
-
-    /// An input ends inside a quoted field: everything from the record
-    /// that holds the opening quote to the end of the input would be one
-    /// record. Skipped as one invalid record with `--skip-invalid`.
-    #[cold]
-    fn unterminated(&mut self, file: usize, e: UnterminatedQuote) -> Result<(), PartitionError> {
-        if self.options.skip_invalid {
-            self.summary.records_in += 1;
-            self.summary.skipped_invalid += 1;
-            return Ok(());
-        }
-        Err(PartitionError::Input {
-            file: self.options.inputs[file].display().to_string(),
-            line: e.line,
-            offset: e.offset,
-            message: "unterminated quote: the quoted field opened here is never closed, so \
-                      the rest of the input would be one field (close the quote, or use \
-                      --skip-invalid to skip the record it starts)"
-                .into(),
-        })
-    }
-
-    fn input_error<'b>(
-        &self,
-        file: usize,
-        record: &impl FieldRecord<'b>,
-        message: String,
-    ) -> PartitionError {
-        PartitionError::Input {
-            file: self.options.inputs[file].display().to_string(),
-            line: record.line(),
-            offset: record.offset(),
-            message,
-        }
-    }
-
-    fn invalid<'b>(
-        &mut self,
-        file: usize,
-        record: &impl FieldRecord<'b>,
-        index: usize,
-    ) -> Result<(), PartitionError> {
-        if self.options.skip_invalid {
-            self.summary.skipped_invalid += 1;
-            return Ok(());
-        }
-        let fields = record.field_count();
-        Err(self.input_error(
-            file,
-            record,
-            format!(
-                "record has {fields} field(s), column {} is needed (use --skip-invalid to skip such records)",
-                index + 1
-            ),
-        ))
     }
 
     #[inline]

@@ -8,7 +8,8 @@
 //!                                    carry the cut-off tail forward
 //! ```
 //!
-//! The reader thread, not the parser, stitches the record that straddles
+//! The reader thread (its loop is in `fill.rs`), not the parser, stitches
+//! the record that straddles
 //! two reads: it moves the bytes after the last record end into the next
 //! buffer before filling it. For lines that is the last delimiter; for CSV
 //! the last line break outside quotes, found by a cutter that carries the
@@ -33,12 +34,11 @@ use std::thread::JoinHandle;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crossbeam_channel::{bounded, select, Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
 
 use spool::text::csv::{self, strip_bom};
 use spool::text::Records;
 
-use super::cut::Cutter;
 use super::Format;
 
 /// How long dropping a reader waits for its thread to end before leaving
@@ -203,7 +203,7 @@ impl Drop for Block {
 
 /// What the reader thread sends: a block's buffer, its filled length,
 /// offset and first line.
-type Message = io::Result<(Vec<u8>, usize, u64, u64)>;
+pub(super) type Message = io::Result<(Vec<u8>, usize, u64, u64)>;
 
 /// Reads an input in large chunks on a read-ahead thread; see the
 /// module docs.
@@ -241,7 +241,7 @@ impl ChunkReader {
             .name("spool-read-ahead".into())
             .spawn(move || {
                 let _exited = exited_tx;
-                fill(input, &options, &full_tx, &free_rx, &stop_rx);
+                super::fill::fill(input, &options, &full_tx, &free_rx, &stop_rx);
             })
             .expect("spawn the read-ahead thread");
         ChunkReader {
@@ -360,107 +360,6 @@ impl Drop for ChunkReader {
             }
             // Blocked in the input's read: it ends at its next send.
             Ok(()) | Err(RecvTimeoutError::Timeout) => drop(self.thread.take()),
-        }
-    }
-}
-
-/// The reader thread: fills recycled buffers with whole records.
-///
-/// Buffers stay at their full initialized length (zeroed once, when first
-/// allocated or grown); `filled` says how much of one holds data. Zeroing a
-/// 1 MiB buffer before every read cost as much as the read itself.
-fn fill(
-    mut input: impl Read,
-    options: &ReadOptions,
-    full: &Sender<Message>,
-    free: &Receiver<Vec<u8>>,
-    stop: &Receiver<()>,
-) {
-    let mut cutter = Cutter::new(options.format, options.delimiter);
-    let mut carry: Vec<u8> = Vec::new();
-    let mut offset = 0u64;
-    let mut line = 1u64;
-    loop {
-        let mut buf = select! {
-            recv(free) -> buf => match buf {
-                Ok(buf) => buf,
-                Err(_) => return,
-            },
-            recv(stop) -> _ => return,
-        };
-        if buf.len() > 2 * options.buffer_len {
-            buf = Vec::new(); // a grown buffer: let it go
-        }
-        let want = options.buffer_len.max(carry.len() + 1);
-        if buf.len() < want {
-            buf.resize(want, 0);
-        }
-        buf[..carry.len()].copy_from_slice(&carry);
-        let mut filled = carry.len();
-        carry.clear();
-        // Fill until at least one record is complete or the input ends.
-        let mut eof = false;
-        let mut scanned = filled; // the carry was scanned: no record ends in it
-        let cut = loop {
-            match read_more(&mut input, &mut buf[filled..]) {
-                Ok(0) => eof = true,
-                Ok(n) => {
-                    filled += n;
-                    if filled < buf.len() {
-                        continue;
-                    }
-                }
-                Err(e) => {
-                    // Where reading stopped: after the last byte delivered.
-                    let at = offset + filled as u64;
-                    let at_line = line
-                        + memchr::memchr_iter(options.delimiter, &buf[..filled]).count() as u64;
-                    let _ = full.send(Err(crate::input::locate(e, at, at_line)));
-                    return;
-                }
-            }
-            if eof {
-                break filled;
-            }
-            match cutter.last_end(&buf[..filled], scanned, offset, options.max_record_len) {
-                Ok(Some(end)) => break end,
-                Ok(None) => {}
-                Err(e) => {
-                    let _ = full.send(Err(e));
-                    return;
-                }
-            }
-            // No record end in a full buffer: one record longer than it.
-            scanned = filled;
-            if filled > options.max_record_len {
-                let _ = full.send(Err(cutter.too_long(offset, options.max_record_len)));
-                return;
-            }
-            // Room for one byte past the limit: a last record without a
-            // delimiter may be exactly the limit long, so only the byte
-            // after it tells whether the input ends there.
-            let grow = filled.min(options.max_record_len + 1 - filled).max(1);
-            buf.resize(filled + grow, 0);
-        };
-        carry.extend_from_slice(&buf[cut..filled]);
-        if cut == 0 {
-            return; // end of input, nothing left
-        }
-        let next_line = cutter.line_after(&buf[..cut], line, eof);
-        if full.send(Ok((buf, cut, offset, line))).is_err() || eof {
-            return;
-        }
-        offset += cut as u64;
-        line = next_line;
-    }
-}
-
-/// Reads into `buf`, retrying on interruption.
-fn read_more(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
-    loop {
-        match input.read(buf) {
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            result => return result,
         }
     }
 }

@@ -20,6 +20,7 @@
 mod chunk_reader;
 mod cut;
 mod files;
+mod fill;
 mod format;
 
 pub use chunk_reader::{Block, ChunkReader, ReadOptions};
