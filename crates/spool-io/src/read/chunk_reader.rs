@@ -8,15 +8,15 @@
 //!                                    carry the cut-off tail forward
 //! ```
 //!
-//! The reader thread (its loop is in `fill.rs`), not the parser, stitches
-//! the record that straddles
-//! two reads: it moves the bytes after the last record end into the next
-//! buffer before filling it. For lines that is the last delimiter; for CSV
-//! the last line break outside quotes, found by a cutter that carries the
-//! quote state from one read to the next (see `cut.rs`). Every [`Block`] therefore holds whole records,
-//! so a record is always one contiguous `&[u8]` inside one buffer, blocks can
-//! be handed to other threads, and the parser never copies. A record longer
-//! than a buffer grows that buffer (up to [`ReadOptions::max_record_len`]);
+//! The reader thread (its loop is in `fill.rs`), not the parser, stitches the
+//! record that straddles two reads: it moves the bytes after the last record
+//! end into the next buffer before filling it. For lines that is the last
+//! delimiter; for CSV the last line break outside quotes, found by a cutter
+//! that carries the quote state from one read to the next (see `cut.rs`).
+//! Every [`Block`] therefore holds whole records, so a record is always one
+//! contiguous `&[u8]` inside one buffer, blocks can be handed to other
+//! threads, and the parser never copies. A record longer than a buffer grows
+//! that buffer (up to [`ReadOptions::max_record_len`]);
 //! the grown buffer shrinks back when it comes around again.
 //!
 //! Dropping the reader stops its thread and waits for it (so no thread
