@@ -176,7 +176,7 @@ pub fn build(
     output: &Path,
     opts: &BuildOptions,
 ) -> Result<BuildReport, BuildError> {
-    let _lock = crate::output_lock::OutputLock::acquire(output)?;
+    let _lock = crate::output_lock::lock(output)?;
     let opts = &BuildOptions {
         threads: opts.threads.clamp(1, max_threads()),
         ..opts.clone()

@@ -17,12 +17,14 @@
 mod chunk_pool;
 mod chunked_writer;
 mod encode;
+mod output_lock;
 mod partial_file;
 mod staged_dir;
 
 pub use chunk_pool::{Chunk, ChunkPool};
 pub use chunked_writer::ChunkedWriter;
 pub use encode::{BlockEncoder, Compression};
+pub use output_lock::OutputLock;
 pub use partial_file::PartialFile;
 pub(crate) use staged_dir::sync_directory;
 pub use staged_dir::StagedDir;

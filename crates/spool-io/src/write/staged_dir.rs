@@ -38,11 +38,12 @@
 //! publish, whatever writes it (text blocks, Parquet, a manifest).
 
 use std::ffi::OsString;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::hash::{BuildHasher, Hasher};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::output_lock::{beside, OutputLock};
 use crate::input::with_path;
 
 /// A directory tree being built under a hidden name by one run at a time
@@ -74,7 +75,7 @@ pub struct StagedDir {
     stale_removed: Vec<PathBuf>,
     published: bool,
     /// Holds the `flock` until the run ends (closing it releases it).
-    _lock: File,
+    _lock: OutputLock,
 }
 
 impl StagedDir {
@@ -105,7 +106,8 @@ impl StagedDir {
             ));
         }
         std::fs::create_dir_all(&parent).map_err(|e| beside(e, target, &parent))?;
-        let lock = lock(&parent, &name, target)?;
+        let lock =
+            OutputLock::acquire(&parent, &name, target, "another run is writing this output")?;
         let mut staged = StagedDir {
             target: target.to_path_buf(),
             parent,
@@ -288,57 +290,6 @@ fn split(target: &Path) -> io::Result<(PathBuf, OsString)> {
         _ => PathBuf::from("."),
     };
     Ok((parent, name.to_owned()))
-}
-
-/// An error on a file or folder the run makes beside `target`, told as an
-/// error on `target`: the user asked for `target` and may not know the
-/// other name.
-fn beside(err: io::Error, target: &Path, made: &Path) -> io::Error {
-    let made = made
-        .file_name()
-        .unwrap_or(made.as_os_str())
-        .to_string_lossy();
-    io::Error::new(
-        err.kind(),
-        format!(
-            "{}: {err} (creating {made}; check that the folder exists and can be written)",
-            target.display()
-        ),
-    )
-}
-
-/// Opens `PARENT/.NAME.spool-lock` and takes its exclusive `flock` without
-/// waiting.
-fn lock(parent: &Path, name: &OsString, target: &Path) -> io::Result<File> {
-    let path = parent.join(format!(".{}.spool-lock", name.to_string_lossy()));
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| beside(e, target, &path))?;
-    #[cfg(unix)]
-    {
-        use rustix::fs::{flock, FlockOperation};
-        match flock(&file, FlockOperation::NonBlockingLockExclusive) {
-            Ok(()) => {}
-            Err(rustix::io::Errno::WOULDBLOCK) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::WouldBlock,
-                    format!(
-                        "{}: another run is writing this output (it holds {}); \
-                         wait for it to finish or choose another output",
-                        target.display(),
-                        path.display()
-                    ),
-                ))
-            }
-            Err(e) => return Err(with_path(e.into(), &path)),
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = target;
-    Ok(file)
 }
 
 /// Swaps two directory entries atomically (Linux `renameat2`).
