@@ -35,9 +35,10 @@ const SHORT: usize = 24;
 /// `memchr`, with a plain loop over the first [`SHORT`] bytes: fields are
 /// mostly short, and on an 8-byte field the loop ends before `memchr` has
 /// set up its vector search (measured: 30% faster key extraction on the
-/// 100-byte-line benchmark in BENCHMARKS.md).
-#[inline]
-fn find(needle: u8, haystack: &[u8]) -> Option<usize> {
+/// 100-byte-line benchmark in BENCHMARKS.md). The CSV field splitter
+/// uses it too.
+#[inline(always)]
+pub(crate) fn find(needle: u8, haystack: &[u8]) -> Option<usize> {
     let head = &haystack[..haystack.len().min(SHORT)];
     match head.iter().position(|&b| b == needle) {
         Some(i) => Some(i),

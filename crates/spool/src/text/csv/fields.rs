@@ -13,6 +13,7 @@ use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
 use super::Dialect;
+use crate::text::fields::find;
 
 /// One field of a record, as read.
 ///
@@ -212,22 +213,4 @@ fn field_end(rest: &[u8], delimiter: u8, quote: Option<u8>) -> Option<usize> {
         }
     }
     find(delimiter, &rest[from..]).map(|i| from + i)
-}
-
-/// Bytes looked at one by one before handing over to `memchr`: most
-/// fields are short, and a short loop ends before `memchr` has set up its
-/// vector search.
-const SHORT: usize = 24;
-
-/// `memchr` with a plain loop over the first [`SHORT`] bytes.
-#[inline(always)]
-fn find(needle: u8, haystack: &[u8]) -> Option<usize> {
-    let head = &haystack[..haystack.len().min(SHORT)];
-    match head.iter().position(|&b| b == needle) {
-        Some(i) => Some(i),
-        None if haystack.len() > SHORT => {
-            memchr::memchr(needle, &haystack[SHORT..]).map(|i| i + SHORT)
-        }
-        None => None,
-    }
 }
