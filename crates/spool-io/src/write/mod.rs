@@ -28,3 +28,23 @@ pub use output_lock::OutputLock;
 pub use partial_file::PartialFile;
 pub(crate) use staged_dir::sync_directory;
 pub use staged_dir::StagedDir;
+
+/// An error on a file or folder made beside `target`, told as an error on
+/// `target`: the user asked for `target` and may not know the other name.
+pub(crate) fn beside(
+    err: std::io::Error,
+    target: &std::path::Path,
+    made: &std::path::Path,
+) -> std::io::Error {
+    let made = made
+        .file_name()
+        .unwrap_or(made.as_os_str())
+        .to_string_lossy();
+    std::io::Error::new(
+        err.kind(),
+        format!(
+            "{}: {err} (creating {made}; check that the folder exists and can be written)",
+            target.display()
+        ),
+    )
+}

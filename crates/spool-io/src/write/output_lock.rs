@@ -22,6 +22,7 @@ use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::Path;
 
+use super::beside;
 use crate::input::with_path;
 
 /// A held output lock; dropping it releases it.
@@ -87,20 +88,4 @@ impl OutputLock {
         let _ = busy;
         Ok(OutputLock { _file: file })
     }
-}
-
-/// An error on a file or folder made beside `target`, told as an error on
-/// `target`: the user asked for `target` and may not know the other name.
-pub(crate) fn beside(err: io::Error, target: &Path, made: &Path) -> io::Error {
-    let made = made
-        .file_name()
-        .unwrap_or(made.as_os_str())
-        .to_string_lossy();
-    io::Error::new(
-        err.kind(),
-        format!(
-            "{}: {err} (creating {made}; check that the folder exists and can be written)",
-            target.display()
-        ),
-    )
 }

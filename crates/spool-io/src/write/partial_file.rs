@@ -42,7 +42,7 @@ impl PartialFile {
     /// asked for), then the temporary name.
     pub fn create(path: &Path) -> io::Result<Self> {
         let temp = Self::temp_path(path);
-        let file = File::create(&temp).map_err(|e| Self::temp_error(e, path, &temp))?;
+        let file = File::create(&temp).map_err(|e| super::beside(e, path, &temp))?;
         Ok(PartialFile {
             file: Some(file),
             temp,
@@ -72,21 +72,7 @@ impl PartialFile {
         OpenOptions::new()
             .append(true)
             .open(&temp)
-            .map_err(|e| Self::temp_error(e, path, &temp))
-    }
-
-    /// An error on the temporary file of `path`, told as an error on `path`:
-    /// the user asked for `path` and may not know the temporary name.
-    fn temp_error(err: io::Error, path: &Path, temp: &Path) -> io::Error {
-        let temp = temp.file_name().unwrap_or(temp.as_os_str());
-        io::Error::new(
-            err.kind(),
-            format!(
-                "{}: {err} (creating its temporary file {}; check that the folder exists and can be written)",
-                path.display(),
-                temp.to_string_lossy()
-            ),
-        )
+            .map_err(|e| super::beside(e, path, &temp))
     }
 
     /// The temporary file's path (for messages that name it).

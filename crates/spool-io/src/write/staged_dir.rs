@@ -43,7 +43,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::output_lock::{beside, OutputLock};
+use super::{beside, OutputLock};
 use crate::input::with_path;
 
 /// A directory tree being built under a hidden name by one run at a time
