@@ -89,7 +89,7 @@ impl<'a> Record<'a> {
     /// in the record's first 64 bytes, so a field that ends there is found
     /// by counting bits; past them the bytes are scanned, from the last
     /// known field start and only as far as the field asked for.
-    #[inline]
+    #[inline(always)]
     pub fn field(&self, index: usize) -> Option<Field<'a>> {
         let bytes = self.bytes();
         let known = bytes.len().min(64);
@@ -97,29 +97,25 @@ impl<'a> Record<'a> {
         let mut start = 0;
         for skipped in 0..index {
             if delims == 0 {
-                return Fields::new(&bytes[start..], self.dialect).nth(index - skipped);
+                return scan_fields(&bytes[start..], self.dialect, index - skipped);
             }
             start = delims.trailing_zeros() as usize + 1;
             delims &= delims - 1;
         }
-        let quotes = |end: usize| (self.quotes >> start) & low_bits(end - start);
-        if delims != 0 {
-            let end = delims.trailing_zeros() as usize;
-            Some(Field::with_quotes(
-                &bytes[start..end],
-                self.dialect.quote(),
-                quotes(end),
-            ))
+        let end = if delims != 0 {
+            delims.trailing_zeros() as usize
         } else if known == bytes.len() {
-            let end = bytes.len();
-            Some(Field::with_quotes(
-                &bytes[start..],
-                self.dialect.quote(),
-                quotes(end),
-            ))
+            bytes.len()
         } else {
-            Fields::new(&bytes[start..], self.dialect).next()
-        }
+            return scan_fields(&bytes[start..], self.dialect, 0);
+        };
+        // `start` is 64 for an empty last field after a delimiter at byte 63.
+        let quotes = self.quotes.checked_shr(start as u32).unwrap_or(0) & low_bits(end - start);
+        Some(Field::with_quotes(
+            &bytes[start..end],
+            self.dialect.quote(),
+            quotes,
+        ))
     }
 
     /// All fields, in order.
@@ -202,6 +198,12 @@ impl<'a> Records<'a> {
         }
     }
 
+    /// Stage one, out of line: the iterator's loop stays small.
+    #[inline(never)]
+    fn refill(&mut self) {
+        self.index.refill(self.data, &self.splitter);
+    }
+
     /// At the end of the data: the record left open, if any.
     #[cold]
     fn last(&mut self) -> Option<Result<Record<'a>, UnterminatedQuote>> {
@@ -222,6 +224,16 @@ impl<'a> Records<'a> {
     }
 }
 
+/// Field `n` of `rest` (a record's bytes from a field start), found by
+/// scanning: for fields past the masks. Kept out of [`Record::field`] so
+/// that the common case inlines into the caller, which then reads the
+/// field from registers rather than from memory just written.
+#[cold]
+#[inline(never)]
+fn scan_fields(rest: &[u8], dialect: Dialect, n: usize) -> Option<Field<'_>> {
+    Fields::new(rest, dialect).nth(n)
+}
+
 /// The lowest `n` bits (all 64 for `n >= 64`).
 #[inline(always)]
 fn low_bits(n: usize) -> u64 {
@@ -235,7 +247,9 @@ fn low_bits(n: usize) -> u64 {
 impl<'a> Iterator for Records<'a> {
     type Item = Result<Record<'a>, UnterminatedQuote>;
 
-    #[inline]
+    // Always inlined: a record returned through memory is written field
+    // by field and read back whole, which stalls on store forwarding.
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         loop {
             let i = self.index.ends_taken;
@@ -249,7 +263,7 @@ impl<'a> Iterator for Records<'a> {
                 }
                 return self.last();
             }
-            self.index.refill(self.data, &self.splitter);
+            self.refill();
         }
     }
 }
