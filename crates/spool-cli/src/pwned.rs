@@ -194,6 +194,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 SampleOrder::Hash => Order::Hash,
                 SampleOrder::Prevalence => Order::Prevalence,
             };
+            if ranges.is_some() || output.is_some() {
+                crate::interrupt::exit_on_signal("spool pwned sample");
+            }
             if let Some(dir) = ranges {
                 write_sample_ranges(&dir, kind(ntlm), lines, seed, crlf)?;
             } else if let Some(path) = output {
@@ -226,6 +229,7 @@ fn run_build(
         ..opts.clone()
     };
     let sources = sources(inputs)?;
+    crate::interrupt::exit_on_signal("spool pwned build");
     let show = io::stderr().is_terminal();
     let report = show_while(&progress, input_size(inputs), show, || {
         build(sources, output, &opts)

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::Dir;
+use support::{names, Dir};
 
 const SPOOL: &str = env!("CARGO_BIN_EXE_spool");
 
@@ -34,16 +34,6 @@ fn build(input: &Path, out: &Path) -> Command {
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     cmd
-}
-
-/// The names in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 /// A deterministic sequence of kill delays (splitmix64), so a failure

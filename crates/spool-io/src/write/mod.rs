@@ -11,6 +11,8 @@
 //!   renamed when complete, removed on failure.
 //! * [`StagedDir`] — a directory tree built under a hidden name by one run
 //!   at a time (an exclusive lock) and published whole with one rename.
+//! * [`remove_temporaries`] — removes every [`PartialFile`] not yet in
+//!   place, for a signal handler about to exit.
 //! * [`ChunkedWriter`] — an [`io::Write`](std::io::Write) that puts the
 //!   three together for one output.
 
@@ -20,6 +22,7 @@ mod encode;
 mod output_lock;
 mod partial_file;
 mod staged_dir;
+mod temporaries;
 
 pub use chunk_pool::{Chunk, ChunkPool};
 pub use chunked_writer::ChunkedWriter;
@@ -28,6 +31,7 @@ pub use output_lock::OutputLock;
 pub use partial_file::PartialFile;
 pub(crate) use staged_dir::sync_directory;
 pub use staged_dir::StagedDir;
+pub use temporaries::{remove_temporaries, TemporariesRemoved};
 
 /// An error on a file or folder made beside `target`, told as an error on
 /// `target`: the user asked for `target` and may not know the other name.

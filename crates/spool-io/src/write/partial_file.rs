@@ -4,11 +4,15 @@ use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::temporaries::Listed;
+
 /// A file written under a hidden temporary name (`.NAME.partial` in the same
 /// directory, so the rename is atomic and readers of the directory that skip
 /// dot files never see it) and renamed to its real name by
 /// [`commit`](PartialFile::commit). Dropped without a commit, the temporary
-/// file is removed.
+/// file is removed; [`remove_temporaries`](super::remove_temporaries)
+/// removes it too (for a signal handler: a signal ends the process
+/// without running drops).
 ///
 /// # Examples
 ///
@@ -31,6 +35,9 @@ pub struct PartialFile {
     temp: PathBuf,
     path: PathBuf,
     committed: bool,
+    /// Listed for [`remove_temporaries`](super::remove_temporaries) until
+    /// renamed or removed.
+    listed: Option<Listed>,
 }
 
 impl PartialFile {
@@ -42,12 +49,14 @@ impl PartialFile {
     /// asked for), then the temporary name.
     pub fn create(path: &Path) -> io::Result<Self> {
         let temp = Self::temp_path(path);
-        let file = File::create(&temp).map_err(|e| super::beside(e, path, &temp))?;
+        let (file, listed) = Listed::create(&temp, || File::create(&temp))
+            .map_err(|e| super::beside(e, path, &temp))?;
         Ok(PartialFile {
             file: Some(file),
             temp,
             path: path.to_owned(),
             committed: false,
+            listed: Some(listed),
         })
     }
 
@@ -106,7 +115,9 @@ impl PartialFile {
     pub fn commit(mut self) -> io::Result<()> {
         let file = self.file.take().expect("open until commit");
         drop(file);
-        std::fs::rename(&self.temp, &self.path)
+        let listed = self.listed.take().expect("listed until commit");
+        listed
+            .finish(|| std::fs::rename(&self.temp, &self.path))
             .map_err(|e| crate::input::with_path(e, &self.path))?;
         self.committed = true;
         Ok(())
