@@ -13,6 +13,8 @@
 //!   at a time (an exclusive lock) and published whole with one rename.
 //! * [`remove_temporaries`] — removes every [`PartialFile`] not yet in
 //!   place, for a signal handler about to exit.
+//! * [`remove_dead_pid_temporaries`] — removes temporaries that older
+//!   versions named after their process, once that process is gone.
 //! * [`ChunkedWriter`] — an [`io::Write`](std::io::Write) that puts the
 //!   three together for one output.
 
@@ -22,6 +24,7 @@ mod encode;
 mod output_lock;
 mod partial_file;
 mod staged_dir;
+mod stale;
 mod temporaries;
 
 pub use chunk_pool::{Chunk, ChunkPool};
@@ -31,6 +34,7 @@ pub use output_lock::OutputLock;
 pub use partial_file::PartialFile;
 pub(crate) use staged_dir::sync_directory;
 pub use staged_dir::StagedDir;
+pub use stale::{remove_dead_pid_temporaries, Leftover};
 pub use temporaries::{remove_temporaries, TemporariesRemoved};
 
 /// An error on a file or folder made beside `target`, told as an error on
