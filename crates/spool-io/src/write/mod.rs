@@ -56,3 +56,31 @@ pub(crate) fn beside(
         ),
     )
 }
+
+/// An error whose message names a path inside a staging directory
+/// (`STAGING/REST`), told on the path the user will see (`TARGET/REST`),
+/// naming the staging directory after: the hidden name means nothing to
+/// the user, and is gone once the run has failed.
+pub(crate) fn told_in_target(
+    err: std::io::Error,
+    staging: &std::path::Path,
+    target: &std::path::Path,
+) -> std::io::Error {
+    let message = err.to_string();
+    let hidden = staging.display().to_string();
+    if !message.contains(&hidden) {
+        return err;
+    }
+    let staging_name = staging
+        .file_name()
+        .unwrap_or(staging.as_os_str())
+        .to_string_lossy();
+    std::io::Error::new(
+        err.kind(),
+        format!(
+            "{} (writing it in {staging_name}, published as {} when complete)",
+            message.replacen(&hidden, &target.display().to_string(), 1),
+            target.display()
+        ),
+    )
+}

@@ -98,13 +98,28 @@ impl PartialFile {
     ///
     /// # Errors
     ///
-    /// If the flush fails; the message names the temporary file.
+    /// If the flush fails; the message is [`error`](Self::error)'s.
     pub fn sync(&self) -> io::Result<()> {
         self.file
             .as_ref()
             .expect("open until commit")
             .sync_all()
-            .map_err(|e| crate::input::with_path(e, &self.temp))
+            .map_err(|e| self.error(e))
+    }
+
+    /// An error reading or writing the temporary file, told as an error on
+    /// the real path (the one the user asked for), naming the temporary
+    /// after: `out.idx: No space left on device (os error 28) (writing
+    /// .out.idx.partial, renamed to it when complete)`.
+    pub fn error(&self, err: io::Error) -> io::Error {
+        let temp = self.temp.file_name().unwrap_or_default().to_string_lossy();
+        io::Error::new(
+            err.kind(),
+            format!(
+                "{}: {err} (writing {temp}, renamed to it when complete)",
+                self.path.display()
+            ),
+        )
     }
 
     /// Flushes, closes and renames the file to its real name.
