@@ -15,7 +15,6 @@ mod progress;
 mod pwned;
 mod pwned_serve;
 mod report;
-mod size;
 mod stdout;
 
 /// Move bytes without wasted copies: tools built on spool.

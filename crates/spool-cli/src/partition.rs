@@ -9,10 +9,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use spool_io::partition::parquet::{ParquetCompression, ParquetOptions, SchemaSpec};
+use spool_io::partition::choices::{self, Codec, Quote};
+use spool_io::partition::parquet::{ParquetOptions, SchemaSpec};
 use spool_io::partition::{self, ColumnRef, Filter, Layout, Options, OutputFormat, PartitionError};
 use spool_io::progress::Progress;
-use spool_io::write::Compression;
 
 use crate::progress::{input_size, show_while};
 
@@ -85,7 +85,7 @@ pub struct Args {
     #[arg(long, value_parser = crate::count::parse_count)]
     threads: Option<usize>,
     /// Memory for the whole run, e.g. 256M (read-ahead, buffers, encoders).
-    #[arg(long, default_value = "128M", value_parser = crate::size::parse_size)]
+    #[arg(long, default_value = "128M", value_parser = spool_io::size::parse)]
     memory: usize,
     /// Most output files open at once; least recently used ones are closed
     /// and reopened in append mode.
@@ -137,91 +137,27 @@ enum LayoutArg {
 }
 
 fn parse_delimiter(s: &str) -> Result<u8, String> {
-    match s {
-        "tab" | "\\t" => Ok(b'\t'),
-        "comma" => Ok(b','),
-        "space" => Ok(b' '),
-        "pipe" => Ok(b'|'),
-        "semicolon" => Ok(b';'),
-        _ if s.len() == 1 && s.as_bytes()[0] != b'\n' => Ok(s.as_bytes()[0]),
-        _ => Err(format!(
-            "'{s}' is not a delimiter: use tab, comma, space, pipe, semicolon or one ASCII character"
-        )),
-    }
-}
-
-/// `--quote`: a character, or no quoting.
-#[derive(Clone, Copy)]
-enum Quote {
-    Char(u8),
-    None,
+    choices::delimiter(s).map_err(|e| e.to_string())
 }
 
 fn parse_quote(s: &str) -> Result<Quote, String> {
-    match s {
-        "none" => Ok(Quote::None),
-        _ if s.len() == 1 && !matches!(s.as_bytes()[0], b'\n' | b'\r') => {
-            Ok(Quote::Char(s.as_bytes()[0]))
+    s.parse().map_err(|e: PartitionError| e.to_string())
+}
+
+impl From<CompressArg> for Codec {
+    fn from(arg: CompressArg) -> Codec {
+        match arg {
+            CompressArg::None => Codec::None,
+            CompressArg::Zstd => Codec::Zstd,
+            CompressArg::Gzip => Codec::Gzip,
+            CompressArg::Snappy => Codec::Snappy,
         }
-        _ => Err(format!(
-            "'{s}' is not a quote: use one ASCII character (usually '\"') or none"
-        )),
     }
-}
-
-/// The quote byte for a delimiter: `"` (RFC 4180) unless the delimiter is
-/// a tab (IANA TSV has no quoting), or what `--quote` says.
-fn quote_for(delimiter: u8, quote: Option<Quote>) -> Option<u8> {
-    match quote {
-        Some(Quote::Char(q)) => Some(q),
-        Some(Quote::None) => None,
-        None if delimiter == b'\t' => None,
-        None => Some(b'"'),
-    }
-}
-
-/// The output encoding; a level outside the documented range is refused
-/// rather than quietly changed (gzip 0 would store, not compress).
-fn compression(compress: CompressArg, level: Option<i32>) -> anyhow::Result<Compression> {
-    Ok(match (compress, level) {
-        (CompressArg::Snappy, _) => anyhow::bail!("--compress snappy needs --format parquet"),
-        (CompressArg::None, None) => Compression::None,
-        (CompressArg::None, Some(_)) => {
-            anyhow::bail!("--level needs --compress zstd or --compress gzip")
-        }
-        (CompressArg::Zstd, level) => Compression::Zstd(zstd_level(level)?),
-        (CompressArg::Gzip, level) => {
-            let level = level.unwrap_or(6);
-            anyhow::ensure!(
-                (1..=12).contains(&level),
-                "--level {level}: gzip levels are 1-12"
-            );
-            Compression::Gzip(level.unsigned_abs())
-        }
-    })
-}
-
-/// A zstd level: 3 unless given, 1-22.
-fn zstd_level(level: Option<i32>) -> anyhow::Result<i32> {
-    let level = level.unwrap_or(3);
-    anyhow::ensure!(
-        (1..=22).contains(&level),
-        "--level {level}: zstd levels are 1-22"
-    );
-    Ok(level)
 }
 
 /// The Parquet options: zstd unless `--compress` says otherwise.
 fn parquet_options(args: &Args) -> anyhow::Result<ParquetOptions> {
-    let compression = match (args.compress.unwrap_or(CompressArg::Zstd), args.level) {
-        (CompressArg::Zstd, level) => ParquetCompression::Zstd(zstd_level(level)?),
-        (_, Some(_)) => anyhow::bail!("--level needs --compress zstd with --format parquet"),
-        (CompressArg::Snappy, None) => ParquetCompression::Snappy,
-        (CompressArg::None, None) => ParquetCompression::None,
-        (CompressArg::Gzip, None) => {
-            anyhow::bail!("--format parquet compresses with zstd, snappy or none")
-        }
-    };
+    let compression = choices::parquet_compression(args.compress.map(Codec::from), args.level)?;
     anyhow::ensure!(
         args.row_group_size > 0,
         "--row-group-size must be at least 1"
@@ -252,7 +188,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.by.into_iter().map(ColumnRef).collect(),
     );
     options.delimiter = args.delimiter;
-    options.quote = quote_for(args.delimiter, args.quote);
+    options.quote = choices::quote_for(args.delimiter, args.quote);
     options.input_format()?;
     options.header = args.header;
     options.filters = args
@@ -261,7 +197,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(|f| Filter::parse(f))
         .collect::<Result<_, _>>()?;
     if matches!(format, OutputFormat::Text) {
-        options.compression = compression(args.compress.unwrap_or(CompressArg::None), args.level)?;
+        let codec = args.compress.map_or(Codec::None, Codec::from);
+        options.compression = choices::text_compression(codec, args.level)?;
     }
     options.format = format;
     if let Some(threads) = args.threads {

@@ -43,6 +43,7 @@
 //! | `layout` | file names: Hive or flat layout, escaped keys within name limits, extensions, no two alike |
 //! | `commit` | the end: manifest, then one publish ([`StagedDir`]) or removal of everything, `--fsync` |
 //! | [`escape`] | keys as file names, reversibly |
+//! | [`choices`] | delimiters, quotes and compressions by name, as the CLI and Python take them |
 //! | `columns` | `--by` and `--where` columns resolved against the header |
 //! | [`parquet`] | `--format parquet`: the table, typed values, Parquet writers |
 //! | `writer_memory` | the Parquet writers' row groups charged to the budget |
@@ -51,6 +52,7 @@
 //! [`StagedDir`]: crate::write::StagedDir
 
 mod budget;
+pub mod choices;
 mod columns;
 mod commit;
 pub mod escape;
