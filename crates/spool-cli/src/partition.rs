@@ -101,6 +101,18 @@ pub struct Args {
     /// a whole, in one step, once the new one is complete.
     #[arg(long)]
     force: bool,
+    /// Name every file of this run after ID (COL=KEY/part-ID-00000.tsv,
+    /// flat KEY.ID.tsv, manifest _partitions-ID.tsv), so runs with
+    /// different ids never write the same name. ID: 1-64 ASCII letters,
+    /// digits, '_' and '-', starting with a letter or digit.
+    #[arg(long, value_name = "ID")]
+    run_id: Option<String>,
+    /// Add this run's files to the dataset in OUT (created if missing)
+    /// beside other runs' files, even while other runs with other ids
+    /// write into it; nothing is replaced. Needs --run-id. Each file
+    /// appears by one rename, the run's manifest last.
+    #[arg(long, requires = "run_id", conflicts_with = "force")]
+    append: bool,
     /// Flush every output file and directory to disk before the dataset is
     /// published (and the publish after), so even a power loss cannot leave
     /// a published dataset with missing data; the run then waits for the
@@ -211,6 +223,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     options.skip_invalid = args.skip_invalid;
     options.force = args.force;
+    options.run_id = args.run_id;
+    options.append = args.append;
     options.fsync = args.fsync;
     options.set_memory(args.memory)?;
 

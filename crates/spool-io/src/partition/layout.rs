@@ -2,6 +2,24 @@
 //! into names the file system accepts, the extension that says what the
 //! file holds — and a check that no two groups share a name.
 //!
+//! # Run ids
+//!
+//! With a run id (`--run-id ID`) every name the run writes carries it, so
+//! that runs appending into one dataset never write the same name:
+//!
+//! | | without | with `--run-id ID` |
+//! |---|---|---|
+//! | Hive | `COL=KEY/part-00000.tsv` | `COL=KEY/part-ID-00000.tsv` |
+//! | Parquet parts | `COL=KEY/part-00001.parquet` | `COL=KEY/part-ID-00001.parquet` |
+//! | flat | `KEY.tsv` | `KEY.ID.tsv` |
+//! | manifest | `_partitions.tsv` | `_partitions-ID.tsv` |
+//!
+//! An id holds no `.`, so in a flat name it is what lies between the last
+//! `.` before the extension and the extension. In the flat layout a key
+//! then has room for fewer bytes (as if the id were the longest allowed),
+//! so a long key is shortened to the same name by every run, whatever its
+//! id.
+//!
 //! Paths are relative to the dataset's root: the run writes under its
 //! staging directory ([`StagedDir`](crate::write::StagedDir)) and reports
 //! them under the output directory they are published as. A path is
@@ -20,17 +38,37 @@
 //! keys.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::escape::{escape, escape_within_nth, MAX_NAME_LEN};
 use super::{Layout, Options, OutputFormat, PartitionError};
+use crate::write::MAX_RUN_ID_LEN;
 
 /// Longest file name (in bytes) the common file systems allow (ext4, XFS,
 /// Btrfs, ZFS; APFS and NTFS count 255 characters).
 const MAX_FILE_NAME: usize = 255;
 
-/// The manifest's name, in the dataset's root.
+/// The manifest's name, in the dataset's root (a run without a run id).
 pub(super) const MANIFEST: &str = "_partitions.tsv";
+/// What every manifest's name starts with (`_partitions-ID.tsv` with a
+/// run id).
+pub const MANIFEST_PREFIX: &str = "_partitions";
+
+/// The manifest of a run: `_partitions.tsv`, or `_partitions-ID.tsv`.
+pub(super) fn manifest_name(run_id: Option<&str>) -> String {
+    match run_id {
+        None => MANIFEST.to_owned(),
+        Some(id) => format!("{MANIFEST_PREFIX}-{id}.tsv"),
+    }
+}
+
+/// The name of part `n` of a group whose first part is `first`
+/// (`part-[ID-]00000.parquet`): the same name with the number `n`.
+pub(crate) fn part_path(first: &Path, n: u32) -> PathBuf {
+    let name = first.file_name().unwrap_or_default().to_string_lossy();
+    let stem = name.strip_suffix("00000.parquet").unwrap_or("part-");
+    first.with_file_name(format!("{stem}{n:05}.parquet"))
+}
 
 /// Names the output files of a run.
 pub(super) struct FileLayout {
@@ -42,6 +80,8 @@ pub(super) struct FileLayout {
     columns: Vec<String>,
     /// `.tsv`, `.csv` or `.txt`, then `.zst` or `.gz` when compressed.
     extension: String,
+    /// `--run-id`, in every file's name.
+    run_id: Option<String>,
     /// Every shortened name given out, per grouping, and its key.
     shortened: HashMap<(usize, String), Box<[u8]>>,
     /// Keys whose shortened name was taken, and which other name they got.
@@ -69,9 +109,15 @@ impl FileLayout {
             several: options.by.len() > 1,
             columns: Vec::new(),
             extension,
+            run_id: options.run_id.clone(),
             shortened: HashMap::new(),
             renamed: HashMap::new(),
         }
+    }
+
+    /// The run's manifest: `_partitions.tsv` or `_partitions-ID.tsv`.
+    pub fn manifest(&self) -> String {
+        manifest_name(self.run_id.as_deref())
     }
 
     /// Names the `--by` columns, in order.
@@ -127,6 +173,9 @@ impl FileLayout {
                 let column = &self.columns[grouping];
                 MAX_NAME_LEN.min(MAX_FILE_NAME.saturating_sub(column.len() + 1))
             }
+            Layout::Flat if self.run_id.is_some() => {
+                MAX_NAME_LEN.min(MAX_FILE_NAME - 1 - MAX_RUN_ID_LEN - self.extension.len())
+            }
             Layout::Flat => MAX_NAME_LEN,
         }
     }
@@ -151,13 +200,19 @@ impl FileLayout {
                     path.push(format!("by-{column}"));
                 }
                 path.push(format!("{column}={name}"));
-                path.push(format!("part-00000{}", self.extension));
+                path.push(match &self.run_id {
+                    Some(id) => format!("part-{id}-00000{}", self.extension),
+                    None => format!("part-00000{}", self.extension),
+                });
             }
             Layout::Flat => {
                 if self.several {
                     path.push(column);
                 }
-                path.push(format!("{name}{}", self.extension));
+                path.push(match &self.run_id {
+                    Some(id) => format!("{name}.{id}{}", self.extension),
+                    None => format!("{name}{}", self.extension),
+                });
             }
         }
         path
@@ -169,7 +224,6 @@ mod tests {
     use super::*;
     use crate::partition::{run, ColumnRef};
     use crate::write::Compression;
-    use std::path::Path;
 
     #[test]
     fn compression_suffix_in_names() {

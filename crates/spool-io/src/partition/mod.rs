@@ -144,6 +144,16 @@ pub struct Options {
     /// Replace an existing dataset (a directory holding `_partitions.tsv`)
     /// as a whole; without it the output must be missing or empty.
     pub force: bool,
+    /// Names every file of the run after this id (`part-ID-00000.tsv`,
+    /// flat `KEY.ID.tsv`, manifest `_partitions-ID.tsv`), so that runs
+    /// with different ids never write the same name; see
+    /// [`check_run_id`](crate::write::check_run_id) for what an id may hold.
+    pub run_id: Option<String>,
+    /// Add this run's files to the dataset in `out` (created if missing),
+    /// beside other runs' — even runs writing at the same time — instead
+    /// of publishing a whole new dataset. Needs `run_id`; see
+    /// [`AppendRun`](crate::write::AppendRun).
+    pub append: bool,
     /// Flush every output file and directory to disk before the dataset
     /// is published, and the publish after, so that not even a power loss
     /// can leave a published dataset with missing data. Off by default (as
@@ -184,6 +194,8 @@ impl Options {
             layout: Layout::Hive,
             skip_invalid: false,
             force: false,
+            run_id: None,
+            append: false,
             fsync: false,
             read: ReadOptions::default(),
             parallel_inputs: 2,

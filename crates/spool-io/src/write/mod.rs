@@ -11,9 +11,13 @@
 //!   renamed when complete, removed on failure.
 //! * [`StagedDir`] — a directory tree built under a hidden name by one run
 //!   at a time (an exclusive lock) and published whole with one rename.
+//! * [`AppendRun`] — one run's files added to a directory that other runs
+//!   add to at the same time: staged inside it, moved in file by file
+//!   without replacing anything, its manifest last.
 //! * [`ChunkedWriter`] — an [`io::Write`](std::io::Write) that puts the
 //!   three together for one output.
 
+mod append_run;
 mod chunk_pool;
 mod chunked_writer;
 mod encode;
@@ -21,6 +25,7 @@ mod output_lock;
 mod partial_file;
 mod staged_dir;
 
+pub use append_run::{check_run_id, remove_dead, AppendRun, MAX_RUN_ID_LEN, STAGING_PREFIX};
 pub use chunk_pool::{Chunk, ChunkPool};
 pub use chunked_writer::ChunkedWriter;
 pub use encode::{BlockEncoder, Compression};
