@@ -12,7 +12,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 use std::time::Duration;
 
 use pyo3::exceptions::PyValueError;
@@ -20,7 +20,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use spool_io::partition::choices::{self, Codec, Quote};
 use spool_io::partition::parquet::{ParquetOptions, SchemaSpec, DEFAULT_ROW_GROUP_ROWS};
-use spool_io::partition::{self, ColumnRef, Filter, Layout, Options, OutputFormat, Summary};
+use spool_io::partition::{
+    run as run_partition, ColumnRef, Filter, Layout, Options, OutputFormat, PartitionError, Summary,
+};
 
 use crate::partition_error::to_python;
 use crate::summary::summary_dict;
@@ -68,7 +70,7 @@ pub(crate) fn partition<'py>(
     run_id: Option<String>,
     append: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let usage = |e: partition::PartitionError| to_python(py, e);
+    let usage = |e: PartitionError| to_python(py, e);
     let mut options = Options::new(paths(inputs)?, out, columns(by)?);
     options.delimiter = choices::delimiter(delimiter).map_err(usage)?;
     let quote = quote.map(str::parse::<Quote>).transpose().map_err(usage)?;
@@ -131,20 +133,17 @@ pub(crate) fn partition<'py>(
 fn run_detached(py: Python<'_>, mut options: Options) -> PyResult<Summary> {
     let cancel = Arc::new(AtomicBool::new(false));
     options.cancel = Some(cancel.clone());
+    let caller = std::thread::current();
     std::thread::scope(|scope| {
-        let (done_tx, done_rx) = mpsc::channel();
         let run = scope.spawn(move || {
-            let result = partition::run(&options);
-            // The receiver may be gone only if this thread outlives the
-            // scope's body, which scope prevents.
-            let _ = done_tx.send(());
+            let result = run_partition(&options);
+            caller.unpark();
             result
         });
         let mut interrupt = None;
-        // Ok: finished; Disconnected: the run panicked (joined below).
-        while let Err(mpsc::RecvTimeoutError::Timeout) =
-            py.detach(|| done_rx.recv_timeout(SIGNAL_POLL))
-        {
+        while !run.is_finished() {
+            // Woken by the run's end, or after SIGNAL_POLL (or spuriously).
+            py.detach(|| std::thread::park_timeout(SIGNAL_POLL));
             if let Err(signal) = py.check_signals() {
                 cancel.store(true, Ordering::Relaxed);
                 interrupt = Some(signal);
@@ -156,7 +155,7 @@ fn run_detached(py: Python<'_>, mut options: Options) -> PyResult<Summary> {
         match (interrupt, result) {
             // The handler's own exception (KeyboardInterrupt), once the run
             // has removed its partial output.
-            (Some(signal), Err(partition::PartitionError::Interrupted)) => Err(signal),
+            (Some(signal), Err(PartitionError::Interrupted)) => Err(signal),
             (_, result) => result.map_err(|e| to_python(py, e)),
         }
     })
@@ -182,7 +181,7 @@ fn paths(inputs: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
 fn columns(by: &Bound<'_, PyAny>) -> PyResult<Vec<ColumnRef>> {
     let one = |c: &Bound<'_, PyAny>| -> PyResult<ColumnRef> {
         if let Ok(name) = c.cast::<PyString>() {
-            return Ok(ColumnRef(name.to_str()?.to_owned()));
+            return Ok(ColumnRef(name.extract::<String>()?));
         }
         match c.extract::<u64>() {
             Ok(n) if n > 0 => Ok(ColumnRef(n.to_string())),
@@ -208,7 +207,7 @@ fn columns(by: &Bound<'_, PyAny>) -> PyResult<Vec<ColumnRef>> {
 /// A memory size: an int of bytes or a string like `"256M"`.
 fn bytes(memory: &Bound<'_, PyAny>) -> PyResult<usize> {
     if let Ok(text) = memory.cast::<PyString>() {
-        return spool_io::size::parse(text.to_str()?).map_err(|e| value_error(format!("memory: {e}")));
+        return spool_io::size::parse(&text.extract::<String>()?).map_err(|e| value_error(format!("memory: {e}")));
     }
     memory
         .extract::<usize>()
