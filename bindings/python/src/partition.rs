@@ -82,7 +82,10 @@ pub(crate) fn partition<'py>(
         .map(|f| Filter::parse(f))
         .collect::<Result<_, _>>()
         .map_err(usage)?;
-    let codec = compress.map(str::parse::<Codec>).transpose().map_err(usage)?;
+    let codec = compress
+        .map(str::parse::<Codec>)
+        .transpose()
+        .map_err(usage)?;
     options.format = match format {
         "text" if schema.is_some() => return Err(value_error("schema needs format='parquet'")),
         "text" => {
@@ -102,7 +105,11 @@ pub(crate) fn partition<'py>(
             row_group_size,
             compression: choices::parquet_compression(codec, level).map_err(usage)?,
         }),
-        _ => return Err(value_error(format!("format '{format}': use text or parquet"))),
+        _ => {
+            return Err(value_error(format!(
+                "format '{format}': use text or parquet"
+            )))
+        }
     };
     options.layout = match layout {
         "hive" => Layout::Hive,
@@ -169,7 +176,10 @@ fn paths(inputs: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
     }
     let paths = inputs
         .try_iter()
-        .and_then(|it| it.map(|p| p?.extract::<PathBuf>()).collect::<PyResult<Vec<_>>>())
+        .and_then(|it| {
+            it.map(|p| p?.extract::<PathBuf>())
+                .collect::<PyResult<Vec<_>>>()
+        })
         .map_err(|_| value_error("inputs must be a path or a list of paths"))?;
     if paths.is_empty() {
         return Err(value_error("inputs is empty: give at least one path"));
@@ -207,11 +217,14 @@ fn columns(by: &Bound<'_, PyAny>) -> PyResult<Vec<ColumnRef>> {
 /// A memory size: an int of bytes or a string like `"256M"`.
 fn bytes(memory: &Bound<'_, PyAny>) -> PyResult<usize> {
     if let Ok(text) = memory.cast::<PyString>() {
-        return spool_io::size::parse(&text.extract::<String>()?).map_err(|e| value_error(format!("memory: {e}")));
+        return spool_io::size::parse(&text.extract::<String>()?)
+            .map_err(|e| value_error(format!("memory: {e}")));
     }
-    memory
-        .extract::<usize>()
-        .map_err(|_| value_error(format!("memory: {memory} is not a size like 268435456 or '256M'")))
+    memory.extract::<usize>().map_err(|_| {
+        value_error(format!(
+            "memory: {memory} is not a size like 268435456 or '256M'"
+        ))
+    })
 }
 
 fn at_least_one(n: usize, name: &str) -> PyResult<usize> {

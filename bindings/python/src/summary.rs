@@ -8,7 +8,10 @@ use spool_io::partition::Summary;
 
 /// `summary` as a dict; the counts as `spool partition` prints them,
 /// `groups` one dict per output key.
-pub(crate) fn summary_dict<'py>(py: Python<'py>, summary: &Summary) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn summary_dict<'py>(
+    py: Python<'py>,
+    summary: &Summary,
+) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     let written = summary.records_in - summary.filtered - summary.skipped_invalid;
     dict.set_item("records", written)?;

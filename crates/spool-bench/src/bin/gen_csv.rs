@@ -16,7 +16,9 @@ fn main() -> std::io::Result<()> {
     }
     let bytes = spool_bench::parse_size(&args[1]);
     let seed: u64 = args[2].parse().expect("SEED is a number");
-    let keys: u64 = args.get(4).map_or(1000, |k| k.parse().expect("KEYS is a number"));
+    let keys: u64 = args
+        .get(4)
+        .map_or(1000, |k| k.parse().expect("KEYS is a number"));
     let mut out: Box<dyn Write> = match args.get(3).filter(|p| *p != "-") {
         Some(path) => Box::new(BufWriter::new(std::fs::File::create(path)?)),
         None => Box::new(std::io::stdout().lock()),

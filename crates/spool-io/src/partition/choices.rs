@@ -185,9 +185,7 @@ pub fn parquet_compression(
         (_, Some(_)) => Err(usage("a level needs compress zstd with format parquet")),
         (Codec::Snappy, None) => Ok(ParquetCompression::Snappy),
         (Codec::None, None) => Ok(ParquetCompression::None),
-        (Codec::Gzip, None) => Err(usage(
-            "format parquet compresses with zstd, snappy or none",
-        )),
+        (Codec::Gzip, None) => Err(usage("format parquet compresses with zstd, snappy or none")),
     }
 }
 
