@@ -41,7 +41,9 @@
 //! | `outputs` | one output file per group and the worker threads that write them |
 //! | `workers` | a writer thread: encode each block, append it, keep at most `max_open` files open |
 //! | `layout` | file names: Hive or flat layout, escaped keys within name limits, extensions, no two alike |
-//! | `commit` | the end: manifest, then one publish ([`StagedDir`]) or removal of everything, `--fsync` |
+//! | `commit` | the end: manifest, then one publish ([`StagedDir`]) or, with `--append`, one rename per file ([`AppendRun`]); or removal of everything; `--fsync` |
+//! | [`dataset`] | a dataset of several runs read back as one: the manifests merged, unlisted files found |
+//! | [`clean`] | what dead appending runs left, removed |
 //! | [`escape`] | keys as file names, reversibly |
 //! | `columns` | `--by` and `--where` columns resolved against the header |
 //! | [`parquet`] | `--format parquet`: the table, typed values, Parquet writers |
@@ -49,10 +51,13 @@
 //!
 //! [`ChunkPool`]: crate::write::ChunkPool
 //! [`StagedDir`]: crate::write::StagedDir
+//! [`AppendRun`]: crate::write::AppendRun
 
 mod budget;
+pub mod clean;
 mod columns;
 mod commit;
+pub mod dataset;
 pub mod escape;
 mod layout;
 mod outputs;
@@ -67,6 +72,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 pub use columns::{Column, ColumnRef, Filter};
+pub use layout::MANIFEST_PREFIX;
 pub use router::run;
 
 use crate::progress::Progress;

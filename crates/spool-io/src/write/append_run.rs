@@ -29,9 +29,9 @@
 //! * **Dead runs are told apart and removed.** A run is dead when its lock
 //!   is free and its manifest missing. Its `_moves.txt` names every file
 //!   it may have moved; a file no longer in its staging directory but
-//!   present in OUT was moved, and is removed ([`remove_dead`]), then the
-//!   staging directory. A run restarted with the same id (a retried task)
-//!   does this itself before it starts.
+//!   present in OUT was moved, and is removed, then the staging directory
+//!   ([`AppendRun::clean_dead`]). A run restarted with the same id (a
+//!   retried task) does this itself before it starts.
 //! * **Dropped unpublished** (an error, Ctrl-C), the run removes the files
 //!   it moved, its staging directory and its lock file.
 //!
@@ -161,8 +161,7 @@ impl AppendRun {
             }
             Err(e) => return Err(with_path(e, target)),
         }
-        let staging = target.join(format!("{STAGING_PREFIX}{id}"));
-        let lock_path = target.join(format!("{STAGING_PREFIX}{id}.lock"));
+        let (staging, lock_path) = names(target, id);
         let Some(lock) = OutputLock::try_acquire_file(&lock_path, target)? else {
             return refuse(
                 io::ErrorKind::WouldBlock,
@@ -194,6 +193,37 @@ impl AppendRun {
         }
         std::fs::create_dir(&run.staging).map_err(|e| with_path(e, &run.staging))?;
         Ok(run)
+    }
+
+    /// Removes what run `id` left in `target` if it is dead (its lock is
+    /// free): with its `manifest` present (a finished run killed while
+    /// tidying up) only its staging directory, otherwise also every file
+    /// it moved into `target`; then its lock file. Returns what it
+    /// removed, or `None` if the run is alive.
+    ///
+    /// # Errors
+    ///
+    /// A file-system error naming its path.
+    pub fn clean_dead(target: &Path, id: &str, manifest: &str) -> io::Result<Option<Vec<PathBuf>>> {
+        let (staging, lock_path) = names(target, id);
+        let had_lock = lock_path.exists();
+        let Some(lock) = OutputLock::try_acquire_file(&lock_path, target)? else {
+            return Ok(None);
+        };
+        let mut removed = Vec::new();
+        let result = if !staging.exists() {
+            Ok(())
+        } else if target.join(manifest).exists() {
+            std::fs::remove_dir_all(&staging).map(|()| removed.push(staging.clone()))
+        } else {
+            remove_dead(target, &staging).map(|r| removed = r)
+        };
+        lock.remove();
+        result.map_err(|e| with_path(e, &staging))?;
+        if had_lock {
+            removed.push(lock_path);
+        }
+        Ok(Some(removed))
     }
 
     /// The directory to write into, under the final relative names.
@@ -283,6 +313,14 @@ impl Drop for AppendRun {
             lock.remove();
         }
     }
+}
+
+/// Run `id`'s staging directory and lock file in `target`.
+fn names(target: &Path, id: &str) -> (PathBuf, PathBuf) {
+    (
+        target.join(format!("{STAGING_PREFIX}{id}")),
+        target.join(format!("{STAGING_PREFIX}{id}.lock")),
+    )
 }
 
 /// Whether `dir` is empty or holds a name starting with `marker` or
