@@ -497,6 +497,18 @@ fn a_retried_run_cleans_up_after_its_dead_attempt_and_clean_spares_live_runs() {
         out.join("_staging-live").exists(),
         "a live run's staging is never removed"
     );
+    // Nor can a run replace the whole output while one appends to it.
+    let result = spool()
+        .args(["partition", "-q", "--by", "2", "--force", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&result).contains("another run is writing this output"),
+        "{}",
+        stderr(&result)
+    );
     drop(pipe);
     let finished = live.wait_with_output().unwrap();
     assert!(finished.status.success(), "{}", stderr(&finished));

@@ -353,6 +353,9 @@ pub struct Summary {
     pub over_budget_bytes: u64,
     /// Every output file, in the order its key first appeared.
     pub groups: Vec<GroupSummary>,
+    /// The run's manifest, `OUT/_partitions.tsv` (`OUT/_partitions-ID.tsv`
+    /// with a run id), once published.
+    pub manifest: PathBuf,
     /// Staging directories of dead (killed) runs into the same output,
     /// removed at the start.
     pub stale_removed: Vec<PathBuf>,

@@ -15,6 +15,11 @@
 //!    _partitions-ID.tsv        moved last: run ID is complete
 //! ```
 //!
+//! * **Appending runs share the output; replacing it waits for none.**
+//!   Each holds the output's own lock (`.OUT.spool-lock`, beside it)
+//!   shared, so a run that would replace the whole output (`--force`,
+//!   which takes it exclusively) refuses while any appends, and an append
+//!   refuses while a replacement runs.
 //! * **One run per id.** [`AppendRun::begin`] takes the run's lock, then
 //!   refuses an id whose manifest exists (a finished run) or whose lock is
 //!   held (a live one). Names starting with `_` are skipped by Hive,
@@ -44,7 +49,8 @@ use std::ffi::OsStr;
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 
-use super::{sync_directory, OutputLock, PartialFile};
+use super::staged_dir::split;
+use super::{beside, sync_directory, OutputLock, PartialFile};
 use crate::input::with_path;
 
 /// Longest run id, so that names holding one stay well within 255 bytes.
@@ -120,6 +126,8 @@ pub struct AppendRun {
     published: bool,
     stale_removed: Vec<PathBuf>,
     lock: Option<OutputLock>,
+    /// The output's own lock, held shared until the run ends.
+    _output: OutputLock,
 }
 
 impl AppendRun {
@@ -139,6 +147,14 @@ impl AppendRun {
         check_run_id(id).map_err(|m| io::Error::new(io::ErrorKind::InvalidInput, m))?;
         let refuse =
             |kind, why: String| Err(io::Error::new(kind, format!("{}: {why}", target.display())));
+        let (parent, name) = split(target)?;
+        std::fs::create_dir_all(&parent).map_err(|e| beside(e, target, &parent))?;
+        let output = OutputLock::acquire_shared(
+            &parent,
+            &name,
+            target,
+            "another run is replacing this whole output",
+        )?;
         match std::fs::metadata(target) {
             Ok(meta) if !meta.is_dir() => {
                 return refuse(
@@ -187,6 +203,7 @@ impl AppendRun {
             published: false,
             stale_removed: Vec::new(),
             lock: Some(lock),
+            _output: output,
         };
         if run.staging.exists() {
             run.stale_removed = remove_dead(target, &run.staging)?;

@@ -270,7 +270,7 @@ fn prefixed(name: &OsString, kind: &str) -> String {
 
 /// The target's parent directory and its own name (`.`, `..` and a bare
 /// `/` are resolved first).
-fn split(target: &Path) -> io::Result<(PathBuf, OsString)> {
+pub(super) fn split(target: &Path) -> io::Result<(PathBuf, OsString)> {
     let resolved = if target.file_name().is_none() {
         std::fs::canonicalize(target).map_err(|e| with_path(e, target))?
     } else {
