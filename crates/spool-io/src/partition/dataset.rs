@@ -58,24 +58,34 @@ impl DatasetTable {
     ///
     /// What `out` returns.
     pub fn write_tsv(&self, out: &mut impl Write) -> io::Result<()> {
-        writeln!(out, "{HEADER}")?;
-        for row in &self.rows {
-            writeln!(
-                out,
-                "{}\t{}\t{}\t{}",
-                row.column,
-                row.key,
-                row.path.display(),
-                row.records
-            )?;
-        }
-        Ok(())
+        write_manifest(out, &self.rows)
     }
 
     /// Records in all listed files.
     pub fn records(&self) -> u64 {
         self.rows.iter().map(|r| r.records).sum()
     }
+}
+
+/// Writes `rows` as a manifest: the header line, then one line a row
+/// (what every run writes last, and what [`merge_manifests`] reads).
+///
+/// # Errors
+///
+/// What `out` returns.
+pub fn write_manifest(out: &mut impl Write, rows: &[ManifestRow]) -> io::Result<()> {
+    writeln!(out, "{HEADER}")?;
+    for row in rows {
+        writeln!(
+            out,
+            "{}\t{}\t{}\t{}",
+            row.column,
+            row.key,
+            row.path.display(),
+            row.records
+        )?;
+    }
+    Ok(())
 }
 
 /// Reads every `_partitions*.tsv` in `out` into one table, and lists the
@@ -238,6 +248,39 @@ fn walk(root: &Path, rel: &Path, found: &mut Vec<PathBuf>) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::partition::escape::{escape, escape_full};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// What a run writes, any keys and columns, reads back the same.
+        #[test]
+        fn manifests_read_back_what_was_written(
+            rows in prop::collection::vec(
+                (prop::collection::vec(any::<u8>(), 0..12), prop::collection::vec(any::<u8>(), 1..40), any::<u64>()),
+                0..20,
+            )
+        ) {
+            let rows: Vec<ManifestRow> = rows
+                .iter()
+                .map(|(column, key, records)| ManifestRow {
+                    column: escape_full(column),
+                    key: escape_full(key),
+                    path: PathBuf::from(format!("{}={}", escape(column), escape(key))).join("part-00000.tsv"),
+                    records: *records,
+                })
+                .collect();
+            let mut text = Vec::new();
+            write_manifest(&mut text, &rows).unwrap();
+            let read = read_manifest(Path::new("m"), std::str::from_utf8(&text).unwrap()).unwrap();
+            prop_assert_eq!(read.into_iter().map(|(row, _)| row).collect::<Vec<_>>(), rows);
+        }
+
+        /// Any text: rows or an error, never a panic.
+        #[test]
+        fn any_text_is_read_or_refused(body in "(column\tkey\tpath\trecords\n)?[a-z0-9=/.\t\n%-]{0,200}") {
+            let _ = read_manifest(Path::new("m"), &body);
+        }
+    }
 
     #[test]
     fn bad_manifests_are_refused_naming_the_line() {

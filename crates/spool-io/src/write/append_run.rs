@@ -97,7 +97,8 @@ pub fn check_run_id(id: &str) -> Result<(), String> {
 }
 
 /// One run's files, staged inside a shared output directory and moved
-/// into it file by file, its manifest last; see the [module docs](self).
+/// into it file by file, its manifest last; see the [`write`](super)
+/// module docs and `docs/partition.md`.
 ///
 /// # Examples
 ///
