@@ -109,8 +109,8 @@ pub struct Args {
     /// Count and skip records with too few fields instead of stopping.
     #[arg(long)]
     skip_invalid: bool,
-    /// Replace an existing dataset (a directory holding _partitions.tsv) as
-    /// a whole, in one step, once the new one is complete.
+    /// Replace an existing dataset (a directory holding a _partitions*.tsv
+    /// manifest) as a whole, in one step, once the new one is complete.
     #[arg(long)]
     force: bool,
     /// Name every file of this run after ID (COL=KEY/part-ID-00000.tsv,

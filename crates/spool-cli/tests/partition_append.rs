@@ -312,7 +312,28 @@ fn a_run_id_names_files_of_every_format_and_layout() {
         .output()
         .unwrap();
     assert!(result.status.success(), "{}", stderr(&result));
-    check_dataset(&flat, &[(input.clone(), "x1".into()), (input, "x2".into())]);
+    check_dataset(
+        &flat,
+        &[(input.clone(), "x1".into()), (input.clone(), "x2".into())],
+    );
+    // A dataset of runs with ids is a dataset --force may replace, whole.
+    let result = spool()
+        .args([
+            "partition",
+            "-q",
+            "--by",
+            "2",
+            "--layout",
+            "flat",
+            "--force",
+            "-o",
+        ])
+        .arg(&flat)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert!(flat.join("_partitions.tsv").is_file() && !flat.join("k0.x1.tsv").exists());
 }
 
 fn merge(out: &Path, extra: &[&str]) -> Output {

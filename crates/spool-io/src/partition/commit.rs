@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 
 use super::dataset::{write_manifest, ManifestRow};
 use super::escape::{escape_full, EMPTY_KEY_NAME};
-use super::layout::{manifest_name, MANIFEST, MANIFEST_PREFIX};
+use super::layout::{manifest_name, MANIFEST_PREFIX};
 use super::outputs::Outputs;
 use super::{GroupSummary, Options, PartitionError};
 use crate::input::with_path;
@@ -67,7 +67,7 @@ impl Staging {
             check_run_id(id).map_err(PartitionError::Usage)?;
         }
         if !options.append {
-            let marker = options.force.then_some(MANIFEST);
+            let marker = options.force.then_some(MANIFEST_PREFIX);
             return Ok(Staging::Whole(StagedDir::begin(&options.out, marker)?));
         }
         let Some(id) = &options.run_id else {

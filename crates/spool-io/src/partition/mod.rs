@@ -145,8 +145,9 @@ pub struct Options {
     /// Count and skip records with too few fields, and a last record whose
     /// quote is never closed, instead of stopping.
     pub skip_invalid: bool,
-    /// Replace an existing dataset (a directory holding `_partitions.tsv`)
-    /// as a whole; without it the output must be missing or empty.
+    /// Replace an existing dataset (a directory holding a
+    /// `_partitions*.tsv` manifest) as a whole; without it the output must
+    /// be missing or empty.
     pub force: bool,
     /// Names every file of the run after this id (`part-ID-00000.tsv`,
     /// flat `KEY.ID.tsv`, manifest `_partitions-ID.tsv`), so that runs
