@@ -289,22 +289,12 @@ fn a_run_id_names_files_of_every_format_and_layout() {
     assert!(part.starts_with(b"PAR1") && part.ends_with(b"PAR1"));
     // Flat: KEY.ID.tsv; and a run id without --append writes a new dataset.
     let flat = dir.0.join("flat");
-    let result = spool()
-        .args([
-            "partition",
-            "-q",
-            "--by",
-            "2",
-            "--layout",
-            "flat",
-            "--run-id",
-            "x1",
-            "-o",
-        ])
-        .arg(&flat)
-        .arg(&input)
-        .output()
-        .unwrap();
+    let flat_run = |extra: &[&str]| {
+        let mut cmd = spool();
+        cmd.args(["partition", "-q", "--by", "2", "--layout", "flat", "-o"]);
+        cmd.arg(&flat).args(extra).arg(&input).output().unwrap()
+    };
+    let result = flat_run(&["--run-id", "x1"]);
     assert!(result.status.success(), "{}", stderr(&result));
     assert_eq!(read_text(&flat.join("k0.x1.tsv")).len(), 10);
     assert!(flat.join("_partitions-x1.tsv").is_file());
@@ -317,21 +307,7 @@ fn a_run_id_names_files_of_every_format_and_layout() {
         &[(input.clone(), "x1".into()), (input.clone(), "x2".into())],
     );
     // A dataset of runs with ids is a dataset --force may replace, whole.
-    let result = spool()
-        .args([
-            "partition",
-            "-q",
-            "--by",
-            "2",
-            "--layout",
-            "flat",
-            "--force",
-            "-o",
-        ])
-        .arg(&flat)
-        .arg(&input)
-        .output()
-        .unwrap();
+    let result = flat_run(&["--force"]);
     assert!(result.status.success(), "{}", stderr(&result));
     assert!(flat.join("_partitions.tsv").is_file() && !flat.join("k0.x1.tsv").exists());
 }
