@@ -11,6 +11,7 @@ mod completions;
 mod count;
 mod man;
 mod partition;
+mod partition_tools;
 mod progress;
 mod pwned;
 mod pwned_serve;

@@ -18,7 +18,10 @@ use crate::progress::{input_size, show_while};
 
 /// Arguments of `spool partition`.
 #[derive(clap::Args)]
-#[command(after_help = "\
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = "\
 Output: OUT/COLUMN=VALUE/part-00000.tsv[.zst|.gz] (a Hive-partitioned dataset \
 for Spark, DuckDB, Polars), or OUT/VALUE.tsv with --layout flat; with several \
 --by, one tree per column (OUT/by-COLUMN/...). Records keep input order. Keys \
@@ -28,16 +31,25 @@ beside OUT and appears whole with one rename when the run succeeds; on an \
 error, Ctrl-C or a kill no part of it appears. One run at a time per OUT (a \
 second one refuses).
 
-Exit status: 0 on success, 2 on error, 130 when interrupted.")]
+Several runs into one dataset (the tasks of a Spark job, a job array): \
+give each its own --run-id and --append; each run's files appear one rename \
+each, its OUT/_partitions-ID.tsv last. `spool partition merge-manifests OUT` \
+prints the whole table, `spool partition clean OUT` removes what dead runs \
+left. An input file named like a subcommand is given as ./clean.
+
+Exit status: 0 on success, 2 on error, 130 when interrupted."
+)]
 pub struct Args {
+    #[command(subcommand)]
+    tool: Option<crate::partition_tools::Tool>,
     /// Input files (plain, gzip or zstd, detected by content); `-` is stdin.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     /// Output directory (created if missing; must be empty unless --force).
     /// Its parent holds the run's hidden staging directory and a lock file,
     /// `.OUT.spool-lock`.
-    #[arg(short, long)]
-    out: PathBuf,
+    #[arg(short, long, required = true)]
+    out: Option<PathBuf>,
     /// Column to group by: a header name (with --header) or a number from 1.
     /// Repeat for several groupings in one pass.
     #[arg(long, required = true)]
@@ -97,8 +109,8 @@ pub struct Args {
     /// Count and skip records with too few fields instead of stopping.
     #[arg(long)]
     skip_invalid: bool,
-    /// Replace an existing dataset (a directory holding _partitions.tsv) as
-    /// a whole, in one step, once the new one is complete.
+    /// Replace an existing dataset (a directory holding a _partitions*.tsv
+    /// manifest) as a whole, in one step, once the new one is complete.
     #[arg(long)]
     force: bool,
     /// Name every file of this run after ID (COL=KEY/part-ID-00000.tsv,
@@ -185,7 +197,12 @@ fn parquet_options(args: &Args) -> anyhow::Result<ParquetOptions> {
 }
 
 /// Runs `spool partition`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(tool) = args.tool.take() {
+        return crate::partition_tools::run(tool);
+    }
+    // Required unless a tool is named (an Option only for that case).
+    let out = args.out.take().unwrap_or_default();
     let start = Instant::now();
     let format = match args.format {
         FormatArg::Text => {
@@ -196,7 +213,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let mut options = Options::new(
         args.inputs.clone(),
-        args.out.clone(),
+        out.clone(),
         args.by.into_iter().map(ColumnRef).collect(),
     );
     options.delimiter = args.delimiter;
@@ -257,7 +274,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.inputs.len(),
         summary.groups.iter().map(|g| u64::from(g.files)).sum::<u64>(),
         summary.groups.len(),
-        args.out.display(),
+        out.display(),
         secs,
         summary.bytes_in as f64 / 1e6 / secs.max(1e-9),
         summary.bytes_out as f64 / 1e6,
@@ -269,7 +286,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!(
             "spool partition: warning: removed {}, left by an earlier run into {} that did not finish",
             stale.display(),
-            args.out.display()
+            out.display()
         );
     }
     if summary.over_budget_bytes > 0 {

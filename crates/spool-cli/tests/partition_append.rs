@@ -289,22 +289,12 @@ fn a_run_id_names_files_of_every_format_and_layout() {
     assert!(part.starts_with(b"PAR1") && part.ends_with(b"PAR1"));
     // Flat: KEY.ID.tsv; and a run id without --append writes a new dataset.
     let flat = dir.0.join("flat");
-    let result = spool()
-        .args([
-            "partition",
-            "-q",
-            "--by",
-            "2",
-            "--layout",
-            "flat",
-            "--run-id",
-            "x1",
-            "-o",
-        ])
-        .arg(&flat)
-        .arg(&input)
-        .output()
-        .unwrap();
+    let flat_run = |extra: &[&str]| {
+        let mut cmd = spool();
+        cmd.args(["partition", "-q", "--by", "2", "--layout", "flat", "-o"]);
+        cmd.arg(&flat).args(extra).arg(&input).output().unwrap()
+    };
+    let result = flat_run(&["--run-id", "x1"]);
     assert!(result.status.success(), "{}", stderr(&result));
     assert_eq!(read_text(&flat.join("k0.x1.tsv")).len(), 10);
     assert!(flat.join("_partitions-x1.tsv").is_file());
@@ -312,5 +302,215 @@ fn a_run_id_names_files_of_every_format_and_layout() {
         .output()
         .unwrap();
     assert!(result.status.success(), "{}", stderr(&result));
-    check_dataset(&flat, &[(input.clone(), "x1".into()), (input, "x2".into())]);
+    check_dataset(
+        &flat,
+        &[(input.clone(), "x1".into()), (input.clone(), "x2".into())],
+    );
+    // A dataset of runs with ids is a dataset --force may replace, whole.
+    let result = flat_run(&["--force"]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert!(flat.join("_partitions.tsv").is_file() && !flat.join("k0.x1.tsv").exists());
+}
+
+fn merge(out: &Path, extra: &[&str]) -> Output {
+    spool()
+        .args(["partition", "merge-manifests"])
+        .args(extra)
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn merge_manifests_lists_the_whole_dataset() {
+    let dir = Dir::new("append-merge");
+    let out = dir.0.join("out");
+    let mut shards = Vec::new();
+    for i in 0..3 {
+        let input = dir.0.join(format!("s{i}.tsv"));
+        write_shard(&input, i, 5, 100);
+        let result = append(&input, &out, &format!("r{i}"), &[])
+            .output()
+            .unwrap();
+        assert!(result.status.success(), "{}", stderr(&result));
+        shards.push((input, format!("r{i}")));
+    }
+    let result = merge(&out, &["--check"]);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let table = String::from_utf8(result.stdout).unwrap();
+    let mut lines = table.lines();
+    assert_eq!(lines.next(), Some("column\tkey\tpath\trecords"));
+    let rows: BTreeMap<PathBuf, u64> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (PathBuf::from(f[2]), f[3].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(rows, manifest_rows(&out));
+    assert_eq!(rows.values().sum::<u64>(), 300);
+    // -o writes the same table; a stray file is warned about (and fails --check).
+    let saved = dir.0.join("all.tsv");
+    assert!(merge(&out, &["-o", saved.to_str().unwrap()])
+        .status
+        .success());
+    assert_eq!(std::fs::read_to_string(&saved).unwrap(), table);
+    std::fs::write(out.join("col2=k1/stray.tsv"), "x\n").unwrap();
+    let result = merge(&out, &["--check"]);
+    assert_eq!(result.status.code(), Some(1));
+    assert!(
+        stderr(&result).contains("stray.tsv: no manifest lists this file"),
+        "{}",
+        stderr(&result)
+    );
+    // Saving the table as a manifest of the dataset itself is refused.
+    let inside = out.join("_partitions-all.tsv");
+    let result = merge(&out, &["-o", inside.to_str().unwrap()]);
+    assert!(
+        !result.status.success() && !inside.exists(),
+        "{}",
+        stderr(&result)
+    );
+}
+
+/// Kills one of several runs appending at once (SIGKILL): twice at a
+/// moment that varies by trial, twice as soon as it starts moving its
+/// files into place (its list of moves appears). The others are whole,
+/// the dead run's moved files are unlisted, and `clean` removes exactly
+/// them.
+#[test]
+fn kill_9_of_one_run_among_others_is_cleaned_up() {
+    let dir = Dir::new("append-kill");
+    let shards: Vec<(PathBuf, String)> = (0..3)
+        .map(|i| {
+            let input = dir.0.join(format!("shard{i}.tsv"));
+            write_shard(&input, i, 500, 5_000);
+            (input, format!("job-{i}"))
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    let reference = dir.0.join("reference");
+    let result = append(&shards[0].0, &reference, "x", &[]).output().unwrap();
+    assert!(result.status.success());
+    let full_run = started.elapsed();
+    let (mut killed_partway, mut moved_removed) = (0, 0);
+    for trial in 0..4 {
+        let out = dir.0.join(format!("out{trial}"));
+        let mut children: Vec<_> = shards
+            .iter()
+            .map(|(input, id)| {
+                append(input, &out, id, &[])
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        if trial < 2 {
+            std::thread::sleep(full_run.mul_f64(0.3 + 0.4 * f64::from(trial)));
+        } else {
+            let moves = out.join("_staging-job-1/_moves.txt");
+            while !moves.exists() && children[1].try_wait().unwrap().is_none() {
+                std::thread::yield_now();
+            }
+        }
+        let _ = children[1].kill();
+        for child in &mut children {
+            child.wait().unwrap();
+        }
+        let dead_finished = out.join("_partitions-job-1.tsv").exists();
+        let survivors: Vec<_> = shards
+            .iter()
+            .filter(|(_, id)| dead_finished || id != "job-1")
+            .cloned()
+            .collect();
+        killed_partway += usize::from(!dead_finished);
+        let result = spool()
+            .args(["partition", "clean"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(result.status.success(), "{}", stderr(&result));
+        let removed = String::from_utf8(result.stdout).unwrap();
+        assert!(
+            removed.lines().all(|l| l.contains("job-1")),
+            "trial {trial}: {removed}"
+        );
+        moved_removed += removed
+            .lines()
+            .filter(|l| l.contains("/part-job-1-"))
+            .count();
+        check_dataset(&out, &survivors);
+        assert!(!out.join("_staging-job-1.lock").exists());
+    }
+    eprintln!(
+        "kill trials: 4, killed before its manifest {killed_partway}, \
+         moved files removed by clean {moved_removed}"
+    );
+}
+
+#[test]
+fn a_retried_run_cleans_up_after_its_dead_attempt_and_clean_spares_live_runs() {
+    let dir = Dir::new("append-retry");
+    let out = dir.0.join("out");
+    let input = dir.0.join("in.tsv");
+    write_shard(&input, 0, 20, 1_000);
+    // A live run: reading a pipe that stays open, holding its lock.
+    let mut live = append(Path::new("-"), &out, "live", &[])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = live.stdin.take().unwrap();
+    std::io::Write::write_all(&mut pipe, &std::fs::read(&input).unwrap()).unwrap();
+    while !out.join("_staging-live").exists() {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // What a killed attempt of run r1 leaves: a file moved, one not.
+    std::fs::create_dir_all(out.join("_staging-r1/col2=k1")).unwrap();
+    std::fs::create_dir_all(out.join("col2=k0")).unwrap();
+    std::fs::write(out.join("col2=k0/part-r1-00000.tsv"), "old attempt\n").unwrap();
+    std::fs::write(out.join("_staging-r1/col2=k1/part-r1-00000.tsv"), "old\n").unwrap();
+    std::fs::write(
+        out.join("_staging-r1/_moves.txt"),
+        "col2=k0/part-r1-00000.tsv\ncol2=k1/part-r1-00000.tsv\n",
+    )
+    .unwrap();
+    let result = append(&input, &out, "r1", &[]).output().unwrap();
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains("_staging-r1"),
+        "the retry says what it removed: {}",
+        stderr(&result)
+    );
+    let result = spool()
+        .args(["partition", "clean"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&result).contains("run live is still writing"),
+        "{}",
+        stderr(&result)
+    );
+    assert!(
+        out.join("_staging-live").exists(),
+        "a live run's staging is never removed"
+    );
+    // Nor can a run replace the whole output while one appends to it.
+    let result = spool()
+        .args(["partition", "-q", "--by", "2", "--force", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&result).contains("another run is writing this output"),
+        "{}",
+        stderr(&result)
+    );
+    drop(pipe);
+    let finished = live.wait_with_output().unwrap();
+    assert!(finished.status.success(), "{}", stderr(&finished));
+    check_dataset(
+        &out,
+        &[(input.clone(), "r1".into()), (input, "live".into())],
+    );
 }

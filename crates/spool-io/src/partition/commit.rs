@@ -35,11 +35,11 @@
 //! final names beside each other, and [`Outputs::part_paths`] lists them
 //! for `--fsync`.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::dataset::{write_manifest, ManifestRow};
 use super::escape::{escape_full, EMPTY_KEY_NAME};
-use super::layout::{manifest_name, MANIFEST, MANIFEST_PREFIX};
+use super::layout::{manifest_name, MANIFEST_PREFIX};
 use super::outputs::Outputs;
 use super::{GroupSummary, Options, PartitionError};
 use crate::input::with_path;
@@ -67,7 +67,7 @@ impl Staging {
             check_run_id(id).map_err(PartitionError::Usage)?;
         }
         if !options.append {
-            let marker = options.force.then_some(MANIFEST);
+            let marker = options.force.then_some(MANIFEST_PREFIX);
             return Ok(Staging::Whole(StagedDir::begin(&options.out, marker)?));
         }
         let Some(id) = &options.run_id else {
@@ -139,23 +139,24 @@ impl Outputs {
     /// this name (a key's leading `_` is escaped).
     fn write_manifest(&self, groups: &[GroupSummary], fsync: bool) -> Result<(), PartitionError> {
         let path = self.root().join(self.layout.manifest());
-        let mut text = String::from("column\tkey\tpath\trecords\n");
-        for (gid, g) in groups.iter().enumerate() {
-            text.push_str(&format!(
-                "{}\t{}\t{}\t{}\n",
-                escape_full(g.column.as_bytes()),
-                if g.key.is_empty() {
+        let rows: Vec<ManifestRow> = groups
+            .iter()
+            .enumerate()
+            .map(|(gid, g)| ManifestRow {
+                column: escape_full(g.column.as_bytes()),
+                key: if g.key.is_empty() {
                     EMPTY_KEY_NAME.to_owned()
                 } else {
                     escape_full(&g.key)
                 },
-                self.relative(gid).display(),
-                g.records
-            ));
-        }
+                path: self.relative(gid),
+                records: g.records,
+            })
+            .collect();
         let write = || -> std::io::Result<()> {
-            let mut file = std::fs::File::create(&path)?;
-            file.write_all(text.as_bytes())?;
+            let mut file = std::io::BufWriter::new(std::fs::File::create(&path)?);
+            write_manifest(&mut file, &rows)?;
+            let file = file.into_inner().map_err(|e| e.into_error())?;
             if fsync {
                 file.sync_all()?;
             }

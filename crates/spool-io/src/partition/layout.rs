@@ -62,6 +62,17 @@ pub(super) fn manifest_name(run_id: Option<&str>) -> String {
     }
 }
 
+/// The first part of the group a Parquet part file belongs to
+/// (`part-[ID-]NNNNN.parquet` → `part-[ID-]00000.parquet`); `None` for
+/// other names.
+pub(super) fn first_part(part: &Path) -> Option<PathBuf> {
+    let name = part.file_name()?.to_str()?;
+    let stem = name.strip_suffix(".parquet")?;
+    let (prefix, number) = stem.split_at_checked(stem.len().checked_sub(5)?)?;
+    (prefix.starts_with("part-") && number.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| part.with_file_name(format!("{prefix}00000.parquet")))
+}
+
 /// The name of part `n` of a group whose first part is `first`
 /// (`part-[ID-]00000.parquet`): the same name with the number `n`.
 pub(crate) fn part_path(first: &Path, n: u32) -> PathBuf {
@@ -285,6 +296,49 @@ mod tests {
         assert!(second.to_str().unwrap().contains('~'));
         layout.add(0, &key); // adding again keeps the name
         assert_eq!(layout.relative(0, &key), second);
+    }
+
+    #[test]
+    fn a_run_id_is_in_every_name() {
+        let mut options = Options::new(Vec::new(), PathBuf::from("out"), Vec::new());
+        options.by = vec![ColumnRef("1".into())];
+        options.run_id = Some("t-7".into());
+        let mut layout = FileLayout::new(&options);
+        layout.set_columns(["c"]).unwrap();
+        assert_eq!(
+            layout.relative(0, b"de"),
+            Path::new("c=de/part-t-7-00000.tsv")
+        );
+        assert_eq!(layout.manifest(), "_partitions-t-7.tsv");
+        let first = Path::new("c=de/part-t-7-00000.parquet");
+        let twelfth = part_path(first, 12);
+        assert_eq!(twelfth, Path::new("c=de/part-t-7-00012.parquet"));
+        assert_eq!(first_part(&twelfth).unwrap(), first);
+        assert_eq!(first_part(Path::new("c=de/x-00001.parquet")), None);
+        assert_eq!(first_part(Path::new("c=de/part-t-7-00000.tsv")), None);
+
+        options.layout = Layout::Flat;
+        options.compression = Compression::Zstd(3);
+        let name_with = |id: &str| {
+            let mut options = options.clone();
+            options.run_id = Some(id.into());
+            let mut layout = FileLayout::new(&options);
+            layout.set_columns(["c"]).unwrap();
+            move |key: &[u8]| layout.relative(0, key)
+        };
+        assert_eq!(name_with("t-7")(b"a.b"), Path::new("a.b.t-7.tsv.zst"));
+        // A long key is shortened to the same name whatever the id, and the
+        // longest id still fits in a file name.
+        let key = vec![b'k'; 300];
+        let short = name_with("x")(&key);
+        let long = name_with(&"x".repeat(MAX_RUN_ID_LEN))(&key);
+        assert!(
+            long.as_os_str().len() <= MAX_FILE_NAME,
+            "{}",
+            long.display()
+        );
+        let stem = |p: &Path| p.to_str().unwrap().split('.').next().unwrap().to_owned();
+        assert_eq!(stem(&short), stem(&long));
     }
 
     #[test]

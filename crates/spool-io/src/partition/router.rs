@@ -329,6 +329,7 @@ impl<'a> Router<'a> {
                 }
             })
             .collect();
+        self.summary.manifest = self.options.out.join(self.outputs.layout.manifest());
         let result = self
             .outputs
             .commit(&self.summary.groups, self.options.fsync);

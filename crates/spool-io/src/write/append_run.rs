@@ -15,6 +15,11 @@
 //!    _partitions-ID.tsv        moved last: run ID is complete
 //! ```
 //!
+//! * **Appending runs share the output; replacing it waits for none.**
+//!   Each holds the output's own lock (`.OUT.spool-lock`, beside it)
+//!   shared, so a run that would replace the whole output (`--force`,
+//!   which takes it exclusively) refuses while any appends, and an append
+//!   refuses while a replacement runs.
 //! * **One run per id.** [`AppendRun::begin`] takes the run's lock, then
 //!   refuses an id whose manifest exists (a finished run) or whose lock is
 //!   held (a live one). Names starting with `_` are skipped by Hive,
@@ -29,9 +34,9 @@
 //! * **Dead runs are told apart and removed.** A run is dead when its lock
 //!   is free and its manifest missing. Its `_moves.txt` names every file
 //!   it may have moved; a file no longer in its staging directory but
-//!   present in OUT was moved, and is removed ([`remove_dead`]), then the
-//!   staging directory. A run restarted with the same id (a retried task)
-//!   does this itself before it starts.
+//!   present in OUT was moved, and is removed, then the staging directory
+//!   ([`AppendRun::clean_dead`]). A run restarted with the same id (a
+//!   retried task) does this itself before it starts.
 //! * **Dropped unpublished** (an error, Ctrl-C), the run removes the files
 //!   it moved, its staging directory and its lock file.
 //!
@@ -44,7 +49,8 @@ use std::ffi::OsStr;
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 
-use super::{sync_directory, OutputLock, PartialFile};
+use super::staged_dir::split;
+use super::{beside, sync_directory, OutputLock, PartialFile};
 use crate::input::with_path;
 
 /// Longest run id, so that names holding one stay well within 255 bytes.
@@ -91,7 +97,8 @@ pub fn check_run_id(id: &str) -> Result<(), String> {
 }
 
 /// One run's files, staged inside a shared output directory and moved
-/// into it file by file, its manifest last; see the [module docs](self).
+/// into it file by file, its manifest last; see the [`write`](super)
+/// module docs and `docs/partition.md`.
 ///
 /// # Examples
 ///
@@ -120,6 +127,8 @@ pub struct AppendRun {
     published: bool,
     stale_removed: Vec<PathBuf>,
     lock: Option<OutputLock>,
+    /// The output's own lock, held shared until the run ends.
+    _output: OutputLock,
 }
 
 impl AppendRun {
@@ -139,6 +148,14 @@ impl AppendRun {
         check_run_id(id).map_err(|m| io::Error::new(io::ErrorKind::InvalidInput, m))?;
         let refuse =
             |kind, why: String| Err(io::Error::new(kind, format!("{}: {why}", target.display())));
+        let (parent, name) = split(target)?;
+        std::fs::create_dir_all(&parent).map_err(|e| beside(e, target, &parent))?;
+        let output = OutputLock::acquire_shared(
+            &parent,
+            &name,
+            target,
+            "another run is replacing this whole output",
+        )?;
         match std::fs::metadata(target) {
             Ok(meta) if !meta.is_dir() => {
                 return refuse(
@@ -161,8 +178,7 @@ impl AppendRun {
             }
             Err(e) => return Err(with_path(e, target)),
         }
-        let staging = target.join(format!("{STAGING_PREFIX}{id}"));
-        let lock_path = target.join(format!("{STAGING_PREFIX}{id}.lock"));
+        let (staging, lock_path) = names(target, id);
         let Some(lock) = OutputLock::try_acquire_file(&lock_path, target)? else {
             return refuse(
                 io::ErrorKind::WouldBlock,
@@ -188,12 +204,44 @@ impl AppendRun {
             published: false,
             stale_removed: Vec::new(),
             lock: Some(lock),
+            _output: output,
         };
         if run.staging.exists() {
             run.stale_removed = remove_dead(target, &run.staging)?;
         }
         std::fs::create_dir(&run.staging).map_err(|e| with_path(e, &run.staging))?;
         Ok(run)
+    }
+
+    /// Removes what run `id` left in `target` if it is dead (its lock is
+    /// free): with its `manifest` present (a finished run killed while
+    /// tidying up) only its staging directory, otherwise also every file
+    /// it moved into `target`; then its lock file. Returns what it
+    /// removed, or `None` if the run is alive.
+    ///
+    /// # Errors
+    ///
+    /// A file-system error naming its path.
+    pub fn clean_dead(target: &Path, id: &str, manifest: &str) -> io::Result<Option<Vec<PathBuf>>> {
+        let (staging, lock_path) = names(target, id);
+        let had_lock = lock_path.exists();
+        let Some(lock) = OutputLock::try_acquire_file(&lock_path, target)? else {
+            return Ok(None);
+        };
+        let mut removed = Vec::new();
+        let result = if !staging.exists() {
+            Ok(())
+        } else if target.join(manifest).exists() {
+            std::fs::remove_dir_all(&staging).map(|()| removed.push(staging.clone()))
+        } else {
+            remove_dead(target, &staging).map(|r| removed = r)
+        };
+        lock.remove();
+        result.map_err(|e| with_path(e, &staging))?;
+        if had_lock {
+            removed.push(lock_path);
+        }
+        Ok(Some(removed))
     }
 
     /// The directory to write into, under the final relative names.
@@ -283,6 +331,14 @@ impl Drop for AppendRun {
             lock.remove();
         }
     }
+}
+
+/// Run `id`'s staging directory and lock file in `target`.
+fn names(target: &Path, id: &str) -> (PathBuf, PathBuf) {
+    (
+        target.join(format!("{STAGING_PREFIX}{id}")),
+        target.join(format!("{STAGING_PREFIX}{id}.lock")),
+    )
 }
 
 /// Whether `dir` is empty or holds a name starting with `marker` or

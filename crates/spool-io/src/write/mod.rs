@@ -25,7 +25,7 @@ mod output_lock;
 mod partial_file;
 mod staged_dir;
 
-pub use append_run::{check_run_id, remove_dead, AppendRun, MAX_RUN_ID_LEN, STAGING_PREFIX};
+pub use append_run::{check_run_id, AppendRun, MAX_RUN_ID_LEN, STAGING_PREFIX};
 pub use chunk_pool::{Chunk, ChunkPool};
 pub use chunked_writer::ChunkedWriter;
 pub use encode::{BlockEncoder, Compression};

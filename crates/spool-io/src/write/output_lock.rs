@@ -6,8 +6,11 @@
 //! once, naming the output. `spool partition` ([`StagedDir`]) and
 //! `spool pwned build` take the same lock file name beside the output,
 //! `.NAME.spool-lock`, so one output cannot be written by both at once
-//! either; a run appending into a shared dataset ([`AppendRun`]) locks
-//! its own run id, `OUT/_staging-ID.lock`.
+//! either. A run appending into a shared dataset ([`AppendRun`]) holds
+//! `.NAME.spool-lock` *shared* — appending runs do not exclude each other,
+//! but a run replacing the whole output waits for none of them and
+//! refuses while any is writing — and its own run id exclusively,
+//! `OUT/_staging-ID.lock`.
 //!
 //! The kernel drops a `flock` when its holder dies, so a lock file left by
 //! a killed run never blocks the next one — unlike a PID file, which a
@@ -71,8 +74,35 @@ impl OutputLock {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn acquire(parent: &Path, name: &OsStr, target: &Path, busy: &str) -> io::Result<Self> {
+        Self::acquire_beside(parent, name, target, busy, true)
+    }
+
+    /// Like [`acquire`](Self::acquire), but a shared lock: any number of
+    /// shared holders at once, none while an exclusive one holds it. Runs
+    /// appending into one dataset hold it shared, so a run replacing the
+    /// whole dataset (exclusive) cannot swap it away under them.
+    ///
+    /// # Errors
+    ///
+    /// As [`acquire`](Self::acquire), when an exclusive holder has it.
+    pub fn acquire_shared(
+        parent: &Path,
+        name: &OsStr,
+        target: &Path,
+        busy: &str,
+    ) -> io::Result<Self> {
+        Self::acquire_beside(parent, name, target, busy, false)
+    }
+
+    fn acquire_beside(
+        parent: &Path,
+        name: &OsStr,
+        target: &Path,
+        busy: &str,
+        exclusive: bool,
+    ) -> io::Result<Self> {
         let path = parent.join(format!(".{}.spool-lock", name.to_string_lossy()));
-        Self::try_acquire_file(&path, target)?.ok_or_else(|| {
+        Self::try_lock(&path, target, exclusive)?.ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::WouldBlock,
                 format!(
@@ -108,6 +138,10 @@ impl OutputLock {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn try_acquire_file(path: &Path, target: &Path) -> io::Result<Option<Self>> {
+        Self::try_lock(path, target, true)
+    }
+
+    fn try_lock(path: &Path, target: &Path, exclusive: bool) -> io::Result<Option<Self>> {
         loop {
             let file = OpenOptions::new()
                 .create(true)
@@ -118,7 +152,12 @@ impl OutputLock {
             #[cfg(unix)]
             {
                 use rustix::fs::{flock, FlockOperation};
-                match flock(&file, FlockOperation::NonBlockingLockExclusive) {
+                let operation = if exclusive {
+                    FlockOperation::NonBlockingLockExclusive
+                } else {
+                    FlockOperation::NonBlockingLockShared
+                };
+                match flock(&file, operation) {
                     Ok(()) => {}
                     Err(rustix::io::Errno::WOULDBLOCK) => return Ok(None),
                     Err(e) => return Err(with_path(e.into(), path)),
@@ -127,6 +166,8 @@ impl OutputLock {
                     continue; // unlinked by its last holder: lock the new one
                 }
             }
+            #[cfg(not(unix))]
+            let _ = exclusive;
             return Ok(Some(OutputLock {
                 file,
                 path: path.to_path_buf(),
