@@ -104,6 +104,25 @@ def test_parquet_read_back_by_pyarrow(cities, tmp_path):
         assert table.column("note").to_pylist() == [r[2] or None for r in rows]
 
 
+def test_runs_append_into_one_dataset(cities, tmp_path):
+    paths, by_key = cities
+    out = tmp_path / "out"
+    common = dict(by="city", header=True, delimiter="comma", append=True)
+    first = spool.partition(paths[0], out, run_id="task-0", **common)
+    second = spool.partition(paths[1], out, run_id="task-1", **common)
+    assert sorted(p.name for p in out.glob("_partitions-*")) == ["_partitions-task-0.tsv", "_partitions-task-1.tsv"]
+    got = collections.defaultdict(list)
+    for summary, run_id in [(first, "task-0"), (second, "task-1")]:
+        assert all(run_id in pathlib.Path(g["path"]).name for g in summary["groups"])
+        for key, rows in read_groups(summary).items():
+            got[key] += rows
+    assert dict(got) == dict(by_key)
+    # An id that already wrote its files is refused, and nothing changes.
+    with pytest.raises(FileExistsError, match="task-0"):
+        spool.partition(paths[0], out, run_id="task-0", **common)
+    assert read_groups(first).keys() == {k for k, rows in by_key.items() if any(r[0].startswith("0-") for r in rows)}
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [
@@ -119,6 +138,8 @@ def test_parquet_read_back_by_pyarrow(cities, tmp_path):
         (dict(max_open=0), "max_open must be at least 1"),
         (dict(by=[]), "by is empty"),
         (dict(by=0), "column number from 1"),
+        (dict(append=True), "needs --run-id"),
+        (dict(run_id="../up", append=True), "run id"),
     ],
 )
 def test_bad_options_are_value_errors(cities, tmp_path, kwargs, message):
