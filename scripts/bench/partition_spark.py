@@ -70,7 +70,7 @@ def spool_tasks(spark, inputs, out, tasks):
             yield spool.partition(
                 files, out, by=1, delimiter="comma", threads=1,
                 memory=os.environ.get("SPOOL_MEMORY", "256M"),
-                run_id=f"p{ctx.partitionId()}-a{ctx.attemptNumber()}", append=True,
+                run_id=f"p{ctx.partitionId()}", append=True,
             )["records"]
 
     os.makedirs(out)

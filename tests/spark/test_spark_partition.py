@@ -3,7 +3,7 @@
 A Spark job (local[2]) spreads N CSV inputs (a header, quoted fields with
 commas, quotes and line breaks inside, keys that need escaping in a path)
 over its tasks; each task calls `spool.partition` on its share with its
-partition and attempt as the run id and `append=True`, all into one
+partition id as the run id and `append=True`, all into one
 output. Spark then reads that dataset back (`basePath`, Hive partition
 discovery) and must get, per key, exactly the rows that Spark's own
 `df.write.partitionBy(...)` of the same input gives when read back the same
@@ -76,7 +76,7 @@ def spool_task(out):
         if not files:
             return
         ctx = TaskContext.get()
-        run_id = f"p{ctx.partitionId()}-a{ctx.attemptNumber()}"
+        run_id = f"p{ctx.partitionId()}"
         summary = spool.partition(
             files, out, by="key", header=True, delimiter="comma",
             run_id=run_id, append=True, threads=1, memory="64M",
