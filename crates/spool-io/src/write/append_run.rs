@@ -40,8 +40,10 @@
 //! * **Dropped unpublished** (an error, Ctrl-C), the run removes the files
 //!   it moved, its staging directory and its lock file.
 //!
-//! Directories created in OUT (`COL=KEY/`) are never removed: another run
-//! may be about to move a file into the same one.
+//! Directories in OUT (`COL=KEY/`) that a failed or dead run leaves empty
+//! are removed with its files. Another run may have just made the same
+//! directory to move a file into it: its move then finds no directory,
+//! and it makes it again.
 //!
 //! [`StagedDir`]: super::StagedDir
 
@@ -271,14 +273,11 @@ impl AppendRun {
         let mut dirs = Vec::new();
         for rel in files {
             let to = self.target.join(rel);
-            if let Some(dir) = to.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
-                if sync {
-                    dirs.push(dir.to_path_buf());
-                }
-            }
-            rename_noreplace(&self.staging.join(rel), &to)?;
+            move_in(&self.staging.join(rel), &to)?;
             self.moved.push(rel.clone());
+            if sync {
+                dirs.extend(to.parent().map(Path::to_path_buf));
+            }
         }
         dirs.sort();
         dirs.dedup();
@@ -325,6 +324,7 @@ impl Drop for AppendRun {
         }
         for rel in self.moved.iter().rev() {
             let _ = std::fs::remove_file(self.target.join(rel));
+            remove_empty_parents(&self.target, rel);
         }
         let _ = std::fs::remove_dir_all(&self.staging);
         if let Some(lock) = self.lock.take() {
@@ -382,6 +382,7 @@ pub fn remove_dead(target: &Path, staging: &Path) -> io::Result<Vec<PathBuf>> {
                     && std::fs::symlink_metadata(&to).is_ok()
                 {
                     std::fs::remove_file(&to).map_err(|e| with_path(e, &to))?;
+                    remove_empty_parents(target, rel);
                     removed.push(to);
                 }
             }
@@ -408,6 +409,33 @@ fn os_str_from_bytes(bytes: &[u8]) -> &OsStr {
     }
 }
 
+/// Moves the staged file `from` to `to` in the target, creating its
+/// directory. Another run may remove that directory, empty, between the
+/// two steps (a failed run takes back the directories it made): the
+/// directory is then made again.
+fn move_in(from: &Path, to: &Path) -> io::Result<()> {
+    let dir = to.parent().expect("a file inside the target");
+    for _ in 0..8 {
+        std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
+        match rename_noreplace(from, to) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound && from.exists() => continue,
+            other => return other,
+        }
+    }
+    rename_noreplace(from, to)
+}
+
+/// Removes the directories holding `rel` inside `target` that are empty,
+/// innermost first, stopping at the first that is not (`remove_dir`
+/// never removes a directory that holds anything).
+fn remove_empty_parents(target: &Path, rel: &Path) {
+    for dir in rel.ancestors().skip(1) {
+        if dir.as_os_str().is_empty() || std::fs::remove_dir(target.join(dir)).is_err() {
+            return;
+        }
+    }
+}
+
 /// Renames `from` to `to`, failing (`AlreadyExists`, naming `to`) rather
 /// than replacing an existing `to`: `renameat2(RENAME_NOREPLACE)` on
 /// Linux; elsewhere, or on a file system without it, a hard link and an
@@ -423,6 +451,13 @@ fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
             Err(e) => return Err(with_path(e.into(), to)),
         }
     }
+    link_noreplace(from, to)
+}
+
+/// [`rename_noreplace`] without `RENAME_NOREPLACE`: a hard link (which
+/// never replaces) and an unlink. A kill between the two leaves the file
+/// under both names; the staging one goes with the staging directory.
+fn link_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     match std::fs::hard_link(from, to) {
         Ok(()) => std::fs::remove_file(from).map_err(|e| with_path(e, from)),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(exists(to)),
@@ -439,4 +474,94 @@ fn exists(to: &Path) -> io::Error {
             to.display()
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("spool-append-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn stage(run: &AppendRun, rel: &str, text: &str) -> PathBuf {
+        let path = run.dir().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        PathBuf::from(rel)
+    }
+
+    #[test]
+    fn a_name_clash_fails_the_run_and_undoes_its_moves() {
+        let out = scratch("clash");
+        let run = AppendRun::begin(&out, "r1", "_m-r1", "_m").unwrap();
+        let files = [stage(&run, "a/1", "mine"), stage(&run, "b/2", "mine")];
+        stage(&run, "_m-r1", "");
+        // Another run's file already holds the second name.
+        std::fs::write(out.join("_m-r0"), "").unwrap();
+        std::fs::create_dir_all(out.join("b")).unwrap();
+        std::fs::write(out.join("b/2"), "theirs").unwrap();
+        let err = run.publish(&files, false).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        assert!(err.to_string().contains("already exists"), "{err}");
+        assert_eq!(std::fs::read_to_string(out.join("b/2")).unwrap(), "theirs");
+        assert!(
+            !out.join("a").exists(),
+            "the moved file is taken back, and its directory"
+        );
+        assert!(!out.join("_m-r1").exists());
+        assert!(!out.join("_staging-r1").exists() && !out.join("_staging-r1.lock").exists());
+        // The id is free again.
+        drop(AppendRun::begin(&out, "r1", "_m-r1", "_m").unwrap());
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn linking_never_replaces() {
+        let dir = scratch("link");
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b, c) = (dir.join("a"), dir.join("b"), dir.join("c"));
+        std::fs::write(&a, "a").unwrap();
+        std::fs::write(&b, "b").unwrap();
+        assert_eq!(
+            link_noreplace(&a, &b).unwrap_err().kind(),
+            io::ErrorKind::AlreadyExists
+        );
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "b");
+        link_noreplace(&a, &c).unwrap();
+        assert!(!a.exists());
+        assert_eq!(std::fs::read_to_string(&c).unwrap(), "a");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_dead_run_of_the_same_id_is_cleaned_up_on_start() {
+        let out = scratch("retry");
+        let run = AppendRun::begin(&out, "r1", "_m-r1", "_m").unwrap();
+        let files = [stage(&run, "a/1", "old"), stage(&run, "b/2", "old")];
+        run.write_moves(&files, false).unwrap();
+        // Killed after its first move: simulate by moving it and forgetting.
+        std::fs::create_dir_all(out.join("a")).unwrap();
+        std::fs::rename(run.dir().join("a/1"), out.join("a/1")).unwrap();
+        std::mem::forget(run); // no Drop: as a kill leaves it (the lock goes with the process)
+                               // Its lock file is still open in this process; a new run of the id
+                               // would be refused, so free it as the kernel would.
+        let lock = out.join("_staging-r1.lock");
+        std::fs::remove_file(&lock).unwrap();
+        let retry = AppendRun::begin(&out, "r1", "_m-r1", "_m").unwrap();
+        assert!(
+            !out.join("a/1").exists(),
+            "the dead attempt's moved file is removed"
+        );
+        assert_eq!(
+            retry.stale_removed().len(),
+            2,
+            "{:?}",
+            retry.stale_removed()
+        );
+        drop(retry);
+        std::fs::remove_dir_all(&out).unwrap();
+    }
 }
