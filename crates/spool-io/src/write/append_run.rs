@@ -51,6 +51,7 @@ use std::ffi::OsStr;
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 
+use super::no_replace::{move_in, remove_empty_parents, rename_noreplace};
 use super::staged_dir::split;
 use super::{beside, sync_directory, OutputLock, PartialFile};
 use crate::input::with_path;
@@ -130,7 +131,7 @@ pub struct AppendRun {
     stale_removed: Vec<PathBuf>,
     lock: Option<OutputLock>,
     /// The output's own lock, held shared until the run ends.
-    _output: OutputLock,
+    _output: Option<OutputLock>,
 }
 
 impl AppendRun {
@@ -152,12 +153,17 @@ impl AppendRun {
             |kind, why: String| Err(io::Error::new(kind, format!("{}: {why}", target.display())));
         let (parent, name) = split(target)?;
         std::fs::create_dir_all(&parent).map_err(|e| beside(e, target, &parent))?;
-        let output = OutputLock::acquire_shared(
+        // Where OUT's parent cannot be written, no run can replace OUT as a
+        // whole (that stages beside it) either: nothing to exclude.
+        let output = match OutputLock::acquire_shared(
             &parent,
             &name,
             target,
             "another run is replacing this whole output",
-        )?;
+        ) {
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => None,
+            other => Some(other?),
+        };
         match std::fs::metadata(target) {
             Ok(meta) if !meta.is_dir() => {
                 return refuse(
@@ -409,73 +415,6 @@ fn os_str_from_bytes(bytes: &[u8]) -> &OsStr {
     }
 }
 
-/// Moves the staged file `from` to `to` in the target, creating its
-/// directory. Another run may remove that directory, empty, between the
-/// two steps (a failed run takes back the directories it made): the
-/// directory is then made again.
-fn move_in(from: &Path, to: &Path) -> io::Result<()> {
-    let dir = to.parent().expect("a file inside the target");
-    for _ in 0..8 {
-        std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
-        match rename_noreplace(from, to) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound && from.exists() => continue,
-            other => return other,
-        }
-    }
-    rename_noreplace(from, to)
-}
-
-/// Removes the directories holding `rel` inside `target` that are empty,
-/// innermost first, stopping at the first that is not (`remove_dir`
-/// never removes a directory that holds anything).
-fn remove_empty_parents(target: &Path, rel: &Path) {
-    for dir in rel.ancestors().skip(1) {
-        if dir.as_os_str().is_empty() || std::fs::remove_dir(target.join(dir)).is_err() {
-            return;
-        }
-    }
-}
-
-/// Renames `from` to `to`, failing (`AlreadyExists`, naming `to`) rather
-/// than replacing an existing `to`: `renameat2(RENAME_NOREPLACE)` on
-/// Linux; elsewhere, or on a file system without it, a hard link and an
-/// unlink (`link` never replaces).
-fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    {
-        use rustix::fs::{renameat_with, RenameFlags, CWD};
-        match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
-            Ok(()) => return Ok(()),
-            Err(rustix::io::Errno::EXIST) => return Err(exists(to)),
-            Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {} // not supported here
-            Err(e) => return Err(with_path(e.into(), to)),
-        }
-    }
-    link_noreplace(from, to)
-}
-
-/// [`rename_noreplace`] without `RENAME_NOREPLACE`: a hard link (which
-/// never replaces) and an unlink. A kill between the two leaves the file
-/// under both names; the staging one goes with the staging directory.
-fn link_noreplace(from: &Path, to: &Path) -> io::Result<()> {
-    match std::fs::hard_link(from, to) {
-        Ok(()) => std::fs::remove_file(from).map_err(|e| with_path(e, from)),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(exists(to)),
-        Err(e) => Err(with_path(e, to)),
-    }
-}
-
-fn exists(to: &Path) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::AlreadyExists,
-        format!(
-            "{}: already exists (written by another run?); nothing is replaced, \
-             and this run's files were removed",
-            to.display()
-        ),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -516,24 +455,6 @@ mod tests {
         // The id is free again.
         drop(AppendRun::begin(&out, "r1", "_m-r1", "_m").unwrap());
         std::fs::remove_dir_all(&out).unwrap();
-    }
-
-    #[test]
-    fn linking_never_replaces() {
-        let dir = scratch("link");
-        std::fs::create_dir_all(&dir).unwrap();
-        let (a, b, c) = (dir.join("a"), dir.join("b"), dir.join("c"));
-        std::fs::write(&a, "a").unwrap();
-        std::fs::write(&b, "b").unwrap();
-        assert_eq!(
-            link_noreplace(&a, &b).unwrap_err().kind(),
-            io::ErrorKind::AlreadyExists
-        );
-        assert_eq!(std::fs::read_to_string(&b).unwrap(), "b");
-        link_noreplace(&a, &c).unwrap();
-        assert!(!a.exists());
-        assert_eq!(std::fs::read_to_string(&c).unwrap(), "a");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
