@@ -40,8 +40,10 @@
 //! * **Dropped unpublished** (an error, Ctrl-C), the run removes the files
 //!   it moved, its staging directory and its lock file.
 //!
-//! Directories created in OUT (`COL=KEY/`) are never removed: another run
-//! may be about to move a file into the same one.
+//! Directories in OUT (`COL=KEY/`) that a failed or dead run leaves empty
+//! are removed with its files. Another run may have just made the same
+//! directory to move a file into it: its move then finds no directory,
+//! and it makes it again.
 //!
 //! [`StagedDir`]: super::StagedDir
 
@@ -49,6 +51,7 @@ use std::ffi::OsStr;
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 
+use super::no_replace::{move_in, remove_empty_parents, rename_noreplace};
 use super::staged_dir::split;
 use super::{beside, sync_directory, OutputLock, PartialFile};
 use crate::input::with_path;
@@ -128,7 +131,7 @@ pub struct AppendRun {
     stale_removed: Vec<PathBuf>,
     lock: Option<OutputLock>,
     /// The output's own lock, held shared until the run ends.
-    _output: OutputLock,
+    _output: Option<OutputLock>,
 }
 
 impl AppendRun {
@@ -150,12 +153,17 @@ impl AppendRun {
             |kind, why: String| Err(io::Error::new(kind, format!("{}: {why}", target.display())));
         let (parent, name) = split(target)?;
         std::fs::create_dir_all(&parent).map_err(|e| beside(e, target, &parent))?;
-        let output = OutputLock::acquire_shared(
+        // Where OUT's parent cannot be written, no run can replace OUT as a
+        // whole (that stages beside it) either: nothing to exclude.
+        let output = match OutputLock::acquire_shared(
             &parent,
             &name,
             target,
             "another run is replacing this whole output",
-        )?;
+        ) {
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => None,
+            other => Some(other?),
+        };
         match std::fs::metadata(target) {
             Ok(meta) if !meta.is_dir() => {
                 return refuse(
@@ -271,14 +279,11 @@ impl AppendRun {
         let mut dirs = Vec::new();
         for rel in files {
             let to = self.target.join(rel);
-            if let Some(dir) = to.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
-                if sync {
-                    dirs.push(dir.to_path_buf());
-                }
-            }
-            rename_noreplace(&self.staging.join(rel), &to)?;
+            move_in(&self.staging.join(rel), &to)?;
             self.moved.push(rel.clone());
+            if sync {
+                dirs.extend(to.parent().map(Path::to_path_buf));
+            }
         }
         dirs.sort();
         dirs.dedup();
@@ -325,6 +330,7 @@ impl Drop for AppendRun {
         }
         for rel in self.moved.iter().rev() {
             let _ = std::fs::remove_file(self.target.join(rel));
+            remove_empty_parents(&self.target, rel);
         }
         let _ = std::fs::remove_dir_all(&self.staging);
         if let Some(lock) = self.lock.take() {
@@ -382,6 +388,7 @@ pub fn remove_dead(target: &Path, staging: &Path) -> io::Result<Vec<PathBuf>> {
                     && std::fs::symlink_metadata(&to).is_ok()
                 {
                     std::fs::remove_file(&to).map_err(|e| with_path(e, &to))?;
+                    remove_empty_parents(target, rel);
                     removed.push(to);
                 }
             }
@@ -408,35 +415,74 @@ fn os_str_from_bytes(bytes: &[u8]) -> &OsStr {
     }
 }
 
-/// Renames `from` to `to`, failing (`AlreadyExists`, naming `to`) rather
-/// than replacing an existing `to`: `renameat2(RENAME_NOREPLACE)` on
-/// Linux; elsewhere, or on a file system without it, a hard link and an
-/// unlink (`link` never replaces).
-fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    {
-        use rustix::fs::{renameat_with, RenameFlags, CWD};
-        match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
-            Ok(()) => return Ok(()),
-            Err(rustix::io::Errno::EXIST) => return Err(exists(to)),
-            Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {} // not supported here
-            Err(e) => return Err(with_path(e.into(), to)),
-        }
-    }
-    match std::fs::hard_link(from, to) {
-        Ok(()) => std::fs::remove_file(from).map_err(|e| with_path(e, from)),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(exists(to)),
-        Err(e) => Err(with_path(e, to)),
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn exists(to: &Path) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::AlreadyExists,
-        format!(
-            "{}: already exists (written by another run?); nothing is replaced, \
-             and this run's files were removed",
-            to.display()
-        ),
-    )
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("spool-append-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn stage(run: &AppendRun, rel: &str, text: &str) -> PathBuf {
+        let path = run.dir().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        PathBuf::from(rel)
+    }
+
+    #[test]
+    fn a_name_clash_fails_the_run_and_undoes_its_moves() {
+        let out = scratch("clash");
+        let run = AppendRun::begin(&out, "r1", "_m-r1", "_m").unwrap();
+        let files = [stage(&run, "a/1", "mine"), stage(&run, "b/2", "mine")];
+        stage(&run, "_m-r1", "");
+        // Another run's file already holds the second name.
+        std::fs::write(out.join("_m-r0"), "").unwrap();
+        std::fs::create_dir_all(out.join("b")).unwrap();
+        std::fs::write(out.join("b/2"), "theirs").unwrap();
+        let err = run.publish(&files, false).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        assert!(err.to_string().contains("already exists"), "{err}");
+        assert_eq!(std::fs::read_to_string(out.join("b/2")).unwrap(), "theirs");
+        assert!(
+            !out.join("a").exists(),
+            "the moved file is taken back, and its directory"
+        );
+        assert!(!out.join("_m-r1").exists());
+        assert!(!out.join("_staging-r1").exists() && !out.join("_staging-r1.lock").exists());
+        // The id is free again.
+        drop(AppendRun::begin(&out, "r1", "_m-r1", "_m").unwrap());
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn a_dead_run_of_the_same_id_is_cleaned_up_on_start() {
+        let out = scratch("retry");
+        let run = AppendRun::begin(&out, "r1", "_m-r1", "_m").unwrap();
+        let files = [stage(&run, "a/1", "old"), stage(&run, "b/2", "old")];
+        run.write_moves(&files, false).unwrap();
+        // Killed after its first move: simulate by moving it and forgetting.
+        std::fs::create_dir_all(out.join("a")).unwrap();
+        std::fs::rename(run.dir().join("a/1"), out.join("a/1")).unwrap();
+        std::mem::forget(run); // no Drop: as a kill leaves it (the lock goes with the process)
+                               // Its lock file is still open in this process; a new run of the id
+                               // would be refused, so free it as the kernel would.
+        let lock = out.join("_staging-r1.lock");
+        std::fs::remove_file(&lock).unwrap();
+        let retry = AppendRun::begin(&out, "r1", "_m-r1", "_m").unwrap();
+        assert!(
+            !out.join("a/1").exists(),
+            "the dead attempt's moved file is removed"
+        );
+        assert_eq!(
+            retry.stale_removed().len(),
+            2,
+            "{:?}",
+            retry.stale_removed()
+        );
+        drop(retry);
+        std::fs::remove_dir_all(&out).unwrap();
+    }
 }

@@ -21,6 +21,7 @@ mod append_run;
 mod chunk_pool;
 mod chunked_writer;
 mod encode;
+mod no_replace;
 mod output_lock;
 mod partial_file;
 mod staged_dir;
