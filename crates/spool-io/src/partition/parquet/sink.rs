@@ -29,7 +29,7 @@
 use std::fs::File;
 use std::io::{self, BufWriter};
 use std::num::NonZeroUsize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use lru::LruCache;
@@ -39,6 +39,7 @@ use parquet::file::properties::WriterProperties;
 use super::batch::BatchBuilder;
 use super::ParquetRun;
 use crate::input::with_path;
+use crate::partition::layout::part_path;
 use crate::partition::writer_memory::WriterMemory;
 
 /// Write buffer of an open part file: parquet writes a page header and a
@@ -72,11 +73,6 @@ pub(crate) struct ParquetSink {
     seen_pressure: u64,
     /// Bytes of the part files finished so far.
     bytes_out: u64,
-}
-
-/// The name of part `n` of the group whose first part is `first`.
-pub(crate) fn part_path(first: &Path, n: u32) -> PathBuf {
-    first.with_file_name(format!("part-{n:05}.parquet"))
 }
 
 impl ParquetSink {
