@@ -93,7 +93,10 @@ fuzz_target!(|input: Input| {
             }
             Ok(None) => break,
             Err(e) => {
-                assert!(!intact || e.kind() == std::io::ErrorKind::InvalidData, "{e}");
+                assert!(
+                    !intact || e.kind() == std::io::ErrorKind::InvalidData,
+                    "{e}"
+                );
                 let msg = e.to_string();
                 assert!(msg.contains("byte offset"), "error not located: {msg}");
                 return;

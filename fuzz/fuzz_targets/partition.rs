@@ -136,7 +136,11 @@ fuzz_target!(|input: Input| {
     );
     options.delimiter = delimiter;
     options.header = input.header;
-    options.layout = if input.flat { Layout::Flat } else { Layout::Hive };
+    options.layout = if input.flat {
+        Layout::Flat
+    } else {
+        Layout::Hive
+    };
     options.skip_invalid = input.skip_invalid;
     options.compression = match input.codec % 3 {
         0 => Compression::None,
@@ -184,7 +188,11 @@ fuzz_target!(|input: Input| {
                     Some(_) => {}
                 }
             }
-            let Some(keys) = columns.iter().map(|&c| field(c)).collect::<Option<Vec<_>>>() else {
+            let Some(keys) = columns
+                .iter()
+                .map(|&c| field(c))
+                .collect::<Option<Vec<_>>>()
+            else {
                 fails |= !input.skip_invalid;
                 continue;
             };
@@ -222,7 +230,12 @@ fuzz_target!(|input: Input| {
         let grouping = columns
             .iter()
             .position(|&c| {
-                g.column == if input.header { format!("h{}", c + 1) } else { format!("col{}", c + 1) }
+                g.column
+                    == if input.header {
+                        format!("h{}", c + 1)
+                    } else {
+                        format!("col{}", c + 1)
+                    }
             })
             .expect("a known column");
         let mut expected = Vec::new();
@@ -243,7 +256,10 @@ fuzz_target!(|input: Input| {
     files(&out, &out, &mut found);
     found.sort();
     listed.sort();
-    assert_eq!(found, listed, "files other than the groups' and the manifest");
+    assert_eq!(
+        found, listed,
+        "files other than the groups' and the manifest"
+    );
     let manifest = std::fs::read_to_string(out.join("_partitions.tsv")).unwrap();
     assert_eq!(manifest.lines().count(), summary.groups.len() + 1);
 });
