@@ -291,12 +291,15 @@ impl Options {
                 self.workers.max(1) * (encoder + 2 * (1 << 20))
             }
             // Per writer thread: a batch being built (its arrays, about
-            // three times the text of a largest chunk), a row group being
-            // compressed (its output, and a zstd context); per open file
-            // its write buffer and the writer's own state.
+            // three times the text of a largest chunk, or of a piece of a
+            // spill file being converted, and that piece), a row group being compressed
+            // (its output, and a zstd context); per open file its write
+            // buffer (the writers' own state is charged to the budget as
+            // they open).
             OutputFormat::Parquet(_) => {
-                self.workers.max(1) * (3 * MAX_CHUNK + self.row_group_bytes() + (4 << 20))
-                    + self.max_open * (parquet::sink::FILE_BUFFER + (8 << 10))
+                self.workers.max(1)
+                    * (3 * MAX_CHUNK + parquet::READ_PIECE + self.row_group_bytes() + (4 << 20))
+                    + self.max_open * parquet::sink::FILE_BUFFER
             }
         };
         read + workers + BASE_ALLOWANCE
