@@ -25,6 +25,12 @@ pub struct Parsed {
     pub sorted: bool,
     pub runs: Vec<BucketRun>,
     pub lines: u64,
+    /// Lines of the chunk, empty ones included (all of them unless
+    /// `error` stopped the parse).
+    pub all_lines: u64,
+    /// Whether `error`'s line number counts from the chunk's first line
+    /// (see [`Chunk::numbered_from_chunk`]).
+    pub numbered_from_chunk: bool,
     pub invalid: u64,
     pub bytes: u64,
     /// The chunk's first malformed line (unless skipping them): line
@@ -53,6 +59,8 @@ pub fn parse_chunk(
         sorted: true,
         runs: Vec::new(),
         lines: 0,
+        all_lines: 0,
+        numbered_from_chunk: chunk.numbered_from_chunk(),
         invalid: 0,
         bytes: 0,
         error: None,
@@ -60,6 +68,7 @@ pub fn parse_chunk(
     parsed.records.clear();
     for (line, line_no, offset) in chunk.lines() {
         parsed.bytes += line.len() as u64 + 1;
+        parsed.all_lines += 1;
         let text = line.strip_suffix(b"\r").unwrap_or(line);
         if text.is_empty() {
             continue;

@@ -5,12 +5,15 @@
 //! - [`stream_chunks`]: one large stream through `spool_io`'s
 //!   [`ChunkReader`], which fills recycled 1 MiB buffers (decompressing on
 //!   the way) and cuts them at line ends.
+//! - [`mapped_chunks`]: one plain regular file, read through maps
+//!   ([`mapped_input`](crate::mapped_input)) instead of copied into buffers.
 //! - [`file_chunks`]: many small files (the downloader's range files,
 //!   about 30 KB each, a million of them), each read whole by one reader
 //!   thread that opens them one at a time, a few ahead — not a thread, a
 //!   descriptor and a ring of 1 MiB buffers per file, as `spool_io`'s
 //!   `FileBlocks` (made for a few large inputs) would spend.
 
+use std::fs::File;
 use std::io::{self, Read};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
@@ -18,6 +21,8 @@ use std::sync::{mpsc, Arc};
 
 use spool::text::Records;
 use spool_io::read::{Block, ChunkReader, ReadOptions};
+
+use crate::mapped_input::{self, Window};
 
 /// Whole files read ahead by [`file_chunks`].
 const FILES_AHEAD: usize = 16;
@@ -32,16 +37,20 @@ pub struct Chunk {
 enum Text {
     Block(Block),
     File(Vec<u8>),
+    Mapped(Window),
 }
 
 impl Chunk {
     /// The chunk's lines (each without its `\n`, with its `\r` if it has
     /// one; a last line without a newline is included), with their line
-    /// numbers and byte offsets in the input.
+    /// numbers and byte offsets in the input. Line numbers count from the
+    /// input's first line, or from the chunk's when
+    /// [`numbered_from_chunk`](Self::numbered_from_chunk) says so.
     pub fn lines(&self) -> impl Iterator<Item = (&[u8], u64, u64)> {
         let records = match &self.text {
             Text::Block(block) => block.records(),
             Text::File(bytes) => Records::new(bytes, b'\n', 1, 0),
+            Text::Mapped(window) => Records::new(window.bytes(), b'\n', 1, window.offset),
         };
         records.map(|record| {
             let raw = record.raw();
@@ -51,6 +60,15 @@ impl Chunk {
                 record.offset(),
             )
         })
+    }
+
+    /// Whether [`lines`](Self::lines) numbers lines from the chunk's first
+    /// (a mapped window, which nobody counted the lines before): the caller
+    /// adds the lines of the input's earlier chunks, counting them as it
+    /// takes the chunks in order, instead of a reader thread counting every
+    /// newline ahead of the parsers.
+    pub fn numbered_from_chunk(&self) -> bool {
+        matches!(self.text, Text::Mapped(_))
     }
 }
 
@@ -73,6 +91,26 @@ pub fn stream_chunks(
     std::iter::from_fn(move || reader.next_block().transpose()).map(move |block| {
         block.map(|b| Chunk {
             text: Text::Block(b),
+            input: index,
+        })
+    })
+}
+
+/// The chunks of a plain regular file of `len` bytes, mapped window by
+/// window (see [`mapped_input`]); the bytes mapped are added to `counter`.
+///
+/// # Errors
+///
+/// Each item may be an error mapping the file (the caller adds its name).
+pub fn mapped_chunks(
+    file: File,
+    len: u64,
+    index: usize,
+    counter: Arc<AtomicU64>,
+) -> impl Iterator<Item = io::Result<Chunk>> {
+    mapped_input::windows(file, len, mapped_input::WINDOW, counter).map(move |window| {
+        window.map(|w| Chunk {
+            text: Text::Mapped(w),
             input: index,
         })
     })
