@@ -19,7 +19,6 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 use std::sync::{mpsc, Arc};
 
-use spool::text::Records;
 use spool_io::read::{Block, ChunkReader, ReadOptions};
 
 use crate::mapped_input::{self, Window};
@@ -41,28 +40,20 @@ enum Text {
 }
 
 impl Chunk {
-    /// The chunk's lines (each without its `\n`, with its `\r` if it has
-    /// one; a last line without a newline is included), with their line
-    /// numbers and byte offsets in the input. Line numbers count from the
-    /// input's first line, or from the chunk's when
+    /// The chunk's bytes (whole lines, each ended by `\n` but possibly the
+    /// input's last), the number of its first line and the byte offset of
+    /// its first byte in the input. Line numbers count from the input's
+    /// first line, or from the chunk's when
     /// [`numbered_from_chunk`](Self::numbered_from_chunk) says so.
-    pub fn lines(&self) -> impl Iterator<Item = (&[u8], u64, u64)> {
-        let records = match &self.text {
-            Text::Block(block) => block.records(),
-            Text::File(bytes) => Records::new(bytes, b'\n', 1, 0),
-            Text::Mapped(window) => Records::new(window.bytes(), b'\n', 1, window.offset),
-        };
-        records.map(|record| {
-            let raw = record.raw();
-            (
-                raw.strip_suffix(b"\n").unwrap_or(raw),
-                record.line(),
-                record.offset(),
-            )
-        })
+    pub fn text(&self) -> (&[u8], u64, u64) {
+        match &self.text {
+            Text::Block(block) => (block.bytes(), block.first_line(), block.offset()),
+            Text::File(bytes) => (bytes, 1, 0),
+            Text::Mapped(window) => (window.bytes(), 1, window.offset),
+        }
     }
 
-    /// Whether [`lines`](Self::lines) numbers lines from the chunk's first
+    /// Whether [`text`](Self::text) numbers lines from the chunk's first
     /// (a mapped window, which nobody counted the lines before): the caller
     /// adds the lines of the input's earlier chunks, counting them as it
     /// takes the chunks in order, instead of a reader thread counting every
@@ -155,13 +146,17 @@ pub fn file_chunks(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use spool::text::Records;
 
     fn lines(chunks: impl Iterator<Item = io::Result<Chunk>>) -> Vec<(usize, String, u64, u64)> {
         let mut got = Vec::new();
         for chunk in chunks {
             let chunk = chunk.unwrap();
-            for (l, n, o) in chunk.lines() {
-                got.push((chunk.input, String::from_utf8(l.to_vec()).unwrap(), n, o));
+            let (bytes, first_line, offset) = chunk.text();
+            for record in Records::new(bytes, b'\n', first_line, offset) {
+                let line = record.raw().strip_suffix(b"\n").unwrap_or(record.raw());
+                let line = String::from_utf8(line.to_vec()).unwrap();
+                got.push((chunk.input, line, record.line(), record.offset()));
             }
         }
         got
