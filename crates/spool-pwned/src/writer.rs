@@ -63,7 +63,7 @@ impl IndexWriter {
         // Header and table are written last; records start after them.
         file.file()
             .seek(SeekFrom::Start(format::RECORDS_OFFSET as u64))
-            .map_err(|e| with_path(e, file.temp()))?;
+            .map_err(|e| file.error(e))?;
         Ok(Self {
             kind,
             file,
@@ -125,7 +125,7 @@ impl IndexWriter {
         self.crc.update(&self.buf);
         self.sums
             .update(&self.buf)
-            .map_err(|e| with_path(e, self.file.temp()))?;
+            .map_err(|e| self.file.error(e))?;
         write_all(&mut self.file, &self.buf)?;
         self.buf.clear();
         Ok(())
@@ -156,12 +156,10 @@ impl IndexWriter {
         let mut front = Vec::with_capacity(format::RECORDS_OFFSET);
         front.extend_from_slice(&header.encode());
         front.extend_from_slice(&table);
-        let temp = self.file.temp().to_path_buf();
-        self.sums
-            .finish(&front, self.file.file())
-            .map_err(|e| with_path(e, &temp))?;
+        let finished = self.sums.finish(&front, self.file.file());
+        finished.map_err(|e| self.file.error(e))?;
         let seek = self.file.file().seek(SeekFrom::Start(0));
-        seek.map_err(|e| with_path(e, self.file.temp()))?;
+        seek.map_err(|e| self.file.error(e))?;
         write_all(&mut self.file, &front)?;
         self.file.sync()?;
         self.file.commit()?;
@@ -184,7 +182,7 @@ impl IndexWriter {
         self.flush_buf()?;
         let mut input = io::BufReader::with_capacity(
             BUFFER,
-            File::open(self.file.temp()).map_err(|e| with_path(e, self.file.temp()))?,
+            File::open(self.file.temp()).map_err(|e| self.file.error(e))?,
         );
         input.seek(SeekFrom::Start(format::RECORDS_OFFSET as u64))?;
         let len = format::record_len(self.kind);
@@ -194,9 +192,7 @@ impl IndexWriter {
         for p in 0..FANOUT_ENTRIES - 1 {
             key[..PREFIX_BYTES].copy_from_slice(&(p as u16).to_be_bytes());
             for _ in 0..self.fanout[p + 1] {
-                input
-                    .read_exact(&mut rec)
-                    .map_err(|e| with_path(e, self.file.temp()))?;
+                input.read_exact(&mut rec).map_err(|e| self.file.error(e))?;
                 key[PREFIX_BYTES..key_len].copy_from_slice(&rec[..len - 4]);
                 let count = u32::from_le_bytes(rec[len - 4..].try_into().expect("4 bytes"));
                 f(record::record(&key, count))?;
@@ -290,10 +286,8 @@ impl IndexWriter {
         };
         self.check_follows(first)?;
         self.flush_buf()?;
-        let temp = self.file.temp();
-        self.sums
-            .update(&run.bytes)
-            .map_err(|e| with_path(e, temp))?;
+        let summed = self.sums.update(&run.bytes);
+        summed.map_err(|e| self.file.error(e))?;
         write_all(&mut self.file, &run.bytes)?;
         self.crc.combine(&run.crc);
         for &(prefix, n) in &run.prefixes {
@@ -308,7 +302,5 @@ impl IndexWriter {
 
 /// Writes `bytes` to `file`, naming it in an error.
 fn write_all(file: &mut PartialFile, bytes: &[u8]) -> io::Result<()> {
-    file.file()
-        .write_all(bytes)
-        .map_err(|e| with_path(e, file.temp()))
+    file.file().write_all(bytes).map_err(|e| file.error(e))
 }
