@@ -107,11 +107,9 @@ pub fn decompress(mut raw: Box<dyn Read + Send>) -> io::Result<(Box<dyn Read + S
             Err(e) => return Err(e),
         }
     }
-    let head = &magic[..have];
-    let is_gzip = head.starts_with(&[0x1f, 0x8b]);
-    let is_zstd = head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);
+    let detected = detect(&magic[..have]);
     let raw: Box<dyn Read + Send> = Box::new(io::Cursor::new(magic).take(have as u64).chain(raw));
-    if !is_gzip && !is_zstd {
+    if detected == Detected::Plain {
         return Ok((raw, Detected::Plain));
     }
     let consumed = Arc::new(AtomicU64::new(0));
@@ -119,7 +117,7 @@ pub fn decompress(mut raw: Box<dyn Read + Send>) -> io::Result<(Box<dyn Read + S
         inner: BufReader::with_capacity(RAW_BUFFER, raw),
         consumed: consumed.clone(),
     };
-    Ok(if is_gzip {
+    Ok(if detected == Detected::Gzip {
         let decoder = flate2::bufread::MultiGzDecoder::new(buffered);
         (
             Box::new(Decoding::new(decoder, consumed, "gzip")),
@@ -132,6 +130,28 @@ pub fn decompress(mut raw: Box<dyn Read + Send>) -> io::Result<(Box<dyn Read + S
             Detected::Zstd,
         )
     })
+}
+
+/// What an input's first bytes (four are enough) say about its
+/// compression: a gzip or zstd magic number, or plain bytes.
+///
+/// # Examples
+///
+/// ```
+/// use spool_io::input::{detect, Detected};
+/// assert_eq!(detect(&[0x1f, 0x8b, 8, 0]), Detected::Gzip);
+/// assert_eq!(detect(&[0x28, 0xb5, 0x2f, 0xfd]), Detected::Zstd);
+/// assert_eq!(detect(b"5BAA"), Detected::Plain);
+/// assert_eq!(detect(b""), Detected::Plain);
+/// ```
+pub fn detect(head: &[u8]) -> Detected {
+    if head.starts_with(&[0x1f, 0x8b]) {
+        Detected::Gzip
+    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        Detected::Zstd
+    } else {
+        Detected::Plain
+    }
 }
 
 /// Adds a position to a read error: `(at byte offset N, line L)` for plain

@@ -8,7 +8,7 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use spool::text::hibp::{parse_line, LineErrorKind};
+use spool::text::hibp::{parse_line, parse_whole_line, LineErrorKind};
 
 use crate::build::BuildOptions;
 use crate::readahead::Chunk;
@@ -25,6 +25,12 @@ pub struct Parsed {
     pub sorted: bool,
     pub runs: Vec<BucketRun>,
     pub lines: u64,
+    /// Lines of the chunk, empty ones included (all of them unless
+    /// `error` stopped the parse).
+    pub all_lines: u64,
+    /// Whether `error`'s line number counts from the chunk's first line
+    /// (see [`Chunk::numbered_from_chunk`]).
+    pub numbered_from_chunk: bool,
     pub invalid: u64,
     pub bytes: u64,
     /// The chunk's first malformed line (unless skipping them): line
@@ -53,20 +59,41 @@ pub fn parse_chunk(
         sorted: true,
         runs: Vec::new(),
         lines: 0,
+        all_lines: 0,
+        numbered_from_chunk: chunk.numbered_from_chunk(),
         invalid: 0,
         bytes: 0,
         error: None,
     };
     parsed.records.clear();
-    for (line, line_no, offset) in chunk.lines() {
-        parsed.bytes += line.len() as u64 + 1;
+    let (bytes, first_line, first_offset) = chunk.text();
+    let key_len = opts.kind.byte_len();
+    let mut key = [0u8; 20];
+    let mut at = 0;
+    while at < bytes.len() {
+        let rest = &bytes[at..];
+        parsed.all_lines += 1;
+        // Whole hashes: line splitting and parsing in one pass.
+        if prefix.is_empty() {
+            if let Some((count, used)) = parse_whole_line(rest, &mut key[..key_len]) {
+                parsed.records.push(record::record(&key, count));
+                parsed.lines += 1;
+                at += used;
+                continue;
+            }
+        }
+        // Anything else (an empty line, a range file's line, a malformed
+        // one): split the line off and parse it alone.
+        let len = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+        let line = rest[..len].strip_suffix(b"\n").unwrap_or(&rest[..len]);
+        let (line_no, offset) = (first_line + parsed.all_lines - 1, first_offset + at as u64);
+        at += len;
         let text = line.strip_suffix(b"\r").unwrap_or(line);
         if text.is_empty() {
             continue;
         }
         parsed.lines += 1;
-        let mut key = [0u8; 20];
-        match parse_line(text, prefix, &mut key[..opts.kind.byte_len()]) {
+        match parse_line(text, prefix, &mut key[..key_len]) {
             Ok(count) => parsed.records.push(record::record(&key, count)),
             Err(_) if opts.skip_invalid => parsed.invalid += 1,
             Err(kind) => {
@@ -75,6 +102,9 @@ pub fn parse_chunk(
             }
         }
     }
+    // Bytes of input taken, each line counted with a newline (the input's
+    // last line too, if it has none).
+    parsed.bytes = at as u64 + u64::from(at > 0 && !bytes[..at].ends_with(b"\n"));
     (parsed.sorted, parsed.runs) = group_by_bucket(&mut parsed.records, scratch, bits);
     parsed
 }

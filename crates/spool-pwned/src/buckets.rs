@@ -33,8 +33,11 @@ use spool_io::input::with_path;
 use crate::record::{digit, Record, RECORD_BYTES};
 use crate::sort::{sort_uniform, BucketRun};
 
-/// Records per block: a block is 4080 bytes, about a page.
-const BLOCK_RECORDS: usize = 170;
+/// Records per block: a block is 2040 bytes, half a page. Each bucket's
+/// last block is partly empty, and the arena is filled block after block,
+/// so that emptiness is resident memory: about half a block per bucket,
+/// 4 MiB with 4096 buckets (8 MiB with page-sized blocks).
+const BLOCK_RECORDS: usize = 85;
 const BLOCK_BYTES: usize = BLOCK_RECORDS * RECORD_BYTES;
 
 /// Most buckets: 4096 (12 bits). At a billion hashes a bucket is about
@@ -484,7 +487,12 @@ mod tests {
         let b = Buckets::new(512 << 20, PathBuf::from("unused")).unwrap();
         assert_eq!(b.buckets(), 4096);
         let b = Buckets::new(1 << 20, PathBuf::from("unused")).unwrap();
-        assert!(b.buckets() >= 8 && b.buckets() <= 16, "{}", b.buckets());
+        let sixteenth = (1 << 20) / BLOCK_BYTES / 16;
+        assert!(
+            b.buckets() <= sixteenth && 2 * b.buckets() > sixteenth,
+            "{}",
+            b.buckets()
+        );
         let b = Buckets::new(0, PathBuf::from("unused")).unwrap();
         assert_eq!(b.buckets(), 1);
     }

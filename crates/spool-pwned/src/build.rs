@@ -10,6 +10,7 @@
 //! (`spool::text`); this module wires them to the sink and reports
 //! progress through [`spool_io::progress`].
 
+use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -22,7 +23,7 @@ use spool_io::progress::Progress;
 use crate::batch::{parse_chunk, Parsed};
 use crate::buckets::{self, Buckets};
 use crate::input::{Input, Source};
-use crate::readahead::{file_chunks, stream_chunks, Chunk};
+use crate::readahead::{file_chunks, mapped_chunks, stream_chunks, Chunk};
 use crate::sink::{Sink, DRAIN_HEADROOM};
 use crate::HashKind;
 
@@ -151,6 +152,8 @@ const MIN_ARENA: usize = 8 << 20;
 enum Group {
     Stream(usize, Box<dyn io::Read + Send>),
     Files(usize, Vec<PathBuf>),
+    /// A plain regular file of the given length, read through maps.
+    Mapped(usize, File, u64),
 }
 
 /// Builds the index at `output` from `sources`.
@@ -203,6 +206,15 @@ pub fn build(
                 let reader = decompress(raw).map_err(|e| with_path(e, source.name.as_ref()))?;
                 groups.push(Group::Stream(i, reader.0));
             }
+            Input::Regular(file) => match plain_len(&file) {
+                Ok(Some(len)) => groups.push(Group::Mapped(i, file, len)),
+                Ok(None) => {
+                    let raw = counting(Box::new(file), raw_bytes.clone());
+                    let reader = decompress(raw).map_err(|e| with_path(e, source.name.as_ref()))?;
+                    groups.push(Group::Stream(i, reader.0));
+                }
+                Err(e) => return Err(with_path(e, source.name.as_ref()).into()),
+            },
             Input::RangeFile(path) => match groups.last_mut() {
                 Some(Group::Files(_, paths)) => paths.push(path),
                 _ => groups.push(Group::Files(i, vec![path])),
@@ -224,7 +236,17 @@ pub fn build(
                 )
             }
             Group::Files(first, paths) => Box::new(file_chunks(paths, first, raw_bytes.clone())),
+            Group::Mapped(i, file, len) => {
+                let name = inputs[i].0.clone();
+                Box::new(
+                    mapped_chunks(file, len, i, raw_bytes.clone())
+                        .map(move |c| c.map_err(|e| with_path(e, name.as_ref()))),
+                )
+            }
         };
+        // Lines before the current chunk in its input, for chunks that
+        // number their lines from their own first line.
+        let mut lines_before = (usize::MAX, 0u64);
         crate::ordered::for_each_ordered(
             chunks.map(|c| c.map_err(BuildError::from)),
             workers,
@@ -245,7 +267,17 @@ pub fn build(
                 report.invalid += parsed.invalid;
                 streamed_duplicates +=
                     sink.push_batch(&parsed.records, parsed.sorted, &parsed.runs, &make_buckets)?;
+                if lines_before.0 != parsed.input {
+                    lines_before = (parsed.input, 0);
+                }
+                let line_base = if parsed.numbered_from_chunk {
+                    lines_before.1
+                } else {
+                    0
+                };
+                lines_before.1 += parsed.all_lines;
                 if let Some((line, offset, kind)) = parsed.error {
+                    let line = line_base + line;
                     return Err(BuildError::Malformed {
                         source_name: inputs[parsed.input].0.clone(),
                         line,
@@ -271,4 +303,31 @@ pub fn build(
     report.duplicates = finished.duplicates + streamed_duplicates;
     report.records = finished.header.records;
     Ok(report)
+}
+
+/// The length of `file` if it holds plain text (no gzip or zstd magic
+/// number), to be read through maps; `None` if it is compressed.
+#[cfg(unix)]
+fn plain_len(file: &File) -> io::Result<Option<u64>> {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata()?.len();
+    let mut head = [0u8; 4];
+    let mut have = 0;
+    // `read_at` leaves the file's position at 0 for a decompressor.
+    while have < head.len() {
+        match file.read_at(&mut head[have..], have as u64) {
+            Ok(0) => break,
+            Ok(n) => have += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let plain = spool_io::input::detect(&head[..have]) == spool_io::input::Detected::Plain;
+    Ok(plain.then_some(len))
+}
+
+/// Elsewhere every file is read through `read`.
+#[cfg(not(unix))]
+fn plain_len(_: &File) -> io::Result<Option<u64>> {
+    Ok(None)
 }

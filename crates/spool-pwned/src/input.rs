@@ -3,6 +3,7 @@
 //! Opening, decompression and error messages that name the path are
 //! `spool_io::input`'s; this module only decides what the paths mean.
 
+use std::fs::File;
 use std::io::{self, Read};
 use std::path::PathBuf;
 
@@ -22,10 +23,14 @@ pub struct Source {
 pub enum Input {
     /// An open stream of (decompressed) bytes.
     Reader(Box<dyn Read + Send>),
-    /// A file or standard input, opened but not read yet: the build
-    /// decompresses it (gzip or zstd, by magic number) and counts its bytes
-    /// for progress when it gets there.
+    /// Standard input or a file that is not a regular file (a pipe),
+    /// opened but not read yet: the build decompresses it (gzip or zstd, by
+    /// magic number) and counts its bytes for progress when it gets there.
     File(Box<dyn Read + Send>),
+    /// A regular file, opened but not read yet: the build reads it through
+    /// memory maps if it holds plain text, and as a [`File`](Self::File)
+    /// if it is compressed.
+    Regular(File),
     /// A range file, read whole when its turn comes, so that a directory of
     /// a million of them never holds more than a few open.
     RangeFile(PathBuf),
@@ -57,6 +62,7 @@ impl Source {
         match self.input {
             Input::Reader(r) => Ok(r),
             Input::File(raw) => Ok(spool_io::input::decompress(raw)?.0),
+            Input::Regular(file) => Ok(spool_io::input::decompress(Box::new(file))?.0),
             Input::RangeFile(p) => spool_io::input::open(&p),
         }
     }
@@ -102,10 +108,22 @@ pub fn sources(inputs: &[PathBuf]) -> io::Result<Vec<Source>> {
                 });
             }
         } else {
+            let name = input.display().to_string();
+            let input = if input.as_os_str() == "-" {
+                Input::File(open_raw(input)?)
+            } else {
+                let file = File::open(input).map_err(|e| with_path(e, input))?;
+                let regular = file.metadata().is_ok_and(|m| m.is_file());
+                if regular {
+                    Input::Regular(file)
+                } else {
+                    Input::File(Box::new(file))
+                }
+            };
             out.push(Source {
-                name: input.display().to_string(),
+                name,
                 prefix: Vec::new(),
-                input: Input::File(open_raw(input)?),
+                input,
             });
         }
     }

@@ -40,8 +40,8 @@
 //! # std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 #![deny(missing_docs)]
-// Safe Rust throughout but for mapping the index file (`index.rs`, which
-// says why that is sound).
+// Safe Rust throughout but for mapping the index file (`index.rs`) and a
+// plain input file (`mapped_input.rs`), each saying why that is sound.
 #![deny(unsafe_code)]
 #![doc(test(attr(deny(warnings))))]
 
@@ -55,6 +55,7 @@ mod hash;
 #[allow(unsafe_code)]
 mod index;
 pub mod input;
+mod mapped_input;
 pub mod okon;
 mod ordered;
 mod output_lock;

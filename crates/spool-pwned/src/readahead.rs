@@ -5,19 +5,23 @@
 //! - [`stream_chunks`]: one large stream through `spool_io`'s
 //!   [`ChunkReader`], which fills recycled 1 MiB buffers (decompressing on
 //!   the way) and cuts them at line ends.
+//! - [`mapped_chunks`]: one plain regular file, read through maps
+//!   ([`mapped_input`](crate::mapped_input)) instead of copied into buffers.
 //! - [`file_chunks`]: many small files (the downloader's range files,
 //!   about 30 KB each, a million of them), each read whole by one reader
 //!   thread that opens them one at a time, a few ahead — not a thread, a
 //!   descriptor and a ring of 1 MiB buffers per file, as `spool_io`'s
 //!   `FileBlocks` (made for a few large inputs) would spend.
 
+use std::fs::File;
 use std::io::{self, Read};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 use std::sync::{mpsc, Arc};
 
-use spool::text::Records;
 use spool_io::read::{Block, ChunkReader, ReadOptions};
+
+use crate::mapped_input::{self, Window};
 
 /// Whole files read ahead by [`file_chunks`].
 const FILES_AHEAD: usize = 16;
@@ -32,25 +36,30 @@ pub struct Chunk {
 enum Text {
     Block(Block),
     File(Vec<u8>),
+    Mapped(Window),
 }
 
 impl Chunk {
-    /// The chunk's lines (each without its `\n`, with its `\r` if it has
-    /// one; a last line without a newline is included), with their line
-    /// numbers and byte offsets in the input.
-    pub fn lines(&self) -> impl Iterator<Item = (&[u8], u64, u64)> {
-        let records = match &self.text {
-            Text::Block(block) => block.records(),
-            Text::File(bytes) => Records::new(bytes, b'\n', 1, 0),
-        };
-        records.map(|record| {
-            let raw = record.raw();
-            (
-                raw.strip_suffix(b"\n").unwrap_or(raw),
-                record.line(),
-                record.offset(),
-            )
-        })
+    /// The chunk's bytes (whole lines, each ended by `\n` but possibly the
+    /// input's last), the number of its first line and the byte offset of
+    /// its first byte in the input. Line numbers count from the input's
+    /// first line, or from the chunk's when
+    /// [`numbered_from_chunk`](Self::numbered_from_chunk) says so.
+    pub fn text(&self) -> (&[u8], u64, u64) {
+        match &self.text {
+            Text::Block(block) => (block.bytes(), block.first_line(), block.offset()),
+            Text::File(bytes) => (bytes, 1, 0),
+            Text::Mapped(window) => (window.bytes(), 1, window.offset),
+        }
+    }
+
+    /// Whether [`text`](Self::text) numbers lines from the chunk's first
+    /// (a mapped window, which nobody counted the lines before): the caller
+    /// adds the lines of the input's earlier chunks, counting them as it
+    /// takes the chunks in order, instead of a reader thread counting every
+    /// newline ahead of the parsers.
+    pub fn numbered_from_chunk(&self) -> bool {
+        matches!(self.text, Text::Mapped(_))
     }
 }
 
@@ -73,6 +82,26 @@ pub fn stream_chunks(
     std::iter::from_fn(move || reader.next_block().transpose()).map(move |block| {
         block.map(|b| Chunk {
             text: Text::Block(b),
+            input: index,
+        })
+    })
+}
+
+/// The chunks of a plain regular file of `len` bytes, mapped window by
+/// window (see [`mapped_input`]); the bytes mapped are added to `counter`.
+///
+/// # Errors
+///
+/// Each item may be an error mapping the file (the caller adds its name).
+pub fn mapped_chunks(
+    file: File,
+    len: u64,
+    index: usize,
+    counter: Arc<AtomicU64>,
+) -> impl Iterator<Item = io::Result<Chunk>> {
+    mapped_input::windows(file, len, mapped_input::WINDOW, counter).map(move |window| {
+        window.map(|w| Chunk {
+            text: Text::Mapped(w),
             input: index,
         })
     })
@@ -117,13 +146,17 @@ pub fn file_chunks(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use spool::text::Records;
 
     fn lines(chunks: impl Iterator<Item = io::Result<Chunk>>) -> Vec<(usize, String, u64, u64)> {
         let mut got = Vec::new();
         for chunk in chunks {
             let chunk = chunk.unwrap();
-            for (l, n, o) in chunk.lines() {
-                got.push((chunk.input, String::from_utf8(l.to_vec()).unwrap(), n, o));
+            let (bytes, first_line, offset) = chunk.text();
+            for record in Records::new(bytes, b'\n', first_line, offset) {
+                let line = record.raw().strip_suffix(b"\n").unwrap_or(record.raw());
+                let line = String::from_utf8(line.to_vec()).unwrap();
+                got.push((chunk.input, line, record.line(), record.offset()));
             }
         }
         got

@@ -257,8 +257,17 @@ impl EncodedRun {
             Some((p, n)) if *p == prefix => *n += 1,
             _ => self.prefixes.push((prefix, 1)),
         }
-        self.bytes.extend_from_slice(&r[PREFIX_BYTES..key_len]);
-        self.bytes.extend_from_slice(&r[HASH_BYTES..]);
+        // Fixed-size copies (the longest form, cut back for a shorter
+        // hash) instead of two copies of run-time length per record.
+        let mut out = [0u8; HASH_BYTES - PREFIX_BYTES + 4];
+        let suffix = key_len - PREFIX_BYTES;
+        out[..HASH_BYTES - PREFIX_BYTES].copy_from_slice(&r[PREFIX_BYTES..HASH_BYTES]);
+        out[suffix..suffix + 4].copy_from_slice(&r[HASH_BYTES..]);
+        if suffix + 4 == out.len() {
+            self.bytes.extend_from_slice(&out);
+        } else {
+            self.bytes.extend_from_slice(&out[..suffix + 4]);
+        }
         self.records += 1;
         self.total += u64::from(record::count(r));
     }

@@ -177,6 +177,53 @@ fn malformed_lines_name_file_line_and_offset() {
     );
 }
 
+/// A plain file is read through maps, a window of about 1 MiB at a time,
+/// each numbering its lines from its own first: the line reported must
+/// still count from the file's first line, and equal what reading the
+/// same bytes as a stream reports.
+#[test]
+fn a_malformed_line_deep_in_a_mapped_file_has_its_line_number() {
+    let dir = Dir::new("deep");
+    let good = "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:3\r\n";
+    let bad_line = 70_001; // past the first two windows
+    let mut text = good.repeat(bad_line - 1);
+    text.push_str("\r\n"); // an empty line counts as a line too
+    text.push_str("5BAA61E4C9B93F3F0682250B6CF8331B7EE68FDX:3\r\n");
+    text.push_str(&good.repeat(1000));
+    let path = dir.0.join("deep.txt");
+    std::fs::write(&path, &text).unwrap();
+    let out = dir.0.join("index");
+    let want = (
+        path.display().to_string(),
+        bad_line as u64 + 1,
+        (good.len() * (bad_line - 1) + 2) as u64,
+        LineErrorKind::NotHex,
+    );
+    let mapped = build(
+        sources(std::slice::from_ref(&path)).unwrap(),
+        &out,
+        &BuildOptions::default(),
+    );
+    let bytes = std::io::Cursor::new(text.into_bytes());
+    let streamed = build(
+        vec![Source::from_reader(path.display().to_string(), bytes)],
+        &out,
+        &BuildOptions::default(),
+    );
+    for result in [mapped, streamed] {
+        match result {
+            Err(BuildError::Malformed {
+                source_name,
+                line,
+                offset,
+                kind,
+            }) => assert_eq!((source_name, line, offset, kind), want),
+            other => panic!("expected a malformed-line error, got {other:?}"),
+        }
+    }
+    assert!(!out.exists());
+}
+
 #[test]
 fn sorted_unsorted_and_range_inputs_give_identical_indexes() {
     let dir = Dir::new("same");

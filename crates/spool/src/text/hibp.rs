@@ -128,6 +128,63 @@ pub fn parse_line(line: &[u8], prefix: &[u8], hash: &mut [u8]) -> Result<u32, Li
     parse_count(count).ok_or(LineErrorKind::BadCount)
 }
 
+/// The common case of a file of full hashes, with the line splitting in
+/// the same pass: parses the line at the start of `text` if it is exactly
+/// `HASH:COUNT` ended by `\n`, `\r\n` or the end of `text` (a `\r` just
+/// before the end too), decoding the hash into `hash`, and returns the
+/// count and the line's length with its ending. Walking the count's digits
+/// finds the line's end, so the line needs no separate search for its
+/// newline.
+///
+/// Returns `None` for any other line — empty, malformed, a count of 2^32
+/// or more: split that line off at its `\n` and hand it to [`parse_line`],
+/// which accepts exactly the lines this accepts (with an empty prefix) and
+/// says what is wrong with the others.
+///
+/// # Examples
+///
+/// ```
+/// use spool::text::hibp::parse_whole_line;
+/// let mut sha1 = [0u8; 20];
+/// let text = b"5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:12\r\nnext line";
+/// assert_eq!(parse_whole_line(text, &mut sha1), Some((12, 45)));
+/// assert_eq!(sha1[..2], [0x5b, 0xaa]);
+/// assert_eq!(parse_whole_line(b"\r\n", &mut sha1), None);
+/// assert_eq!(parse_whole_line(b"5BAA6:3\n", &mut sha1), None);
+/// ```
+#[inline]
+pub fn parse_whole_line(text: &[u8], hash: &mut [u8]) -> Option<(u32, usize)> {
+    let digits = 2 * hash.len();
+    if text.get(digits) != Some(&b':') || !super::hex::decode(&text[..digits], hash) {
+        return None;
+    }
+    let start = digits + 1;
+    // At most ten digits, as `parse_count` takes; an eleventh is not a
+    // line end below, so such a line goes the slow way.
+    let limit = text.len().min(start + 10);
+    let mut at = start;
+    let mut value = 0u64;
+    while at < limit {
+        let digit = text[at].wrapping_sub(b'0');
+        if digit > 9 {
+            break;
+        }
+        value = value * 10 + u64::from(digit);
+        at += 1;
+    }
+    if at == start {
+        return None;
+    }
+    let count = u32::try_from(value).ok()?;
+    match (text.get(at), text.get(at + 1)) {
+        (None, _) => Some((count, at)),
+        (Some(b'\n'), _) => Some((count, at + 1)),
+        (Some(b'\r'), Some(b'\n')) => Some((count, at + 2)),
+        (Some(b'\r'), None) => Some((count, at + 1)),
+        _ => None,
+    }
+}
+
 fn is_hex(s: &[u8]) -> bool {
     s.iter().all(u8::is_ascii_hexdigit)
 }
@@ -208,6 +265,46 @@ mod tests {
             let mut hash = vec![0u8; len];
             let got = parse_line(&line, prefix, &mut hash).ok().map(|count| (hash, count));
             prop_assert_eq!(got, model(&line, prefix, len));
+        }
+    }
+
+    proptest! {
+        /// The fast path of a whole text agrees with splitting its first
+        /// line at `\n` and parsing that with `parse_line`.
+        #[test]
+        fn whole_lines_agree_with_split_lines(
+            len in prop_oneof![Just(16usize), Just(20)],
+            digits in proptest::collection::vec(
+                proptest::sample::select(b"0123456789abcdefABCDEF".to_vec()),
+                40,
+            ),
+            short in proptest::option::weighted(0.1, 0usize..40),
+            stray in proptest::option::weighted(0.1, (any::<usize>(), any::<u8>())),
+            count in "[0-9]{0,11}|[0-9]{1,3}[+ x-]",
+            ending in proptest::sample::select(vec!["", "\n", "\r\n", "\r", "\r\r\n", "\n\r\n"]),
+            rest in "[0-9A-F:\r\n]{0,50}",
+        ) {
+            let n = short.unwrap_or(2 * len);
+            let mut text = digits[..n.min(2 * len)].to_vec();
+            text.push(b':');
+            text.extend_from_slice(count.as_bytes());
+            if let (Some((at, byte)), false) = (stray, text.is_empty()) {
+                let at = at % text.len();
+                text[at] = byte;
+            }
+            text.extend_from_slice(ending.as_bytes());
+            if !ending.is_empty() {
+                text.extend_from_slice(rest.as_bytes());
+            }
+            let line_len = memchr::memchr(b'\n', &text).map_or(text.len(), |i| i + 1);
+            let line = text[..line_len].strip_suffix(b"\n").unwrap_or(&text[..line_len]);
+            let mut want_hash = vec![0u8; len];
+            let want = parse_line(line, b"", &mut want_hash)
+                .ok()
+                .map(|count| (want_hash, count, line_len));
+            let mut hash = vec![0u8; len];
+            let got = parse_whole_line(&text, &mut hash).map(|(count, used)| (hash, count, used));
+            prop_assert_eq!(got, want);
         }
     }
 
