@@ -218,3 +218,73 @@ impl FilterIndex {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Shard, SHARD_ENTRY_LEN};
+    use proptest::prelude::*;
+    use xorf::{BinaryFuse16, Filter as _};
+
+    /// This file's lookup arithmetic over a filter built by xorf.
+    fn contains(filter: &BinaryFuse16, key: u64) -> bool {
+        let d = &filter.descriptor;
+        let shard = Shard {
+            first: 0,
+            len: filter.fingerprints.len() as u32,
+            segment_length: d.segment_length,
+            segment_length_mask: d.segment_length_mask,
+            segment_count_length: d.segment_count_length,
+            seed: d.seed,
+        };
+        let decoded = Shard::decode(&shard.encode(), u64::from(shard.len));
+        assert_eq!(decoded, Some(shard), "xorf's parameters pass the bounds check");
+        let (fingerprint, slots) = shard.slots(key);
+        slots
+            .iter()
+            .fold(fingerprint, |x, &s| x ^ filter.fingerprints[s as usize])
+            == 0
+    }
+
+    proptest! {
+        /// Against xorf's own `contains`, for members and for other keys,
+        /// over filter sizes where xorf's segment arithmetic changes.
+        #[test]
+        fn slots_match_xorf(
+            keys in prop::collection::btree_set(any::<u64>(), 1..3000),
+            probes in prop::collection::vec(any::<u64>(), 200),
+        ) {
+            let keys: Vec<u64> = keys.into_iter().collect();
+            let filter = BinaryFuse16::try_from(&keys).unwrap();
+            for &k in keys.iter().chain(&probes) {
+                prop_assert_eq!(contains(&filter, k), filter.contains(&k), "key {}", k);
+            }
+        }
+
+        /// Whatever an entry holds, one that decodes keeps every slot of
+        /// every key inside its fingerprints.
+        #[test]
+        fn decoded_entries_stay_in_bounds(entry in prop::array::uniform32(any::<u8>()), key: u64) {
+            let mut e = entry;
+            // Small lengths, so that valid-looking shapes come up.
+            let len = u32::from_le_bytes([e[8], e[9], 0, 0]);
+            e[8..12].copy_from_slice(&len.to_le_bytes());
+            let segment = 1u32 << (e[12] % 12);
+            e[12..16].copy_from_slice(&segment.to_le_bytes());
+            if e[13] % 2 == 0 {
+                e[16..20].copy_from_slice(&(segment - 1).to_le_bytes());
+            }
+            if e[14] % 2 == 0 {
+                let count_length = segment * u32::from(e[20] % 8);
+                e[20..24].copy_from_slice(&count_length.to_le_bytes());
+            }
+            if let Some(shard) = Shard::decode(&e[..SHARD_ENTRY_LEN], u64::MAX) {
+                if shard.len > 0 {
+                    let (_, slots) = shard.slots(key);
+                    for s in slots {
+                        prop_assert!(s < shard.len, "slot {} of {}", s, shard.len);
+                    }
+                }
+            }
+        }
+    }
+}
