@@ -63,7 +63,15 @@ fn valid() -> &'static Valid {
             .collect();
         hashes.sort();
         for (i, h) in hashes.iter().enumerate() {
-            w.push(h, if i % 7 == 0 { 70_000 + i as u32 } else { 1 + i as u32 }).unwrap();
+            w.push(
+                h,
+                if i % 7 == 0 {
+                    70_000 + i as u32
+                } else {
+                    1 + i as u32
+                },
+            )
+            .unwrap();
         }
         w.finish().unwrap();
         let index = Index::open(&full).unwrap();
@@ -92,7 +100,14 @@ fn valid() -> &'static Valid {
 }
 
 /// Header, table and body sealed with every checksum a reader checks.
-fn forge(layout: Layout, prefix_bits: u8, records: u16, items: u16, block_shift: u8, body: &[u8]) -> Vec<u8> {
+fn forge(
+    layout: Layout,
+    prefix_bits: u8,
+    records: u16,
+    items: u16,
+    block_shift: u8,
+    body: &[u8],
+) -> Vec<u8> {
     let mut header = Header {
         kind: HashKind::Sha1,
         records: u64::from(records),
@@ -100,7 +115,11 @@ fn forge(layout: Layout, prefix_bits: u8, records: u16, items: u16, block_shift:
         data_crc: 0,
         block_shift: 6 + block_shift % 7,
         layout,
-        prefix_bits: if layout == Layout::Filter { prefix_bits % 7 } else { 16 },
+        prefix_bits: if layout == Layout::Filter {
+            prefix_bits % 7
+        } else {
+            16
+        },
         items: u64::from(items),
     };
     let checked = header.checked_len().unwrap() as usize;
@@ -109,7 +128,11 @@ fn forge(layout: Layout, prefix_bits: u8, records: u16, items: u16, block_shift:
         // The body's bytes land at the start of the table and the end of
         // the file (where a filter's shard table and a t64 index's records
         // and escapes are), repeating if short.
-        let at = if i % 2 == 0 { HEADER_LEN + i / 2 } else { checked - 1 - i / 2 };
+        let at = if i % 2 == 0 {
+            HEADER_LEN + i / 2
+        } else {
+            checked - 1 - i / 2
+        };
         if at >= HEADER_LEN && at < checked {
             bytes[at] = *b;
         }
@@ -145,7 +168,11 @@ fn probe(bytes: &[u8], probes: &[[u8; 20]], answers: Option<&[(Vec<u8>, Answer)]
 
 fuzz_target!(|input: Input| {
     match input.case {
-        Case::Damaged { filter, flips, truncate } => {
+        Case::Damaged {
+            filter,
+            flips,
+            truncate,
+        } => {
             let n = usize::from(filter);
             let valid = valid();
             let mut bytes = valid.files[n].clone();
@@ -163,7 +190,14 @@ fuzz_target!(|input: Input| {
             }
             probe(&bytes, &input.probes, Some(&valid.answers[n]));
         }
-        Case::Forged { filter, prefix_bits, records, items, block_shift, body } => {
+        Case::Forged {
+            filter,
+            prefix_bits,
+            records,
+            items,
+            block_shift,
+            body,
+        } => {
             let layout = LAYOUTS[usize::from(filter)];
             let bytes = forge(layout, prefix_bits, records, items, block_shift, &body);
             probe(&bytes, &input.probes, None);

@@ -35,11 +35,17 @@ fn build(dir: &Path, format: &str) -> PathBuf {
         assert!(run(cmd).status.success());
     }
     let index = dir.join(format!("pwned.{format}"));
-    let mut cmd = spool(&["pwned", "build", "--memory", "48M", "--format", format, "-o"]);
+    let mut cmd = spool(&[
+        "pwned", "build", "--memory", "48M", "--format", format, "-o",
+    ]);
     cmd.arg(&index).arg(&sample);
     let out = run(cmd);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains(&format!("({format} index)")), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&format!("({format} index)")),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(!dir.join(format!(".pwned.{format}.full")).exists());
     index
 }
@@ -78,16 +84,36 @@ fn every_layout_answers_check_verify_and_okon() {
         } else {
             format!("pwned: seen {count} times\n")
         };
-        assert_eq!(check(&index, &["--hash", &hit], None), (Some(0), found.clone()), "{format}");
-        assert_eq!(check(&index, &["--password", &present], None), (Some(0), found), "{format}");
+        assert_eq!(
+            check(&index, &["--hash", &hit], None),
+            (Some(0), found.clone()),
+            "{format}"
+        );
+        assert_eq!(
+            check(&index, &["--password", &present], None),
+            (Some(0), found),
+            "{format}"
+        );
         assert_eq!(
             check(&index, &["--hash", &miss], None),
             (Some(1), "not found\n".into()),
             "{format}"
         );
-        let batch = check(&index, &["--batch", "-"], Some(&format!("{hit}\n\n{miss}\n")));
-        let answer = if format == "filter" { "probably".to_string() } else { count.to_string() };
-        assert_eq!(batch, (Some(0), format!("{hit}\t{answer}\n{miss}\t0\n")), "{format}");
+        let batch = check(
+            &index,
+            &["--batch", "-"],
+            Some(&format!("{hit}\n\n{miss}\n")),
+        );
+        let answer = if format == "filter" {
+            "probably".to_string()
+        } else {
+            count.to_string()
+        };
+        assert_eq!(
+            batch,
+            (Some(0), format!("{hit}\t{answer}\n{miss}\t0\n")),
+            "{format}"
+        );
         assert_eq!(okon(&index, &hit), (Some(1), "1\n".into()), "{format}");
         assert_eq!(okon(&index, &miss), (Some(0), "0\n".into()), "{format}");
         let out = run({
@@ -110,7 +136,10 @@ fn convert_matches_build_format_and_refuses_a_damaged_index() {
     cmd.arg(&converted).arg(&full);
     let out = run(cmd);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(std::fs::read(&built).unwrap(), std::fs::read(&converted).unwrap());
+    assert_eq!(
+        std::fs::read(&built).unwrap(),
+        std::fs::read(&converted).unwrap()
+    );
 
     let mut bytes = std::fs::read(&full).unwrap();
     let at = bytes.len() - 20_000;
@@ -122,7 +151,11 @@ fn convert_matches_build_format_and_refuses_a_damaged_index() {
     cmd.arg(&target).arg(&damaged);
     let out = run(cmd);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("fails its checksum"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("fails its checksum"),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(!target.exists(), "nothing is written from a damaged index");
 }
 
@@ -130,13 +163,21 @@ fn convert_matches_build_format_and_refuses_a_damaged_index() {
 fn a_failed_build_leaves_neither_output_nor_full_index() {
     let dir = Dir::new("formats-bad");
     let input = dir.0.join("bad.txt");
-    std::fs::write(&input, "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:1\nnot a hash\n").unwrap();
+    std::fs::write(
+        &input,
+        "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:1\nnot a hash\n",
+    )
+    .unwrap();
     let out_path = dir.0.join("x.filter");
     let mut cmd = spool(&["pwned", "build", "--format", "filter", "-o"]);
     cmd.arg(&out_path).arg(&input);
     let out = run(cmd);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("bad.txt:2: byte offset 43"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("bad.txt:2: byte offset 43"),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(!out_path.exists());
     assert!(!dir.0.join(".x.filter.full").exists());
 }

@@ -108,9 +108,9 @@ impl BodyWriter {
             .map_err(|e| with_path(e, self.file.temp()))
     }
 
-    /// Writes the block checksums, then the header and `table` at the
-    /// front; syncs, and renames the file into place. `header` is given the
-    /// data checksum (of `table` and the body) and makes the header.
+    /// Writes the block checksums, then `header` (its data checksum set to
+    /// that of `table` and the body) and `table` at the front; syncs, and
+    /// renames the file into place. Returns the header as written.
     ///
     /// # Errors
     ///
@@ -119,13 +119,16 @@ impl BodyWriter {
     /// # Panics
     ///
     /// If `table` does not fill the front the writer was created with.
-    pub fn finish(mut self, table: &[u8], header: impl FnOnce(u32) -> Header) -> io::Result<Header> {
+    pub fn finish(mut self, table: &[u8], header: Header) -> io::Result<Header> {
         assert_eq!(HEADER_LEN + table.len(), self.front_len, "header and table");
         self.flush()?;
         let mut data_crc = crc32fast::Hasher::new();
         data_crc.update(table);
         data_crc.combine(&self.crc);
-        let header = header(data_crc.finalize());
+        let header = Header {
+            data_crc: data_crc.finalize(),
+            ..header
+        };
         let mut front = Vec::with_capacity(self.front_len);
         front.extend_from_slice(&header.encode());
         front.extend_from_slice(table);

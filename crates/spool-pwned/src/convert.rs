@@ -131,16 +131,20 @@ pub fn convert(
         Layout::Filter => {
             let bits = shard_bits(records, memory);
             let shard = records >> bits;
-            let reserve = shard.saturating_add(shard / 16).min((memory / FILTER_BYTES_PER_KEY) as u64);
+            let reserve = shard
+                .saturating_add(shard / 16)
+                .min((memory / FILTER_BYTES_PER_KEY) as u64);
             Box::new(FilterWriter::create(output, kind, bits, reserve as usize)?)
         }
     };
     let mut hash = [0u8; 20];
     for p in 0..FANOUT_ENTRIES - 1 {
-        let records = full.prefix_checked(p).map_err(|source| IndexError::Damaged {
-            path: full.path().to_string(),
-            source,
-        })?;
+        let records = full
+            .prefix_checked(p)
+            .map_err(|source| IndexError::Damaged {
+                path: full.path().to_string(),
+                source,
+            })?;
         hash[..2].copy_from_slice(&(p as u16).to_be_bytes());
         for r in records.iter() {
             hash[2..2 + r.key().len()].copy_from_slice(r.key());

@@ -209,11 +209,17 @@ impl FilterIndex {
             let entry = &self.m.map[at..at + SHARD_ENTRY_LEN];
             match Shard::decode(entry, self.m.header.items) {
                 Some(shard) if shard.first == next => next += u64::from(shard.len),
-                _ => return Err(self.m.invalid(&format!("shard {s}'s entry is invalid: the index is corrupt"))),
+                _ => {
+                    return Err(self.m.invalid(&format!(
+                        "shard {s}'s entry is invalid: the index is corrupt"
+                    )))
+                }
             }
         }
         if next != self.m.header.items {
-            return Err(self.m.invalid("the shards do not cover the fingerprints: the index is corrupt"));
+            return Err(self
+                .m
+                .invalid("the shards do not cover the fingerprints: the index is corrupt"));
         }
         Ok(())
     }
@@ -237,7 +243,11 @@ mod tests {
             seed: d.seed,
         };
         let decoded = Shard::decode(&shard.encode(), u64::from(shard.len));
-        assert_eq!(decoded, Some(shard), "xorf's parameters pass the bounds check");
+        assert_eq!(
+            decoded,
+            Some(shard),
+            "xorf's parameters pass the bounds check"
+        );
         let (fingerprint, slots) = shard.slots(key);
         slots
             .iter()

@@ -99,11 +99,11 @@ impl FilterWriter {
                 io::Error::other(format!("building the filter of shard {}: {e}", self.shard))
             })?;
             let d = &filter.descriptor;
-            (shard.segment_length, shard.segment_length_mask) = (d.segment_length, d.segment_length_mask);
+            (shard.segment_length, shard.segment_length_mask) =
+                (d.segment_length, d.segment_length_mask);
             (shard.segment_count_length, shard.seed) = (d.segment_count_length, d.seed);
-            shard.len = u32::try_from(filter.fingerprints.len()).map_err(|_| {
-                io::Error::other(format!("shard {} has too many keys", self.shard))
-            })?;
+            shard.len = u32::try_from(filter.fingerprints.len())
+                .map_err(|_| io::Error::other(format!("shard {} has too many keys", self.shard)))?;
             let mut bytes = Vec::with_capacity(2 * filter.fingerprints.len());
             for f in filter.fingerprints.iter() {
                 bytes.extend_from_slice(&f.to_le_bytes());
@@ -140,7 +140,6 @@ impl FilterWriter {
             items: self.fingerprints,
         };
         let table = std::mem::take(&mut self.table);
-        self.body
-            .finish(&table, |data_crc| Header { data_crc, ..header })
+        self.body.finish(&table, header)
     }
 }

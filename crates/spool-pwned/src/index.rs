@@ -257,7 +257,12 @@ impl Index {
 /// having seen `before(i - 1)` true (unless `i == lo`) and `before(i)`
 /// false (unless `i == hi`): lookups rely on this to check only the two
 /// records around the answer.
-pub(crate) fn partition_near(lo: usize, hi: usize, guess: usize, before: impl Fn(usize) -> bool) -> usize {
+pub(crate) fn partition_near(
+    lo: usize,
+    hi: usize,
+    guess: usize,
+    before: impl Fn(usize) -> bool,
+) -> usize {
     let (mut lo, mut hi) = (lo, hi);
     let guess = guess.clamp(lo, hi);
     let mut step = 1;

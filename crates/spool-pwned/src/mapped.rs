@@ -182,9 +182,7 @@ impl Mapped {
         for p in 0..FANOUT_ENTRIES {
             let v = self.fanout(p);
             if v < prev || v > self.header.records {
-                return Err(self.invalid(
-                    "fanout table is not monotonic: the index is corrupt",
-                ));
+                return Err(self.invalid("fanout table is not monotonic: the index is corrupt"));
             }
             prev = v;
         }

@@ -40,7 +40,7 @@
 //! for an escaped count, the escape table.
 
 use crate::blocks::Damaged;
-use crate::format::{RECORDS_OFFSET, PREFIX_BYTES};
+use crate::format::{PREFIX_BYTES, RECORDS_OFFSET};
 use crate::index::partition_near;
 use crate::mapped::Mapped;
 use crate::IndexError;
@@ -116,7 +116,11 @@ impl T64Index {
         let escapes = &self.m.map[start..end];
         let n = escapes.len() / ESCAPE_LEN;
         let record_of = |i: usize| {
-            u64::from_le_bytes(escapes[i * ESCAPE_LEN..i * ESCAPE_LEN + 8].try_into().expect("8 bytes"))
+            u64::from_le_bytes(
+                escapes[i * ESCAPE_LEN..i * ESCAPE_LEN + 8]
+                    .try_into()
+                    .expect("8 bytes"),
+            )
         };
         let i = partition_near(0, n, 0, |i| record_of(i) < at);
         if i == n || record_of(i) != at {
@@ -147,9 +151,9 @@ impl T64Index {
                 u16::from_le_bytes([self.m.map[r], self.m.map[r + 1]])
             });
             if prev.is_some_and(|p| p >= at) || stored != Some(ESCAPED) {
-                return Err(self.m.invalid(
-                    "the escaped counts do not match the records: the index is corrupt",
-                ));
+                return Err(self
+                    .m
+                    .invalid("the escaped counts do not match the records: the index is corrupt"));
             }
             prev = Some(at);
         }

@@ -105,8 +105,7 @@ impl T64Writer {
             prefix_bits: PREFIX_BITS,
             items: (self.escapes.len() / crate::t64::ESCAPE_LEN) as u64,
         };
-        self.body
-            .finish(&table, |data_crc| Header { data_crc, ..header })
+        self.body.finish(&table, header)
     }
 }
 

@@ -103,17 +103,17 @@ impl IndexWriter {
             self.fanout[p] += self.fanout[p - 1];
         }
         let table: Vec<u8> = self.fanout.iter().flat_map(|v| v.to_le_bytes()).collect();
-        let (kind, records, total_count) = (self.kind, self.records, self.total);
-        self.body.finish(&table, |data_crc| Header {
-            kind,
-            records,
-            total_count,
-            data_crc,
+        let header = Header {
+            kind: self.kind,
+            records: self.records,
+            total_count: self.total,
+            data_crc: 0,
             block_shift: BLOCK_SHIFT,
             layout: Layout::Sorted,
             prefix_bits: PREFIX_BITS,
             items: 0,
-        })
+        };
+        self.body.finish(&table, header)
     }
 
     /// Gives up on this index and hands every record written so far back,
@@ -131,10 +131,8 @@ impl IndexWriter {
     ) -> io::Result<()> {
         self.body.flush()?;
         let temp = self.body.temp();
-        let mut input = io::BufReader::with_capacity(
-            BUFFER,
-            File::open(temp).map_err(|e| with_path(e, temp))?,
-        );
+        let mut input =
+            io::BufReader::with_capacity(BUFFER, File::open(temp).map_err(|e| with_path(e, temp))?);
         input.seek(SeekFrom::Start(format::RECORDS_OFFSET as u64))?;
         let len = format::record_len(self.kind);
         let key_len = self.kind.byte_len();

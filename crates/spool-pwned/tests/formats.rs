@@ -15,27 +15,8 @@ use spool_pwned::{Answer, AnyIndex, HashKind, Index, IndexWriter, RangeError};
 
 const SEED: u64 = 3;
 
-/// A small deterministic generator (splitmix64), so a failure replays.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn hash(&mut self) -> Vec<u8> {
-        let mut h = Vec::with_capacity(20);
-        for _ in 0..3 {
-            h.extend_from_slice(&self.next().to_be_bytes());
-        }
-        h.truncate(20);
-        h
-    }
-}
+mod support;
+use support::Rng;
 
 fn temp_dir(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("spool-formats-{name}-{}", std::process::id()));
@@ -54,11 +35,19 @@ fn build_sample(dir: &Path, name: &str, kind: HashKind, lines: u64, layout: Layo
         kind,
         ..BuildOptions::default()
     };
-    let (report, header) =
-        build_as(vec![Source::from_reader("sample", std::io::Cursor::new(text))], &out, &opts, layout).unwrap();
+    let (report, header) = build_as(
+        vec![Source::from_reader("sample", std::io::Cursor::new(text))],
+        &out,
+        &opts,
+        layout,
+    )
+    .unwrap();
     assert_eq!(report.records, lines);
     assert_eq!(header.layout, layout);
-    assert!(!dir.join(format!(".{name}.full")).exists(), "the temporary full index is removed");
+    assert!(
+        !dir.join(format!(".{name}.full")).exists(),
+        "the temporary full index is removed"
+    );
     let index = AnyIndex::open(&out).unwrap();
     index.verify().unwrap();
     index
@@ -71,7 +60,10 @@ fn t64_finds_every_hash_with_its_count() {
         let lines = 30_000;
         let index = build_sample(&dir, "t64", kind, lines, Layout::T64);
         assert_eq!(index.layout(), Layout::T64);
-        assert!(index.header().items > 0, "the sample has counts over 65,535 to escape");
+        assert!(
+            index.header().items > 0,
+            "the sample has counts over 65,535 to escape"
+        );
         let mut total = 0u64;
         for i in 0..lines {
             let hash = kind.hash_password(&sample_password(SEED, i));
@@ -84,11 +76,17 @@ fn t64_finds_every_hash_with_its_count() {
             let hash = kind.hash_password(&sample_password(SEED, i));
             assert_eq!(index.check(&hash), Ok(Answer::Absent), "absent hash {i}");
         }
-        assert_eq!(index.range(0x5BAA6).unwrap_err(), RangeError::Unsupported(Layout::T64));
+        assert_eq!(
+            index.range(0x5BAA6).unwrap_err(),
+            RangeError::Unsupported(Layout::T64)
+        );
         // 8 bytes a record, 12 an escape, 1/64 for checksums, the table.
         let len = std::fs::metadata(dir.join("t64")).unwrap().len();
         let body = 8 * lines + 12 * index.header().items;
-        assert_eq!(len, (64 + 8 * 65537 + body).div_ceil(256) * 4 + 64 + 8 * 65537 + body);
+        assert_eq!(
+            len,
+            (64 + 8 * 65537 + body).div_ceil(256) * 4 + 64 + 8 * 65537 + body
+        );
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -124,7 +122,11 @@ fn filter_never_misses_and_rarely_says_probably() {
     let index = build_sample(&dir, "filter", HashKind::Sha1, lines, Layout::Filter);
     for i in 0..lines {
         let hash = HashKind::Sha1.hash_password(&sample_password(SEED, i));
-        assert_eq!(index.check(&hash), Ok(Answer::Present), "a false negative: hash {i}");
+        assert_eq!(
+            index.check(&hash),
+            Ok(Answer::Present),
+            "a false negative: hash {i}"
+        );
     }
     // 1/65536 expected: 15.3 in a million. A Poisson count of mean 15.3
     // passes 40 with probability below 1e-7; 8-bit fingerprints (1/256)
@@ -135,9 +137,19 @@ fn filter_never_misses_and_rarely_says_probably() {
         .filter(|_| index.check(&rng.hash()) == Ok(Answer::Present))
         .count();
     eprintln!("{false_positives} false positives in {probes} absent hashes");
-    assert!(false_positives <= 40, "{false_positives} false positives in {probes}");
-    assert_eq!(index.range(0).unwrap_err(), RangeError::Unsupported(Layout::Filter));
-    assert_eq!(Answer::Present.count(), None, "a filter has no count to give");
+    assert!(
+        false_positives <= 40,
+        "{false_positives} false positives in {probes}"
+    );
+    assert_eq!(
+        index.range(0).unwrap_err(),
+        RangeError::Unsupported(Layout::Filter)
+    );
+    assert_eq!(
+        Answer::Present.count(),
+        None,
+        "a filter has no count to give"
+    );
     let bytes = std::fs::metadata(dir.join("filter")).unwrap().len() as f64 / lines as f64;
     assert!(bytes < 2.45, "{bytes} bytes per hash at 200,000 hashes");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -153,7 +165,12 @@ fn filter_shards_answer_like_one_filter() {
         kind: HashKind::Ntlm,
         ..BuildOptions::default()
     };
-    spool_pwned::build::build(vec![Source::from_reader("s", std::io::Cursor::new(text))], &full, &opts).unwrap();
+    spool_pwned::build::build(
+        vec![Source::from_reader("s", std::io::Cursor::new(text))],
+        &full,
+        &opts,
+    )
+    .unwrap();
     let full = Index::open(&full).unwrap();
     // 40 bytes a key: 200 KB of memory makes shards of at most 5,000 keys.
     let header = convert(&full, &dir.join("sharded"), Layout::Filter, 200_000).unwrap();
@@ -200,10 +217,15 @@ fn tiny_and_empty_filters() {
 /// Returns whether a lookup noticed.
 fn flip_and_probe(path: &Path, at: usize, probes: &[(Vec<u8>, Answer)]) -> bool {
     use std::os::unix::fs::FileExt as _;
-    let file = std::fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .unwrap();
     let mut byte = [0u8];
     file.read_exact_at(&mut byte, at as u64).unwrap();
-    file.write_all_at(&[byte[0] ^ (1 << (at % 8))], at as u64).unwrap();
+    file.write_all_at(&[byte[0] ^ (1 << (at % 8))], at as u64)
+        .unwrap();
     let mut caught = true;
     if let Ok(index) = AnyIndex::open(path) {
         caught = false;
@@ -213,7 +235,10 @@ fn flip_and_probe(path: &Path, at: usize, probes: &[(Vec<u8>, Answer)]) -> bool 
                 Err(_) => caught = true,
             }
         }
-        assert!(index.verify().is_err(), "verify passes with byte {at} flipped");
+        assert!(
+            index.verify().is_err(),
+            "verify passes with byte {at} flipped"
+        );
     }
     file.write_all_at(&byte, at as u64).unwrap();
     caught
@@ -241,14 +266,19 @@ fn bit_flips_give_errors_not_wrong_answers() {
         let table = 64..64 + 8 * 65537;
         let mut caught = 0;
         let mut flipped = 0;
-        for at in (0..len).filter(|at| layout == Layout::Filter || !table.contains(at) || at % 61 == 0) {
+        for at in
+            (0..len).filter(|at| layout == Layout::Filter || !table.contains(at) || at % 61 == 0)
+        {
             flipped += 1;
             caught += usize::from(flip_and_probe(&path, at, &probes));
         }
         // Flips in blocks no probe reads go unnoticed by lookups (verify
         // notices them all, above).
         eprintln!("{layout:?}: {caught} of {flipped} flips noticed by lookups");
-        assert!(caught * 4 > flipped, "{layout:?}: {caught} of {flipped} flips noticed");
+        assert!(
+            caught * 4 > flipped,
+            "{layout:?}: {caught} of {flipped} flips noticed"
+        );
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

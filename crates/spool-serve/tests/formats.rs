@@ -20,9 +20,19 @@ async fn answers(server: &Running, password: &str) -> (String, String, String) {
     let url = server.url(&format!("/check/sha1/{hex}"));
     let text = http.get(&url).send().await.unwrap();
     assert_eq!(text.status(), StatusCode::OK);
-    let json = http.get(&url).header(ACCEPT, "application/json").send().await.unwrap();
+    let json = http
+        .get(&url)
+        .header(ACCEPT, "application/json")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(json.headers()[CONTENT_TYPE], "application/json");
-    let plain = http.post(server.url("/check/plain")).body(password.to_string()).send().await.unwrap();
+    let plain = http
+        .post(server.url("/check/plain"))
+        .body(password.to_string())
+        .send()
+        .await
+        .unwrap();
     (
         text.text().await.unwrap(),
         json.text().await.unwrap(),
@@ -44,20 +54,32 @@ async fn t64_and_filter_answer_check_honestly_and_refuse_range() {
             let got = answers(&server, &sample_password(4, i)).await;
             let want = match (i < lines, layout) {
                 (false, _) => ("0".to_string(), "{\"count\":0}".to_string()),
-                (true, Layout::Filter) => {
-                    ("probably".to_string(), "{\"count\":null,\"probably\":true}".to_string())
-                }
+                (true, Layout::Filter) => (
+                    "probably".to_string(),
+                    "{\"count\":null,\"probably\":true}".to_string(),
+                ),
                 (true, _) => {
                     let count = sample_count(4, i);
                     (count.to_string(), format!("{{\"count\":{count}}}"))
                 }
             };
-            assert_eq!(got, (want.0.clone(), want.1, want.0), "{layout:?}, password {i}");
+            assert_eq!(
+                got,
+                (want.0.clone(), want.1, want.0),
+                "{layout:?}, password {i}"
+            );
         }
-        let range = client().get(server.url("/range/5BAA6")).send().await.unwrap();
+        let range = client()
+            .get(server.url("/range/5BAA6"))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(range.status(), StatusCode::NOT_IMPLEMENTED, "{layout:?}");
         let reason = range.text().await.unwrap();
-        assert!(reason.contains(&format!("is a {} index", layout.name())), "{reason}");
+        assert!(
+            reason.contains(&format!("is a {} index", layout.name())),
+            "{reason}"
+        );
         assert!(reason.contains("use /check"), "{reason}");
         server.stop().await;
     }
