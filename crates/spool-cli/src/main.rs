@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 mod completions;
 mod count;
+mod interrupt;
 mod man;
 mod partition;
 mod progress;

@@ -278,9 +278,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     options.set_memory(args.memory)?;
 
     let cancel = Arc::new(AtomicBool::new(false));
-    let handler_flag = cancel.clone();
-    // A second Ctrl-C while cleaning up is ignored: the cleanup is quick.
-    let _ = ctrlc::set_handler(move || handler_flag.store(true, Ordering::Relaxed));
+    let signal = crate::interrupt::cancel_on_signal("spool partition", cancel.clone());
     options.cancel = Some(cancel);
     let progress = Arc::new(Progress::default());
     options.progress = Some(progress.clone());
@@ -291,8 +289,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let summary = match result {
         Ok(summary) => summary,
         Err(PartitionError::Interrupted) => {
-            eprintln!("spool partition: interrupted; partial output removed");
-            return Ok(ExitCode::from(130));
+            let signal = signal.load(Ordering::SeqCst);
+            let name = crate::interrupt::name(signal);
+            eprintln!("spool partition: {name}; partial output removed");
+            return Ok(ExitCode::from(crate::interrupt::status(signal)));
         }
         Err(e) => return Err(e.into()),
     };

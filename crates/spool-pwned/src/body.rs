@@ -55,7 +55,7 @@ impl BodyWriter {
         let sums = BlockSums::new(block_shift, front_len, &dir).map_err(|e| with_path(e, &dir))?;
         file.file()
             .seek(SeekFrom::Start(front_len as u64))
-            .map_err(|e| with_path(e, file.temp()))?;
+            .map_err(|e| file.error(e))?;
         Ok(BodyWriter {
             file,
             buf: Vec::with_capacity(BUFFER),
@@ -68,6 +68,12 @@ impl BodyWriter {
     /// The temporary file being written.
     pub fn temp(&self) -> &Path {
         self.file.temp()
+    }
+
+    /// An I/O error on the temporary file, told as one on the target (see
+    /// [`PartialFile::error`]).
+    pub fn error(&self, err: io::Error) -> io::Error {
+        self.file.error(err)
     }
 
     /// Appends body bytes (buffered).
@@ -100,12 +106,9 @@ impl BodyWriter {
     }
 
     fn write_through(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let temp = self.file.temp();
-        self.sums.update(bytes).map_err(|e| with_path(e, temp))?;
-        self.file
-            .file()
-            .write_all(bytes)
-            .map_err(|e| with_path(e, self.file.temp()))
+        self.sums.update(bytes).map_err(|e| self.file.error(e))?;
+        let written = self.file.file().write_all(bytes);
+        written.map_err(|e| self.file.error(e))
     }
 
     /// Writes the block checksums, then `header` (its data checksum set to
@@ -132,16 +135,12 @@ impl BodyWriter {
         let mut front = Vec::with_capacity(self.front_len);
         front.extend_from_slice(&header.encode());
         front.extend_from_slice(table);
-        let temp = self.file.temp().to_path_buf();
-        self.sums
-            .finish(&front, self.file.file())
-            .map_err(|e| with_path(e, &temp))?;
+        let sums = self.sums.finish(&front, self.file.file());
+        sums.map_err(|e| self.file.error(e))?;
         let at_start = self.file.file().seek(SeekFrom::Start(0));
-        at_start.map_err(|e| with_path(e, &temp))?;
-        self.file
-            .file()
-            .write_all(&front)
-            .map_err(|e| with_path(e, &temp))?;
+        at_start.map_err(|e| self.file.error(e))?;
+        let written = self.file.file().write_all(&front);
+        written.map_err(|e| self.file.error(e))?;
         self.file.sync()?;
         self.file.commit()?;
         Ok(header)

@@ -7,8 +7,6 @@ use std::fs::File;
 use std::io::{self, Read as _, Seek, SeekFrom};
 use std::path::Path;
 
-use spool_io::input::with_path;
-
 use crate::body::BodyWriter;
 use crate::format::{self, Header, Layout, BLOCK_SHIFT, FANOUT_ENTRIES, PREFIX_BITS, PREFIX_BYTES};
 use crate::record::{self, sort_key, MergeCounts, Record, SortKey, HASH_BYTES};
@@ -130,9 +128,8 @@ impl IndexWriter {
         mut f: impl FnMut(Record) -> io::Result<()>,
     ) -> io::Result<()> {
         self.body.flush()?;
-        let temp = self.body.temp();
-        let mut input =
-            io::BufReader::with_capacity(BUFFER, File::open(temp).map_err(|e| with_path(e, temp))?);
+        let opened = File::open(self.body.temp()).map_err(|e| self.body.error(e))?;
+        let mut input = io::BufReader::with_capacity(BUFFER, opened);
         input.seek(SeekFrom::Start(format::RECORDS_OFFSET as u64))?;
         let len = format::record_len(self.kind);
         let key_len = self.kind.byte_len();
@@ -141,7 +138,7 @@ impl IndexWriter {
         for p in 0..FANOUT_ENTRIES - 1 {
             key[..PREFIX_BYTES].copy_from_slice(&(p as u16).to_be_bytes());
             for _ in 0..self.fanout[p + 1] {
-                input.read_exact(&mut rec).map_err(|e| with_path(e, temp))?;
+                input.read_exact(&mut rec).map_err(|e| self.body.error(e))?;
                 key[PREFIX_BYTES..key_len].copy_from_slice(&rec[..len - 4]);
                 let count = u32::from_le_bytes(rec[len - 4..].try_into().expect("4 bytes"));
                 f(record::record(&key, count))?;

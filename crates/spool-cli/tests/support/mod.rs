@@ -21,6 +21,17 @@ impl Drop for Dir {
     }
 }
 
+/// The names in `dir`, sorted.
+#[allow(dead_code)] // each test binary compiles this module; not all use it
+pub fn names(dir: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
 /// Runs `cmd` to its end (standard output discarded) and returns whether it
 /// succeeded, its standard error, and its own peak RSS in KiB.
 ///

@@ -23,7 +23,7 @@ use super::workers::Output;
 use super::{Column, GroupSummary, Layout, Options, OutputFormat, PartitionError, Summary};
 use crate::progress::Phase;
 use crate::read::{Block, FieldRecord, FileBlocks, Format, Line};
-use crate::write::StagedDir;
+use crate::write::{told_in_target, StagedDir};
 use spool::text::csv::UnterminatedQuote;
 
 mod checks;
@@ -104,6 +104,7 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
     // this run's; dropped on any error below, it removes what was written.
     let staged = StagedDir::begin(&options.out, options.force.then_some(MANIFEST))?;
     let stale = staged.stale_removed().to_vec();
+    let staging = staged.dir().to_owned();
     let mut router = Router::new(options, staged)?;
     router.summary.stale_removed = stale;
     let result = router.route_all();
@@ -114,7 +115,10 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
             Err(router.abort().map_or(e, PartitionError::Io))
         }
     };
-    result.map(|()| router.summary)
+    result.map(|()| router.summary).map_err(|e| match e {
+        PartitionError::Io(e) => PartitionError::Io(told_in_target(e, &staging, &options.out)),
+        other => other,
+    })
 }
 
 impl<'a> Router<'a> {

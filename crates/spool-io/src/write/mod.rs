@@ -11,6 +11,10 @@
 //!   renamed when complete, removed on failure.
 //! * [`StagedDir`] — a directory tree built under a hidden name by one run
 //!   at a time (an exclusive lock) and published whole with one rename.
+//! * [`remove_temporaries`] — removes every [`PartialFile`] not yet in
+//!   place, for a signal handler about to exit.
+//! * [`remove_dead_pid_temporaries`] — removes temporaries that older
+//!   versions named after their process, once that process is gone.
 //! * [`ChunkedWriter`] — an [`io::Write`](std::io::Write) that puts the
 //!   three together for one output.
 
@@ -20,6 +24,8 @@ mod encode;
 mod output_lock;
 mod partial_file;
 mod staged_dir;
+mod stale;
+mod temporaries;
 
 pub use chunk_pool::{Chunk, ChunkPool};
 pub use chunked_writer::ChunkedWriter;
@@ -28,6 +34,8 @@ pub use output_lock::OutputLock;
 pub use partial_file::PartialFile;
 pub(crate) use staged_dir::sync_directory;
 pub use staged_dir::StagedDir;
+pub use stale::{remove_dead_pid_temporaries, Leftover};
+pub use temporaries::{remove_temporaries, TemporariesRemoved};
 
 /// An error on a file or folder made beside `target`, told as an error on
 /// `target`: the user asked for `target` and may not know the other name.
@@ -44,6 +52,34 @@ pub(crate) fn beside(
         err.kind(),
         format!(
             "{}: {err} (creating {made}; check that the folder exists and can be written)",
+            target.display()
+        ),
+    )
+}
+
+/// An error whose message names a path inside a staging directory
+/// (`STAGING/REST`), told on the path the user will see (`TARGET/REST`),
+/// naming the staging directory after: the hidden name means nothing to
+/// the user, and is gone once the run has failed.
+pub(crate) fn told_in_target(
+    err: std::io::Error,
+    staging: &std::path::Path,
+    target: &std::path::Path,
+) -> std::io::Error {
+    let message = err.to_string();
+    let hidden = staging.display().to_string();
+    if !message.contains(&hidden) {
+        return err;
+    }
+    let staging_name = staging
+        .file_name()
+        .unwrap_or(staging.as_os_str())
+        .to_string_lossy();
+    std::io::Error::new(
+        err.kind(),
+        format!(
+            "{} (writing it in {staging_name}, published as {} when complete)",
+            message.replacen(&hidden, &target.display().to_string(), 1),
             target.display()
         ),
     )

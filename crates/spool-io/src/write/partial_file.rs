@@ -4,11 +4,15 @@ use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::temporaries::Listed;
+
 /// A file written under a hidden temporary name (`.NAME.partial` in the same
 /// directory, so the rename is atomic and readers of the directory that skip
 /// dot files never see it) and renamed to its real name by
 /// [`commit`](PartialFile::commit). Dropped without a commit, the temporary
-/// file is removed.
+/// file is removed; [`remove_temporaries`](super::remove_temporaries)
+/// removes it too (for a signal handler: a signal ends the process
+/// without running drops).
 ///
 /// # Examples
 ///
@@ -31,6 +35,9 @@ pub struct PartialFile {
     temp: PathBuf,
     path: PathBuf,
     committed: bool,
+    /// Listed for [`remove_temporaries`](super::remove_temporaries) until
+    /// renamed or removed.
+    listed: Option<Listed>,
 }
 
 impl PartialFile {
@@ -42,12 +49,14 @@ impl PartialFile {
     /// asked for), then the temporary name.
     pub fn create(path: &Path) -> io::Result<Self> {
         let temp = Self::temp_path(path);
-        let file = File::create(&temp).map_err(|e| super::beside(e, path, &temp))?;
+        let (file, listed) = Listed::create(&temp, || File::create(&temp))
+            .map_err(|e| super::beside(e, path, &temp))?;
         Ok(PartialFile {
             file: Some(file),
             temp,
             path: path.to_owned(),
             committed: false,
+            listed: Some(listed),
         })
     }
 
@@ -89,13 +98,28 @@ impl PartialFile {
     ///
     /// # Errors
     ///
-    /// If the flush fails; the message names the temporary file.
+    /// If the flush fails; the message is [`error`](Self::error)'s.
     pub fn sync(&self) -> io::Result<()> {
         self.file
             .as_ref()
             .expect("open until commit")
             .sync_all()
-            .map_err(|e| crate::input::with_path(e, &self.temp))
+            .map_err(|e| self.error(e))
+    }
+
+    /// An error reading or writing the temporary file, told as an error on
+    /// the real path (the one the user asked for), naming the temporary
+    /// after: `out.idx: No space left on device (os error 28) (writing
+    /// .out.idx.partial, renamed to it when complete)`.
+    pub fn error(&self, err: io::Error) -> io::Error {
+        let temp = self.temp.file_name().unwrap_or_default().to_string_lossy();
+        io::Error::new(
+            err.kind(),
+            format!(
+                "{}: {err} (writing {temp}, renamed to it when complete)",
+                self.path.display()
+            ),
+        )
     }
 
     /// Flushes, closes and renames the file to its real name.
@@ -106,7 +130,9 @@ impl PartialFile {
     pub fn commit(mut self) -> io::Result<()> {
         let file = self.file.take().expect("open until commit");
         drop(file);
-        std::fs::rename(&self.temp, &self.path)
+        let listed = self.listed.take().expect("listed until commit");
+        listed
+            .finish(|| std::fs::rename(&self.temp, &self.path))
             .map_err(|e| crate::input::with_path(e, &self.path))?;
         self.committed = true;
         Ok(())
