@@ -120,7 +120,9 @@ impl Shard {
         let shape = shard.len == 0
             || (shard.segment_length.is_power_of_two()
                 && shard.segment_length_mask == shard.segment_length - 1
-                && shard.segment_count_length % shard.segment_length == 0
+                && shard
+                    .segment_count_length
+                    .is_multiple_of(shard.segment_length)
                 && reach <= u64::from(shard.len));
         (in_file && shape).then_some(shard)
     }
