@@ -12,8 +12,12 @@
 # wall times, and checks that every tool wrote 1000 files.
 # Peers that are not installed are reported as such:
 #   pip install duckdb polars;  cargo install xsv --locked
-# Environment: WORK (scratch folder, default target/bench-partition),
-# THREADS (default 2), MEMORY (spool's --memory, default 128M).
+# Environment: WORK (scratch folder, default target/bench-partition; put
+# it on a tmpfs such as /dev/shm to take the disk out of the comparison),
+# THREADS (default 2), MEMORY (spool's --memory, default 128M), ONLY (an
+# extended regex: run only the tools whose name matches), BEFORE (another
+# spool binary, e.g. a previous build, run as "spool before" beside this
+# one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE=${1:-1G}
@@ -38,8 +42,14 @@ py_has() { python3 -c "import $1" >/dev/null 2>&1; }
 tools=()
 tools+=("spool (plain)	target/release/spool partition -q -d comma --by 1 --threads $THREADS --memory $MEMORY --out $OUT $DATA")
 tools+=("spool --compress zstd	target/release/spool partition -q -d comma --by 1 --compress zstd --threads $THREADS --memory $MEMORY --out $OUT $DATA")
+if [ -n "${BEFORE:-}" ]; then
+    tools+=("spool before (plain)	$BEFORE partition -q -d comma --by 1 --threads $THREADS --memory $MEMORY --out $OUT $DATA")
+    tools+=("spool before --compress zstd	$BEFORE partition -q -d comma --by 1 --compress zstd --threads $THREADS --memory $MEMORY --out $OUT $DATA")
+fi
 if have xsv; then tools+=("xsv partition	xsv partition -n 1 $OUT $DATA"); else echo "xsv: not installed"; fi
-if have qsv; then tools+=("qsv partition	qsv partition -n --limit 0 1 $OUT $DATA"); else echo "qsv: not installed"; fi
+# qsv, or qsvlite (qsv built with `--no-default-features --features lite`).
+QSV=$(command -v qsv || command -v qsvlite || true)
+if [ -n "$QSV" ]; then tools+=("$(basename "$QSV") partition	$QSV partition -n --limit 0 1 $OUT $DATA"); else echo "qsv: not installed"; fi
 if py_has duckdb; then
     tools+=("duckdb COPY (plain)	python3 scripts/bench/partition_duckdb.py $DATA $OUT none $THREADS csv")
     tools+=("duckdb COPY (zstd)	python3 scripts/bench/partition_duckdb.py $DATA $OUT zstd $THREADS csv")
@@ -48,6 +58,14 @@ if py_has polars; then
     tools+=("polars sink_csv (plain)	env POLARS_MAX_THREADS=$THREADS python3 scripts/bench/partition_polars.py $DATA $OUT none csv")
     tools+=("polars sink_csv (zstd)	env POLARS_MAX_THREADS=$THREADS python3 scripts/bench/partition_polars.py $DATA $OUT zstd csv")
 else echo "polars: not installed"; fi
+
+if [ -n "${ONLY:-}" ]; then
+    kept=()
+    for t in "${tools[@]}"; do
+        if [[ ${t%%	*} =~ $ONLY ]]; then kept+=("$t"); fi
+    done
+    tools=("${kept[@]}")
+fi
 
 rm -f "$WORK/times.txt"
 # Rounds: every tool once per round, so a busy moment hits all of them.

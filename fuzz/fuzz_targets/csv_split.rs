@@ -24,7 +24,12 @@ fn csv_crate(input: &[u8], dialect: Dialect) -> Values {
         .from_reader(input);
     reader
         .byte_records()
-        .map(|r| r.expect("reads from memory").iter().map(<[u8]>::to_vec).collect())
+        .map(|r| {
+            r.expect("reads from memory")
+                .iter()
+                .map(<[u8]>::to_vec)
+                .collect()
+        })
         .collect()
 }
 
@@ -92,7 +97,10 @@ fuzz_target!(|data: &[u8]| {
             // last record, and starts at the quote the error names.
             let body = strip_bom(&closed);
             let skip = closed.len() - body.len();
-            let last = Records::new(body, dialect, 1, skip as u64).last().unwrap().unwrap();
+            let last = Records::new(body, dialect, 1, skip as u64)
+                .last()
+                .unwrap()
+                .unwrap();
             let tail = last.fields().last().unwrap().raw();
             assert_eq!(err.offset as usize, closed.len() - tail.len());
         }

@@ -74,10 +74,13 @@ fuzz_target!(|damage: Damage| {
             assert_eq!(got, want, "a wrong answer from a damaged index");
         }
         // A range query answers the intact records or an error.
-        let prefix = u32::from_be_bytes([0, damage.probe[0], damage.probe[1], damage.probe[2]]) >> 4;
+        let prefix =
+            u32::from_be_bytes([0, damage.probe[0], damage.probe[1], damage.probe[2]]) >> 4;
         if let Ok(records) = index.range(prefix) {
-            let got: Vec<(Vec<u8>, u32)> =
-                records.iter().map(|r| (r.key().to_vec(), r.count())).collect();
+            let got: Vec<(Vec<u8>, u32)> = records
+                .iter()
+                .map(|r| (r.key().to_vec(), r.count()))
+                .collect();
             let want: Vec<(Vec<u8>, u32)> = valid
                 .oracle
                 .iter()

@@ -18,6 +18,12 @@ fuzz_target!(|input: (bool, bool, &[u8])| {
         let mut full = prefix.to_vec();
         full.extend_from_slice(&line[..colon]);
         assert_eq!(hex.as_bytes(), full.to_ascii_uppercase().as_slice());
-        assert_eq!(std::str::from_utf8(&line[colon + 1..]).unwrap().parse::<u32>().unwrap(), count);
+        assert_eq!(
+            std::str::from_utf8(&line[colon + 1..])
+                .unwrap()
+                .parse::<u32>()
+                .unwrap(),
+            count
+        );
     }
 });

@@ -25,7 +25,14 @@ struct Input {
     body: Vec<u8>,
 }
 
-const ROUTES: [&str; 6] = ["/range/", "/check/sha1/", "/check/ntlm/", "/check/plain", "/", ""];
+const ROUTES: [&str; 6] = [
+    "/range/",
+    "/check/sha1/",
+    "/check/ntlm/",
+    "/check/plain",
+    "/",
+    "",
+];
 
 struct Fixture {
     runtime: tokio::runtime::Runtime,
@@ -38,40 +45,60 @@ fn fixture() -> &'static Fixture {
     FIXTURE.get_or_init(|| {
         let path = std::env::temp_dir().join(format!("spool-fuzz-serve-{}", std::process::id()));
         let mut writer = IndexWriter::create(&path, HashKind::Sha1).unwrap();
-        let mut keys: Vec<Vec<u8>> = (0..3000).map(|i| HashKind::Sha1.hash_password(&format!("p{i}"))).collect();
+        let mut keys: Vec<Vec<u8>> = (0..3000)
+            .map(|i| HashKind::Sha1.hash_password(&format!("p{i}")))
+            .collect();
         keys.sort();
         for (i, key) in keys.iter().enumerate() {
             writer.push(key, i as u32 + 1).unwrap();
         }
         writer.finish().unwrap();
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         let config = spool_serve::Config {
             listen: ([127, 0, 0, 1], 0).into(),
             sha1: Some(path.clone()),
             ..Default::default()
         };
-        let server = runtime.block_on(spool_serve::Server::bind(&config)).unwrap();
+        let server = runtime
+            .block_on(spool_serve::Server::bind(&config))
+            .unwrap();
         let router = server.router();
         // The map stays valid after the name is gone.
         let index = Index::open(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
-        Fixture { runtime, router, index }
+        Fixture {
+            runtime,
+            router,
+            index,
+        }
     })
 }
 
 fuzz_target!(|input: Input| {
     let fixture = fixture();
-    let mut target = ROUTES[usize::from(input.route) % ROUTES.len()].as_bytes().to_vec();
+    let mut target = ROUTES[usize::from(input.route) % ROUTES.len()]
+        .as_bytes()
+        .to_vec();
     target.extend_from_slice(&input.path);
-    let Ok(target) = String::from_utf8(target) else { return };
+    let Ok(target) = String::from_utf8(target) else {
+        return;
+    };
     let mut builder = Request::builder().method(&input.method[..]).uri(&target);
     for (name, value) in &input.headers {
         builder = builder.header(&name[..], &value[..]);
     }
     // What hyper would refuse before routing, a client library would never send.
-    let Ok(request) = builder.body(Body::from(input.body.clone())) else { return };
+    let Ok(request) = builder.body(Body::from(input.body.clone())) else {
+        return;
+    };
     let (method, uri) = (request.method().clone(), request.uri().clone());
-    let padded = request.headers().get("add-padding").is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"true"));
+    let padded = request
+        .headers()
+        .get("add-padding")
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"true"));
     let response = fixture.runtime.block_on(async {
         let response = fixture.router.clone().oneshot(request).await.unwrap();
         let (parts, body) = response.into_parts();
@@ -79,9 +106,15 @@ fuzz_target!(|input: Input| {
     });
     let (parts, body) = response;
     let status = parts.status.as_u16();
-    assert!([200, 304, 400, 404, 405, 408, 413].contains(&status), "{status} for {method} {uri}");
+    assert!(
+        [200, 304, 400, 404, 405, 408, 413].contains(&status),
+        "{status} for {method} {uri}"
+    );
     if (400..500).contains(&status) && status != 408 {
-        assert!(body.ends_with(b"\n") && body.iter().filter(|&&b| b == b'\n').count() == 1, "{body:?}");
+        assert!(
+            body.ends_with(b"\n") && body.iter().filter(|&&b| b == b'\n').count() == 1,
+            "{body:?}"
+        );
     }
     if status != 200 || method != "GET" {
         return;
@@ -91,7 +124,11 @@ fuzz_target!(|input: Input| {
         let prefix = u32::from_str_radix(prefix, 16).expect("a 200 range has a hex prefix");
         let mut want = Vec::new();
         spool_serve::range::encode(fixture.index.range(prefix).unwrap(), &mut want);
-        assert!(if padded { body.starts_with(&want) } else { body == want[..] });
+        assert!(if padded {
+            body.starts_with(&want)
+        } else {
+            body == want[..]
+        });
     } else if let Some(hex) = path.strip_prefix("/check/sha1/") {
         let mut hash = [0u8; 20];
         assert!(spool::text::hex::decode(hex.as_bytes(), &mut hash));

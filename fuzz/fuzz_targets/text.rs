@@ -25,9 +25,15 @@ fuzz_target!(|input: (bool, u8, u8, &[u8])| {
         assert_eq!(record.bytes(), body);
         let split: Vec<&[u8]> = body.split(|&b| b == field_delimiter).collect();
         let n = usize::from(index % 8);
-        assert_eq!(fields::field(body, field_delimiter, n), split.get(n).copied());
+        assert_eq!(
+            fields::field(body, field_delimiter, n),
+            split.get(n).copied()
+        );
         assert_eq!(fields::count(body, field_delimiter), split.len());
-        assert_eq!(fields::Fields::new(body, field_delimiter).collect::<Vec<_>>(), split);
+        assert_eq!(
+            fields::Fields::new(body, field_delimiter).collect::<Vec<_>>(),
+            split
+        );
         offset += raw.len() as u64;
         count += 1;
     }

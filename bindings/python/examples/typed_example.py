@@ -1,14 +1,17 @@
 """A typed program using spool, checked by `mypy --strict` and run by the
 tests: a length-prefixed message reader over StringChain, a subclass that
-keeps its own attribute through copies and pickles, and Banana tokens."""
+keeps its own attribute through copies and pickles, Banana tokens, and a
+partition run whose summary is read by key."""
 
 from __future__ import annotations
 
 import copy
+import pathlib
 import pickle
-from typing import Iterator, Optional
+import tempfile
+from typing import Dict, Iterator, Optional
 
-from spool import BananaDecoder, StringChain, __version__
+from spool import BananaDecoder, PartitionError, PartitionSummary, StringChain, __version__, partition
 
 
 class Inbox(StringChain):
@@ -37,6 +40,23 @@ def messages(chunks: list[bytes], peer: str) -> Iterator[bytes]:
             yield message
 
 
+def records_per_key(folder: pathlib.Path) -> Dict[str, int]:
+    """Partitions a small CSV by its `city` column; records of each key."""
+    data = folder / "in.csv"
+    data.write_text('id,city\n1,Paris\n2,"New York, NY"\n3,Paris\n')
+    summary: PartitionSummary = partition(
+        [data], folder / "out", by="city", header=True, delimiter="comma", run_id="r1"
+    )
+    assert summary["files"] == 2
+    try:
+        partition(data, folder / "bad", by=3, header=True, delimiter="comma")
+    except PartitionError as e:
+        assert e.line == 2 and e.path == str(data), e
+    else:
+        raise AssertionError("a record without column 3 was written")
+    return {g["key"].decode(): g["records"] for g in summary["groups"]}
+
+
 def main() -> None:
     wire = b"\x05hello\x01,\x05world"
     got = list(messages([wire[i : i + 3] for i in range(0, len(wire), 3)], "peer-a"))
@@ -59,6 +79,9 @@ def main() -> None:
     kinds = [kind for kind, _value in decoder]
     assert kinds == ["STRING", "INT"], kinds
     assert decoder.next_token() is None
+    with tempfile.TemporaryDirectory() as folder:
+        counts = records_per_key(pathlib.Path(folder))
+    assert counts == {"Paris": 2, "New York, NY": 1}, counts
     print(f"typed example ok (spool {__version__})")
 
 

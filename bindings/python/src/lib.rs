@@ -1,7 +1,8 @@
 //! `spool._spool`, the extension module behind the `spool` Python package:
 //! [`StringChain`](string_chain::StringChain), a drop-in for the
 //! `stringchain` package and foolscap's copy of it, and
-//! [`BananaDecoder`](banana::BananaDecoder).
+//! [`BananaDecoder`](banana::BananaDecoder), and
+//! [`partition`](partition::partition), `spool partition` in-process.
 //!
 //! Built against the stable ABI (`abi3`, Python 3.9 and newer): one wheel
 //! serves every CPython from 3.9 on. The package's `__init__.py` re-exports
@@ -13,8 +14,11 @@ use pyo3::prelude::*;
 
 mod args;
 mod banana;
+mod partition;
+mod partition_error;
 mod piece;
 mod string_chain;
+mod summary;
 
 /// spool: byte chains without quadratic copies.
 #[pymodule]
@@ -22,6 +26,11 @@ mod string_chain;
 fn spool_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<string_chain::StringChain>()?;
     m.add_class::<banana::BananaDecoder>()?;
+    m.add_function(wrap_pyfunction!(partition::partition, m)?)?;
+    m.add(
+        "PartitionError",
+        m.py().get_type::<partition_error::PartitionError>(),
+    )?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -26,9 +26,15 @@ pub struct Sample {
     pub records: u64,
 }
 
-/// Records until the CSV holds at least `bytes` bytes; the same `(bytes,
-/// seed)` always gives the same sample.
+/// Records until the CSV holds at least `bytes` bytes, with 1000 keys; the
+/// same `(bytes, seed)` always gives the same sample.
 pub fn sample(bytes: usize, seed: u64) -> Sample {
+    sample_keys(bytes, seed, 1000)
+}
+
+/// [`sample`] with `keys` distinct keys (`key0000`, `key0001`, ...) in
+/// column 1 instead of 1000.
+pub fn sample_keys(bytes: usize, seed: u64, keys: u64) -> Sample {
     let mut rng = SplitMix(seed);
     let mut out = Sample {
         csv: Vec::with_capacity(bytes + 256),
@@ -44,7 +50,7 @@ pub fn sample(bytes: usize, seed: u64) -> Sample {
             let quoted = (quoting >> (4 * field)).is_multiple_of(3);
             value.clear();
             match field {
-                0 => value.extend_from_slice(format!("key{:04}", r % 1000).as_bytes()),
+                0 => value.extend_from_slice(format!("key{:04}", r % keys).as_bytes()),
                 1 => value.extend_from_slice(format!("{:08}", (r >> 32) % 100_000_000).as_bytes()),
                 2 => value.extend_from_slice(
                     format!(

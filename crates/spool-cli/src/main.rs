@@ -12,11 +12,11 @@ mod count;
 mod interrupt;
 mod man;
 mod partition;
+mod partition_tools;
 mod progress;
 mod pwned;
 mod pwned_serve;
 mod report;
-mod size;
 mod stdout;
 
 /// Move bytes without wasted copies: tools built on spool.

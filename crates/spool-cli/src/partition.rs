@@ -9,16 +9,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use spool_io::partition::parquet::{ParquetCompression, ParquetOptions, SchemaSpec};
+use spool_io::partition::choices::{self, Codec, Quote};
+use spool_io::partition::parquet::{ParquetOptions, SchemaSpec};
 use spool_io::partition::{self, ColumnRef, Filter, Layout, Options, OutputFormat, PartitionError};
 use spool_io::progress::Progress;
-use spool_io::write::Compression;
 
 use crate::progress::{input_size, show_while};
 
 /// Arguments of `spool partition`.
 #[derive(clap::Args)]
-#[command(after_help = "\
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = "\
 Output: OUT/COLUMN=VALUE/part-00000.tsv[.zst|.gz] (a Hive-partitioned dataset \
 for Spark, DuckDB, Polars), or OUT/VALUE.tsv with --layout flat; with several \
 --by, one tree per column (OUT/by-COLUMN/...). Records keep input order. Keys \
@@ -28,16 +31,25 @@ beside OUT and appears whole with one rename when the run succeeds; on an \
 error, Ctrl-C or a kill no part of it appears. One run at a time per OUT (a \
 second one refuses).
 
-Exit status: 0 on success, 2 on error, 130 when interrupted.")]
+Several runs into one dataset (the tasks of a Spark job, a job array): \
+give each its own --run-id and --append; each run's files appear one rename \
+each, its OUT/_partitions-ID.tsv last. `spool partition merge-manifests OUT` \
+prints the whole table, `spool partition clean OUT` removes what dead runs \
+left. An input file named like a subcommand is given as ./clean.
+
+Exit status: 0 on success, 2 on error, 130 when interrupted."
+)]
 pub struct Args {
+    #[command(subcommand)]
+    tool: Option<crate::partition_tools::Tool>,
     /// Input files (plain, gzip or zstd, detected by content); `-` is stdin.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     /// Output directory (created if missing; must be empty unless --force).
     /// Its parent holds the run's hidden staging directory and a lock file,
     /// `.OUT.spool-lock`.
-    #[arg(short, long)]
-    out: PathBuf,
+    #[arg(short, long, required = true)]
+    out: Option<PathBuf>,
     /// Column to group by: a header name (with --header) or a number from 1.
     /// Repeat for several groupings in one pass.
     #[arg(long, required = true)]
@@ -85,7 +97,7 @@ pub struct Args {
     #[arg(long, value_parser = crate::count::parse_count)]
     threads: Option<usize>,
     /// Memory for the whole run, e.g. 256M (read-ahead, buffers, encoders).
-    #[arg(long, default_value = "128M", value_parser = crate::size::parse_size)]
+    #[arg(long, default_value = "128M", value_parser = spool_io::size::parse)]
     memory: usize,
     /// Most output files open at once; least recently used ones are closed
     /// and reopened in append mode.
@@ -97,10 +109,22 @@ pub struct Args {
     /// Count and skip records with too few fields instead of stopping.
     #[arg(long)]
     skip_invalid: bool,
-    /// Replace an existing dataset (a directory holding _partitions.tsv) as
-    /// a whole, in one step, once the new one is complete.
+    /// Replace an existing dataset (a directory holding a _partitions*.tsv
+    /// manifest) as a whole, in one step, once the new one is complete.
     #[arg(long)]
     force: bool,
+    /// Name every file of this run after ID (COL=KEY/part-ID-00000.tsv,
+    /// flat KEY.ID.tsv, manifest _partitions-ID.tsv), so runs with
+    /// different ids never write the same name. ID: 1-64 ASCII letters,
+    /// digits, '_' and '-', starting with a letter or digit.
+    #[arg(long, value_name = "ID")]
+    run_id: Option<String>,
+    /// Add this run's files to the dataset in OUT (created if missing)
+    /// beside other runs' files, even while other runs with other ids
+    /// write into it; nothing is replaced. Needs --run-id. Each file
+    /// appears by one rename, the run's manifest last.
+    #[arg(long, requires = "run_id", conflicts_with = "force")]
+    append: bool,
     /// Flush every output file and directory to disk before the dataset is
     /// published (and the publish after), so even a power loss cannot leave
     /// a published dataset with missing data; the run then waits for the
@@ -137,91 +161,27 @@ enum LayoutArg {
 }
 
 fn parse_delimiter(s: &str) -> Result<u8, String> {
-    match s {
-        "tab" | "\\t" => Ok(b'\t'),
-        "comma" => Ok(b','),
-        "space" => Ok(b' '),
-        "pipe" => Ok(b'|'),
-        "semicolon" => Ok(b';'),
-        _ if s.len() == 1 && s.as_bytes()[0] != b'\n' => Ok(s.as_bytes()[0]),
-        _ => Err(format!(
-            "'{s}' is not a delimiter: use tab, comma, space, pipe, semicolon or one ASCII character"
-        )),
-    }
-}
-
-/// `--quote`: a character, or no quoting.
-#[derive(Clone, Copy)]
-enum Quote {
-    Char(u8),
-    None,
+    choices::delimiter(s).map_err(|e| e.to_string())
 }
 
 fn parse_quote(s: &str) -> Result<Quote, String> {
-    match s {
-        "none" => Ok(Quote::None),
-        _ if s.len() == 1 && !matches!(s.as_bytes()[0], b'\n' | b'\r') => {
-            Ok(Quote::Char(s.as_bytes()[0]))
+    s.parse().map_err(|e: PartitionError| e.to_string())
+}
+
+impl From<CompressArg> for Codec {
+    fn from(arg: CompressArg) -> Codec {
+        match arg {
+            CompressArg::None => Codec::None,
+            CompressArg::Zstd => Codec::Zstd,
+            CompressArg::Gzip => Codec::Gzip,
+            CompressArg::Snappy => Codec::Snappy,
         }
-        _ => Err(format!(
-            "'{s}' is not a quote: use one ASCII character (usually '\"') or none"
-        )),
     }
-}
-
-/// The quote byte for a delimiter: `"` (RFC 4180) unless the delimiter is
-/// a tab (IANA TSV has no quoting), or what `--quote` says.
-fn quote_for(delimiter: u8, quote: Option<Quote>) -> Option<u8> {
-    match quote {
-        Some(Quote::Char(q)) => Some(q),
-        Some(Quote::None) => None,
-        None if delimiter == b'\t' => None,
-        None => Some(b'"'),
-    }
-}
-
-/// The output encoding; a level outside the documented range is refused
-/// rather than quietly changed (gzip 0 would store, not compress).
-fn compression(compress: CompressArg, level: Option<i32>) -> anyhow::Result<Compression> {
-    Ok(match (compress, level) {
-        (CompressArg::Snappy, _) => anyhow::bail!("--compress snappy needs --format parquet"),
-        (CompressArg::None, None) => Compression::None,
-        (CompressArg::None, Some(_)) => {
-            anyhow::bail!("--level needs --compress zstd or --compress gzip")
-        }
-        (CompressArg::Zstd, level) => Compression::Zstd(zstd_level(level)?),
-        (CompressArg::Gzip, level) => {
-            let level = level.unwrap_or(6);
-            anyhow::ensure!(
-                (1..=12).contains(&level),
-                "--level {level}: gzip levels are 1-12"
-            );
-            Compression::Gzip(level.unsigned_abs())
-        }
-    })
-}
-
-/// A zstd level: 3 unless given, 1-22.
-fn zstd_level(level: Option<i32>) -> anyhow::Result<i32> {
-    let level = level.unwrap_or(3);
-    anyhow::ensure!(
-        (1..=22).contains(&level),
-        "--level {level}: zstd levels are 1-22"
-    );
-    Ok(level)
 }
 
 /// The Parquet options: zstd unless `--compress` says otherwise.
 fn parquet_options(args: &Args) -> anyhow::Result<ParquetOptions> {
-    let compression = match (args.compress.unwrap_or(CompressArg::Zstd), args.level) {
-        (CompressArg::Zstd, level) => ParquetCompression::Zstd(zstd_level(level)?),
-        (_, Some(_)) => anyhow::bail!("--level needs --compress zstd with --format parquet"),
-        (CompressArg::Snappy, None) => ParquetCompression::Snappy,
-        (CompressArg::None, None) => ParquetCompression::None,
-        (CompressArg::Gzip, None) => {
-            anyhow::bail!("--format parquet compresses with zstd, snappy or none")
-        }
-    };
+    let compression = choices::parquet_compression(args.compress.map(Codec::from), args.level)?;
     anyhow::ensure!(
         args.row_group_size > 0,
         "--row-group-size must be at least 1"
@@ -237,7 +197,12 @@ fn parquet_options(args: &Args) -> anyhow::Result<ParquetOptions> {
 }
 
 /// Runs `spool partition`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(tool) = args.tool.take() {
+        return crate::partition_tools::run(tool);
+    }
+    // Required unless a tool is named (an Option only for that case).
+    let out = args.out.take().unwrap_or_default();
     let start = Instant::now();
     let format = match args.format {
         FormatArg::Text => {
@@ -248,11 +213,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let mut options = Options::new(
         args.inputs.clone(),
-        args.out.clone(),
+        out.clone(),
         args.by.into_iter().map(ColumnRef).collect(),
     );
     options.delimiter = args.delimiter;
-    options.quote = quote_for(args.delimiter, args.quote);
+    options.quote = choices::quote_for(args.delimiter, args.quote);
     options.input_format()?;
     options.header = args.header;
     options.filters = args
@@ -261,7 +226,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(|f| Filter::parse(f))
         .collect::<Result<_, _>>()?;
     if matches!(format, OutputFormat::Text) {
-        options.compression = compression(args.compress.unwrap_or(CompressArg::None), args.level)?;
+        let codec = args.compress.map_or(Codec::None, Codec::from);
+        options.compression = choices::text_compression(codec, args.level)?;
     }
     options.format = format;
     if let Some(threads) = args.threads {
@@ -274,6 +240,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     options.skip_invalid = args.skip_invalid;
     options.force = args.force;
+    options.run_id = args.run_id;
+    options.append = args.append;
     options.fsync = args.fsync;
     options.set_memory(args.memory)?;
 
@@ -306,7 +274,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.inputs.len(),
         summary.groups.iter().map(|g| u64::from(g.files)).sum::<u64>(),
         summary.groups.len(),
-        args.out.display(),
+        out.display(),
         secs,
         summary.bytes_in as f64 / 1e6 / secs.max(1e-9),
         summary.bytes_out as f64 / 1e6,
@@ -318,7 +286,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!(
             "spool partition: warning: removed {}, left by an earlier run into {} that did not finish",
             stale.display(),
-            args.out.display()
+            out.display()
         );
     }
     if summary.over_budget_bytes > 0 {

@@ -44,7 +44,7 @@ enum Command {
         ntlm: bool,
         /// Memory for the build, e.g. 512M or 2G (peak RSS stays within it;
         /// at least 40M plus 4M per thread).
-        #[arg(long, default_value = "512M", value_parser = crate::size::parse_size)]
+        #[arg(long, default_value = "512M", value_parser = spool_io::size::parse)]
         memory: usize,
         /// Threads parsing lines and sorting buckets (default: one per core,
         /// at most 8; more than four per core are capped).

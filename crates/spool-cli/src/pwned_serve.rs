@@ -50,7 +50,7 @@ pub struct Args {
     #[arg(long, default_value = "10", value_parser = parse_seconds)]
     body_timeout: Duration,
     /// Largest request body (a password), e.g. 4K.
-    #[arg(long, default_value = "4K", value_parser = crate::size::parse_size)]
+    #[arg(long, default_value = "4K", value_parser = spool_io::size::parse)]
     max_body: usize,
 }
 

@@ -176,7 +176,7 @@ fn usage_errors() {
             vec!["--compress", "zstd", "--level", "23"],
             "zstd levels are 1-22",
         ),
-        (vec!["--level", "3"], "--level needs --compress"),
+        (vec!["--level", "3"], "level needs compress"),
     ] {
         let out = spool()
             .args(["partition", "--by", "1", "--out"])

@@ -1,4 +1,5 @@
-//! Byte counts in messages, in the units people type them in.
+//! Byte counts in the units people type them in: read from `512M` or `2G`
+//! ([`parse`]) and shown back the same way ([`Size`]).
 //!
 //! A memory budget of `1K` printed as "0 MiB" hides what was given. [`Size`]
 //! prints a count exactly in the largest binary unit that divides it (so
@@ -40,5 +41,57 @@ impl fmt::Display for Size {
         } else {
             write!(f, "{:.1} MiB", n as f64 / f64::from(1 << 20))
         }
+    }
+}
+
+/// Parses a byte size with an optional K, M or G suffix (powers of 1024;
+/// a trailing `B` or `iB` is accepted).
+///
+/// # Errors
+///
+/// A message naming the text, for a number or unit that cannot be read or a
+/// size past `usize`.
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(spool_io::size::parse("512M"), Ok(512 << 20));
+/// assert!(spool_io::size::parse("12X").is_err());
+/// ```
+pub fn parse(s: &str) -> Result<usize, String> {
+    let s = s.trim();
+    let (num, mult) = match s.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => {
+            let mult = match s[i..].to_ascii_uppercase().trim_end_matches(['B', 'I']) {
+                "" => 1,
+                "K" => 1 << 10,
+                "M" => 1 << 20,
+                "G" => 1 << 30,
+                other => return Err(format!("unknown size unit '{other}' (use K, M or G)")),
+            };
+            (&s[..i], mult)
+        }
+        None => (s, 1),
+    };
+    let n: usize = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a size like 512M"))?;
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("size '{s}' is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units() {
+        assert_eq!(parse("512M"), Ok(512 << 20));
+        assert_eq!(parse("2GiB"), Ok(2 << 30));
+        assert_eq!(parse("64k"), Ok(64 << 10));
+        assert_eq!(parse("1000"), Ok(1000));
+        assert!(parse("12X").is_err());
+        assert!(parse("M").is_err());
     }
 }

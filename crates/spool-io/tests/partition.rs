@@ -456,7 +456,7 @@ fn force_replaces_a_dataset_whole_and_never_a_directory_of_other_files() {
     std::fs::write(other.join("notes.txt"), "keep").unwrap();
     options.out = other.clone();
     let msg = run(&options).unwrap_err().to_string();
-    assert!(msg.contains("_partitions.tsv"), "{msg}");
+    assert!(msg.contains("holds no _partitions"), "{msg}");
     assert_eq!(
         std::fs::read_to_string(other.join("notes.txt")).unwrap(),
         "keep"

@@ -150,8 +150,10 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
     /// Column 1 is the key (a few values); the others have random types.
-    /// Tiny buffers and one open file force early flushes, small row
-    /// groups and several part files per key. As TSV or as CSV with every
+    /// Tiny buffers and one open file force early flushes and small row
+    /// groups; more keys than open writers (or a budget too small for any)
+    /// send groups to spill files, and still each key gets one part file
+    /// (two if its writer had to be closed). As TSV or as CSV with every
     /// string quoted (its commas and doubled quotes unquoted on the way).
     #[test]
     fn round_trip(
@@ -161,6 +163,7 @@ proptest! {
             (Just(types), proptest::collection::vec(row, 1..300))
         }),
         max_open in 1usize..4,
+        roomy in any::<bool>(),
         csv in any::<bool>(),
         case in 0u64..1_000_000,
     ) {
@@ -193,13 +196,17 @@ proptest! {
         options.max_open = max_open * 2;
         options.min_chunk_len = 64;
         options.chunk_len = 256;
-        options.chunk_budget = 4096;
+        // 4 KiB admits no writer: every group spills.
+        options.chunk_budget = if roomy { 4 << 20 } else { 4096 };
         let summary = run(&options).unwrap();
         let mut expected: std::collections::BTreeMap<u8, Vec<Vec<Value>>> = Default::default();
         for (key, values) in rows {
             expected.entry(key).or_default().push(values);
         }
         prop_assert_eq!(summary.groups.len(), expected.len());
+        for group in &summary.groups {
+            prop_assert!((1..=2).contains(&group.files), "{} parts", group.files);
+        }
         for (key, want) in expected {
             let got = rows_of(&dir.join(format!("out/col1=k{key}")), &types);
             prop_assert_eq!(got, want);

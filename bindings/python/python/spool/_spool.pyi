@@ -1,14 +1,19 @@
 """Type stubs of the extension module behind ``spool`` (written in Rust)."""
 
-from typing import Any, Optional, SupportsIndex, Tuple, Union
+import os
+from typing import Any, Iterable, Optional, Sequence, SupportsIndex, Tuple, Union
+
+from ._summary import PartitionSummary
 
 from typing_extensions import Self, TypeAlias, disjoint_base, final
 
-__all__ = ["StringChain", "BananaDecoder", "__version__"]
+__all__ = ["StringChain", "BananaDecoder", "PartitionError", "partition", "__version__"]
 
 __version__: str
 
 _Token: TypeAlias = Tuple[str, Union[bytes, int, float]]
+_Path: TypeAlias = Union[str, "os.PathLike[str]"]
+_Column: TypeAlias = Union[str, int]
 
 @disjoint_base
 class StringChain:
@@ -66,3 +71,45 @@ class BananaDecoder:
         """The next complete token as ``(kind, value)``, or ``None``."""
     def __iter__(self) -> Self: ...
     def __next__(self) -> _Token: ...
+
+class PartitionError(ValueError):
+    """An input holds a record or header that cannot be used.
+
+    The message reads ``path:line: byte offset N: what is wrong``; the
+    attributes say the same. The run's partial output was removed.
+    """
+
+    path: str
+    line: int
+    offset: int
+
+def partition(
+    inputs: Union[_Path, Iterable[_Path]],
+    out: _Path,
+    by: Union[_Column, Sequence[_Column]],
+    *,
+    header: bool = False,
+    delimiter: str = "tab",
+    quote: Optional[str] = None,
+    where: Sequence[str] = ...,
+    format: str = "text",
+    compress: Optional[str] = None,
+    level: Optional[int] = None,
+    schema: Optional[str] = None,
+    row_group_size: int = ...,
+    memory: Union[int, str, None] = None,
+    threads: Optional[int] = None,
+    max_open: int = 256,
+    layout: str = "hive",
+    skip_invalid: bool = False,
+    force: bool = False,
+    fsync: bool = False,
+    run_id: Optional[str] = None,
+    append: bool = False,
+) -> PartitionSummary:
+    """Writes every record of ``inputs`` to the file of its key under ``out``.
+
+    ``spool partition`` in-process, with the GIL released: the keywords are
+    its flags. Raises ``ValueError`` for options that cannot work,
+    ``OSError`` for I/O, ``PartitionError`` for bad input data.
+    """

@@ -10,6 +10,12 @@
 //! leaves either the old output or the new one, never a part; the next
 //! run removes the dead run's staging directory.
 //!
+//! With `--append` (and a run id), the run adds its files to a dataset
+//! other runs write into too: it stages inside the output
+//! (`OUT/_staging-ID/`) and [`AppendRun`] moves each file into place with
+//! one rename, the run's `_partitions-ID.tsv` last. [`Staging`] is the
+//! choice between the two.
+//!
 //! With `--fsync`, the files, the directories inside and the staging
 //! directory are flushed before the publish, and the parent after it.
 //!
@@ -29,15 +35,68 @@
 //! final names beside each other, and [`Outputs::part_paths`] lists them
 //! for `--fsync`.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::dataset::{write_manifest, ManifestRow};
 use super::escape::{escape_full, EMPTY_KEY_NAME};
-use super::layout::MANIFEST;
+use super::layout::{manifest_name, MANIFEST_PREFIX};
 use super::outputs::Outputs;
-use super::{GroupSummary, PartitionError};
+use super::{GroupSummary, Options, PartitionError};
 use crate::input::with_path;
-use crate::write::sync_directory;
+use crate::write::{check_run_id, sync_directory, AppendRun, StagedDir};
+
+/// Where a run writes its files until they are published.
+pub(super) enum Staging {
+    /// A whole new dataset, published with one rename.
+    Whole(StagedDir),
+    /// This run's files, added to a shared dataset one rename each.
+    Append(AppendRun),
+}
+
+impl Staging {
+    /// Locks the output (or, with `--append`, the run id) and starts a
+    /// staging directory, removing what dead runs left.
+    ///
+    /// # Errors
+    ///
+    /// `--append` without a run id or with `--force`, a bad run id, or
+    /// what [`StagedDir::begin`] or [`AppendRun::begin`] refuse.
+    pub fn begin(options: &Options) -> Result<Self, PartitionError> {
+        let usage = |m: &str| Err(PartitionError::Usage(m.to_owned()));
+        if let Some(id) = &options.run_id {
+            check_run_id(id).map_err(PartitionError::Usage)?;
+        }
+        if !options.append {
+            let marker = options.force.then_some(MANIFEST_PREFIX);
+            return Ok(Staging::Whole(StagedDir::begin(&options.out, marker)?));
+        }
+        let Some(id) = &options.run_id else {
+            return usage("--append needs --run-id (each run's files are named after its id)");
+        };
+        if options.force {
+            return usage("--append adds to a dataset and --force replaces it: give one of them");
+        }
+        let manifest = manifest_name(Some(id));
+        let run = AppendRun::begin(&options.out, id, &manifest, MANIFEST_PREFIX)?;
+        Ok(Staging::Append(run))
+    }
+
+    /// The directory files are written into.
+    pub fn dir(&self) -> &Path {
+        match self {
+            Staging::Whole(staged) => staged.dir(),
+            Staging::Append(run) => run.dir(),
+        }
+    }
+
+    /// What dead runs left that [`begin`](Self::begin) removed.
+    pub fn stale_removed(&self) -> &[PathBuf] {
+        match self {
+            Staging::Whole(staged) => staged.stale_removed(),
+            Staging::Append(run) => run.stale_removed(),
+        }
+    }
+}
 
 impl Outputs {
     /// Waits for the workers, writes the manifest listing `groups` and
@@ -54,8 +113,10 @@ impl Outputs {
             if fsync {
                 self.sync_files()?;
             }
-            let staged = self.staged.take().expect("committed once");
-            staged.publish(fsync)?;
+            match self.staged.take().expect("committed once") {
+                Staging::Whole(staged) => staged.publish(fsync)?,
+                Staging::Append(run) => run.publish(&self.relative_files(), fsync)?,
+            }
             Ok(())
         });
         if result.is_err() {
@@ -64,29 +125,38 @@ impl Outputs {
         result
     }
 
-    /// `_partitions.tsv`: column, full key (escaped, always reversible),
+    /// Every file written, relative to the staging directory.
+    fn relative_files(&self) -> Vec<PathBuf> {
+        (0..self.files.len())
+            .flat_map(|gid| self.part_paths(gid))
+            .filter_map(|path| path.strip_prefix(self.root()).ok().map(Path::to_path_buf))
+            .collect()
+    }
+
+    /// `_partitions.tsv` (`_partitions-ID.tsv` with a run id): column, full key (escaped, always reversible),
     /// path relative to the output directory, records. Readers of Hive
     /// datasets skip names starting with `_`, and no key's file can take
     /// this name (a key's leading `_` is escaped).
     fn write_manifest(&self, groups: &[GroupSummary], fsync: bool) -> Result<(), PartitionError> {
-        let path = self.root().join(MANIFEST);
-        let mut text = String::from("column\tkey\tpath\trecords\n");
-        for (gid, g) in groups.iter().enumerate() {
-            text.push_str(&format!(
-                "{}\t{}\t{}\t{}\n",
-                escape_full(g.column.as_bytes()),
-                if g.key.is_empty() {
+        let path = self.root().join(self.layout.manifest());
+        let rows: Vec<ManifestRow> = groups
+            .iter()
+            .enumerate()
+            .map(|(gid, g)| ManifestRow {
+                column: escape_full(g.column.as_bytes()),
+                key: if g.key.is_empty() {
                     EMPTY_KEY_NAME.to_owned()
                 } else {
                     escape_full(&g.key)
                 },
-                self.relative(gid).display(),
-                g.records
-            ));
-        }
+                path: self.relative(gid),
+                records: g.records,
+            })
+            .collect();
         let write = || -> std::io::Result<()> {
-            let mut file = std::fs::File::create(&path)?;
-            file.write_all(text.as_bytes())?;
+            let mut file = std::io::BufWriter::new(std::fs::File::create(&path)?);
+            write_manifest(&mut file, &rows)?;
+            let file = file.into_inner().map_err(|e| e.into_error())?;
             if fsync {
                 file.sync_all()?;
             }

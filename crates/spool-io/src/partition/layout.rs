@@ -2,6 +2,24 @@
 //! into names the file system accepts, the extension that says what the
 //! file holds — and a check that no two groups share a name.
 //!
+//! # Run ids
+//!
+//! With a run id (`--run-id ID`) every name the run writes carries it, so
+//! that runs appending into one dataset never write the same name:
+//!
+//! | | without | with `--run-id ID` |
+//! |---|---|---|
+//! | Hive | `COL=KEY/part-00000.tsv` | `COL=KEY/part-ID-00000.tsv` |
+//! | Parquet parts | `COL=KEY/part-00001.parquet` | `COL=KEY/part-ID-00001.parquet` |
+//! | flat | `KEY.tsv` | `KEY.ID.tsv` |
+//! | manifest | `_partitions.tsv` | `_partitions-ID.tsv` |
+//!
+//! An id holds no `.`, so in a flat name it is what lies between the last
+//! `.` before the extension and the extension. In the flat layout a key
+//! then has room for fewer bytes (as if the id were the longest allowed),
+//! so a long key is shortened to the same name by every run, whatever its
+//! id.
+//!
 //! Paths are relative to the dataset's root: the run writes under its
 //! staging directory ([`StagedDir`](crate::write::StagedDir)) and reports
 //! them under the output directory they are published as. A path is
@@ -20,17 +38,48 @@
 //! keys.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::escape::{escape, escape_within_nth, MAX_NAME_LEN};
 use super::{Layout, Options, OutputFormat, PartitionError};
+use crate::write::MAX_RUN_ID_LEN;
 
 /// Longest file name (in bytes) the common file systems allow (ext4, XFS,
 /// Btrfs, ZFS; APFS and NTFS count 255 characters).
 const MAX_FILE_NAME: usize = 255;
 
-/// The manifest's name, in the dataset's root.
+/// The manifest's name, in the dataset's root (a run without a run id).
 pub(super) const MANIFEST: &str = "_partitions.tsv";
+/// What every manifest's name starts with (`_partitions-ID.tsv` with a
+/// run id).
+pub const MANIFEST_PREFIX: &str = "_partitions";
+
+/// The manifest of a run: `_partitions.tsv`, or `_partitions-ID.tsv`.
+pub(super) fn manifest_name(run_id: Option<&str>) -> String {
+    match run_id {
+        None => MANIFEST.to_owned(),
+        Some(id) => format!("{MANIFEST_PREFIX}-{id}.tsv"),
+    }
+}
+
+/// The first part of the group a Parquet part file belongs to
+/// (`part-[ID-]NNNNN.parquet` → `part-[ID-]00000.parquet`); `None` for
+/// other names.
+pub(super) fn first_part(part: &Path) -> Option<PathBuf> {
+    let name = part.file_name()?.to_str()?;
+    let stem = name.strip_suffix(".parquet")?;
+    let (prefix, number) = stem.split_at_checked(stem.len().checked_sub(5)?)?;
+    (prefix.starts_with("part-") && number.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| part.with_file_name(format!("{prefix}00000.parquet")))
+}
+
+/// The name of part `n` of a group whose first part is `first`
+/// (`part-[ID-]00000.parquet`): the same name with the number `n`.
+pub(crate) fn part_path(first: &Path, n: u32) -> PathBuf {
+    let name = first.file_name().unwrap_or_default().to_string_lossy();
+    let stem = name.strip_suffix("00000.parquet").unwrap_or("part-");
+    first.with_file_name(format!("{stem}{n:05}.parquet"))
+}
 
 /// Names the output files of a run.
 pub(super) struct FileLayout {
@@ -42,6 +91,8 @@ pub(super) struct FileLayout {
     columns: Vec<String>,
     /// `.tsv`, `.csv` or `.txt`, then `.zst` or `.gz` when compressed.
     extension: String,
+    /// `--run-id`, in every file's name.
+    run_id: Option<String>,
     /// Every shortened name given out, per grouping, and its key.
     shortened: HashMap<(usize, String), Box<[u8]>>,
     /// Keys whose shortened name was taken, and which other name they got.
@@ -69,9 +120,15 @@ impl FileLayout {
             several: options.by.len() > 1,
             columns: Vec::new(),
             extension,
+            run_id: options.run_id.clone(),
             shortened: HashMap::new(),
             renamed: HashMap::new(),
         }
+    }
+
+    /// The run's manifest: `_partitions.tsv` or `_partitions-ID.tsv`.
+    pub fn manifest(&self) -> String {
+        manifest_name(self.run_id.as_deref())
     }
 
     /// Names the `--by` columns, in order.
@@ -127,6 +184,9 @@ impl FileLayout {
                 let column = &self.columns[grouping];
                 MAX_NAME_LEN.min(MAX_FILE_NAME.saturating_sub(column.len() + 1))
             }
+            Layout::Flat if self.run_id.is_some() => {
+                MAX_NAME_LEN.min(MAX_FILE_NAME - 1 - MAX_RUN_ID_LEN - self.extension.len())
+            }
             Layout::Flat => MAX_NAME_LEN,
         }
     }
@@ -151,13 +211,19 @@ impl FileLayout {
                     path.push(format!("by-{column}"));
                 }
                 path.push(format!("{column}={name}"));
-                path.push(format!("part-00000{}", self.extension));
+                path.push(match &self.run_id {
+                    Some(id) => format!("part-{id}-00000{}", self.extension),
+                    None => format!("part-00000{}", self.extension),
+                });
             }
             Layout::Flat => {
                 if self.several {
                     path.push(column);
                 }
-                path.push(format!("{name}{}", self.extension));
+                path.push(match &self.run_id {
+                    Some(id) => format!("{name}.{id}{}", self.extension),
+                    None => format!("{name}{}", self.extension),
+                });
             }
         }
         path
@@ -169,7 +235,6 @@ mod tests {
     use super::*;
     use crate::partition::{run, ColumnRef};
     use crate::write::Compression;
-    use std::path::Path;
 
     #[test]
     fn compression_suffix_in_names() {
@@ -231,6 +296,49 @@ mod tests {
         assert!(second.to_str().unwrap().contains('~'));
         layout.add(0, &key); // adding again keeps the name
         assert_eq!(layout.relative(0, &key), second);
+    }
+
+    #[test]
+    fn a_run_id_is_in_every_name() {
+        let mut options = Options::new(Vec::new(), PathBuf::from("out"), Vec::new());
+        options.by = vec![ColumnRef("1".into())];
+        options.run_id = Some("t-7".into());
+        let mut layout = FileLayout::new(&options);
+        layout.set_columns(["c"]).unwrap();
+        assert_eq!(
+            layout.relative(0, b"de"),
+            Path::new("c=de/part-t-7-00000.tsv")
+        );
+        assert_eq!(layout.manifest(), "_partitions-t-7.tsv");
+        let first = Path::new("c=de/part-t-7-00000.parquet");
+        let twelfth = part_path(first, 12);
+        assert_eq!(twelfth, Path::new("c=de/part-t-7-00012.parquet"));
+        assert_eq!(first_part(&twelfth).unwrap(), first);
+        assert_eq!(first_part(Path::new("c=de/x-00001.parquet")), None);
+        assert_eq!(first_part(Path::new("c=de/part-t-7-00000.tsv")), None);
+
+        options.layout = Layout::Flat;
+        options.compression = Compression::Zstd(3);
+        let name_with = |id: &str| {
+            let mut options = options.clone();
+            options.run_id = Some(id.into());
+            let mut layout = FileLayout::new(&options);
+            layout.set_columns(["c"]).unwrap();
+            move |key: &[u8]| layout.relative(0, key)
+        };
+        assert_eq!(name_with("t-7")(b"a.b"), Path::new("a.b.t-7.tsv.zst"));
+        // A long key is shortened to the same name whatever the id, and the
+        // longest id still fits in a file name.
+        let key = vec![b'k'; 300];
+        let short = name_with("x")(&key);
+        let long = name_with(&"x".repeat(MAX_RUN_ID_LEN))(&key);
+        assert!(
+            long.as_os_str().len() <= MAX_FILE_NAME,
+            "{}",
+            long.display()
+        );
+        let stem = |p: &Path| p.to_str().unwrap().split('.').next().unwrap().to_owned();
+        assert_eq!(stem(&short), stem(&long));
     }
 
     #[test]

@@ -41,18 +41,25 @@
 //! | `outputs` | one output file per group and the worker threads that write them |
 //! | `workers` | a writer thread: encode each block, append it, keep at most `max_open` files open |
 //! | `layout` | file names: Hive or flat layout, escaped keys within name limits, extensions, no two alike |
-//! | `commit` | the end: manifest, then one publish ([`StagedDir`]) or removal of everything, `--fsync` |
+//! | `commit` | the end: manifest, then one publish ([`StagedDir`]) or, with `--append`, one rename per file ([`AppendRun`]); or removal of everything; `--fsync` |
+//! | [`dataset`] | a dataset of several runs read back as one: the manifests merged, unlisted files found |
+//! | [`clean`] | what dead appending runs left, removed |
 //! | [`escape`] | keys as file names, reversibly |
+//! | [`choices`] | delimiters, quotes and compressions by name, as the CLI and Python take them |
 //! | `columns` | `--by` and `--where` columns resolved against the header |
 //! | [`parquet`] | `--format parquet`: the table, typed values, Parquet writers |
 //! | `writer_memory` | the Parquet writers' row groups charged to the budget |
 //!
 //! [`ChunkPool`]: crate::write::ChunkPool
 //! [`StagedDir`]: crate::write::StagedDir
+//! [`AppendRun`]: crate::write::AppendRun
 
 mod budget;
+pub mod choices;
+pub mod clean;
 mod columns;
 mod commit;
+pub mod dataset;
 pub mod escape;
 mod layout;
 mod outputs;
@@ -67,6 +74,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 pub use columns::{Column, ColumnRef, Filter};
+pub use layout::MANIFEST_PREFIX;
 pub use router::run;
 
 use crate::progress::Progress;
@@ -139,9 +147,20 @@ pub struct Options {
     /// Count and skip records with too few fields, and a last record whose
     /// quote is never closed, instead of stopping.
     pub skip_invalid: bool,
-    /// Replace an existing dataset (a directory holding `_partitions.tsv`)
-    /// as a whole; without it the output must be missing or empty.
+    /// Replace an existing dataset (a directory holding a
+    /// `_partitions*.tsv` manifest) as a whole; without it the output must
+    /// be missing or empty.
     pub force: bool,
+    /// Names every file of the run after this id (`part-ID-00000.tsv`,
+    /// flat `KEY.ID.tsv`, manifest `_partitions-ID.tsv`), so that runs
+    /// with different ids never write the same name; see
+    /// [`check_run_id`](crate::write::check_run_id) for what an id may hold.
+    pub run_id: Option<String>,
+    /// Add this run's files to the dataset in `out` (created if missing),
+    /// beside other runs' — even runs writing at the same time — instead
+    /// of publishing a whole new dataset. Needs `run_id`; see
+    /// [`AppendRun`](crate::write::AppendRun).
+    pub append: bool,
     /// Flush every output file and directory to disk before the dataset
     /// is published, and the publish after, so that not even a power loss
     /// can leave a published dataset with missing data. Off by default (as
@@ -182,6 +201,8 @@ impl Options {
             layout: Layout::Hive,
             skip_invalid: false,
             force: false,
+            run_id: None,
+            append: false,
             fsync: false,
             read: ReadOptions::default(),
             parallel_inputs: 2,
@@ -270,12 +291,15 @@ impl Options {
                 self.workers.max(1) * (encoder + 2 * (1 << 20))
             }
             // Per writer thread: a batch being built (its arrays, about
-            // three times the text of a largest chunk), a row group being
-            // compressed (its output, and a zstd context); per open file
-            // its write buffer and the writer's own state.
+            // three times the text of a largest chunk, or of a piece of a
+            // spill file being converted, and that piece), a row group being compressed
+            // (its output, and a zstd context); per open file its write
+            // buffer (the writers' own state is charged to the budget as
+            // they open).
             OutputFormat::Parquet(_) => {
-                self.workers.max(1) * (3 * MAX_CHUNK + self.row_group_bytes() + (4 << 20))
-                    + self.max_open * (parquet::sink::FILE_BUFFER + (8 << 10))
+                self.workers.max(1)
+                    * (3 * MAX_CHUNK + parquet::READ_PIECE + self.row_group_bytes() + (4 << 20))
+                    + self.max_open * parquet::sink::FILE_BUFFER
             }
         };
         read + workers + BASE_ALLOWANCE
@@ -335,6 +359,9 @@ pub struct Summary {
     pub over_budget_bytes: u64,
     /// Every output file, in the order its key first appeared.
     pub groups: Vec<GroupSummary>,
+    /// The run's manifest, `OUT/_partitions.tsv` (`OUT/_partitions-ID.tsv`
+    /// with a run id), once published.
+    pub manifest: PathBuf,
     /// Staging directories of dead (killed) runs into the same output,
     /// removed at the start.
     pub stale_removed: Vec<PathBuf>,

@@ -11,11 +11,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::layout::FileLayout;
-use super::parquet::sink::part_path;
+use super::commit::Staging;
+use super::layout::{part_path, FileLayout};
 use super::workers::{self, Job, Output, Worker};
 use super::{Options, PartitionError};
-use crate::write::{Chunk, StagedDir};
+use crate::write::Chunk;
 
 /// Blocks waiting in each worker's queue before the router waits.
 const QUEUE: usize = 256;
@@ -44,7 +44,7 @@ pub(super) struct Outputs {
     pub cancel: Option<Arc<AtomicBool>>,
     /// Where the files are written (the staging directory) until the
     /// commit publishes it; `None` once published or aborted.
-    pub staged: Option<StagedDir>,
+    pub staged: Option<Staging>,
     /// The staging directory's path (the root of [`path`](Self::path)).
     root: PathBuf,
     /// The output directory (the root of [`final_path`](Self::final_path)).
@@ -69,7 +69,7 @@ impl Outputs {
     pub fn new(
         options: &Options,
         output: &Output,
-        staged: StagedDir,
+        staged: Staging,
     ) -> Result<Self, PartitionError> {
         let failed = Arc::new(AtomicBool::new(false));
         let n = options.workers.clamp(1, options.max_open.max(1));

@@ -16,14 +16,14 @@ use std::sync::Arc;
 use regex::bytes::Regex;
 
 use super::budget::Buffers;
-use super::layout::MANIFEST;
+use super::commit::Staging;
 use super::outputs::Outputs;
 use super::parquet::ParquetRun;
 use super::workers::Output;
 use super::{Column, GroupSummary, Layout, Options, OutputFormat, PartitionError, Summary};
 use crate::progress::Phase;
 use crate::read::{Block, FieldRecord, FileBlocks, Format, Line};
-use crate::write::{told_in_target, StagedDir};
+use crate::write::told_in_target;
 use spool::text::csv::UnterminatedQuote;
 
 mod checks;
@@ -100,9 +100,10 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
                 .into(),
         ));
     }
-    // Locks the output, removes dead runs' staging directories and starts
-    // this run's; dropped on any error below, it removes what was written.
-    let staged = StagedDir::begin(&options.out, options.force.then_some(MANIFEST))?;
+    // Locks the output (or the run id), removes dead runs' staging
+    // directories and starts this run's; dropped on any error below, it
+    // removes what was written.
+    let staged = Staging::begin(options)?;
     let stale = staged.stale_removed().to_vec();
     let staging = staged.dir().to_owned();
     let mut router = Router::new(options, staged)?;
@@ -122,7 +123,7 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
 }
 
 impl<'a> Router<'a> {
-    fn new(options: &'a Options, staged: StagedDir) -> Result<Self, PartitionError> {
+    fn new(options: &'a Options, staged: Staging) -> Result<Self, PartitionError> {
         let buffers = Buffers::new(options);
         let (output, parquet) = match (&options.format, buffers.writer_memory()) {
             (OutputFormat::Parquet(p), Some(memory)) => {
@@ -333,6 +334,7 @@ impl<'a> Router<'a> {
                 }
             })
             .collect();
+        self.summary.manifest = self.options.out.join(self.outputs.layout.manifest());
         let result = self
             .outputs
             .commit(&self.summary.groups, self.options.fsync);

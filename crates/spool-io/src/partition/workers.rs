@@ -4,9 +4,9 @@
 //!
 //! A worker keeps at most `max_open` files open, least recently used first
 //! out; a closed text file is reopened in append mode when its group writes
-//! again (blocks are self-contained frames, so appending keeps it valid); a
-//! closed Parquet file is finished, and the group's next block starts its
-//! next part ([`ParquetSink`]).
+//! again (blocks are self-contained frames, so appending keeps it valid).
+//! Parquet files are never closed early: groups beyond the open writers
+//! spill as text and become one part each at the end ([`ParquetSink`]).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -118,6 +118,7 @@ fn run_parquet(jobs: Receiver<Job>, mut sink: ParquetSink, failed: &AtomicBool) 
         sink.discard();
     }
     report.bytes_out = sink.bytes_out();
+    report.reopened = sink.reopened();
     report
 }
 

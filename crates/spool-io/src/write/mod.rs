@@ -11,6 +11,9 @@
 //!   renamed when complete, removed on failure.
 //! * [`StagedDir`] — a directory tree built under a hidden name by one run
 //!   at a time (an exclusive lock) and published whole with one rename.
+//! * [`AppendRun`] — one run's files added to a directory that other runs
+//!   add to at the same time: staged inside it, moved in file by file
+//!   without replacing anything, its manifest last.
 //! * [`remove_temporaries`] — removes every [`PartialFile`] not yet in
 //!   place, for a signal handler about to exit.
 //! * [`remove_dead_pid_temporaries`] — removes temporaries that older
@@ -18,15 +21,18 @@
 //! * [`ChunkedWriter`] — an [`io::Write`](std::io::Write) that puts the
 //!   three together for one output.
 
+mod append_run;
 mod chunk_pool;
 mod chunked_writer;
 mod encode;
+mod no_replace;
 mod output_lock;
 mod partial_file;
 mod staged_dir;
 mod stale;
 mod temporaries;
 
+pub use append_run::{check_run_id, AppendRun, MAX_RUN_ID_LEN, STAGING_PREFIX};
 pub use chunk_pool::{Chunk, ChunkPool};
 pub use chunked_writer::ChunkedWriter;
 pub use encode::{BlockEncoder, Compression};

@@ -1,26 +1,41 @@
-//! One writer per output: an exclusive `flock` on `.NAME.spool-lock`
-//! beside the output, held from before the first temporary file is made
-//! until the output is in place.
+//! One writer per output: an exclusive `flock` on a lock file, held from
+//! before the first temporary file is made until the output is in place.
 //!
 //! Two writers into one output would otherwise both write the same hidden
 //! temporary names and both "succeed". With the lock the second refuses at
 //! once, naming the output. `spool partition` ([`StagedDir`]) and
-//! `spool pwned build` take the same lock file name, so one output cannot
-//! be written by both at once either.
+//! `spool pwned build` take the same lock file name beside the output,
+//! `.NAME.spool-lock`, so one output cannot be written by both at once
+//! either. A run appending into a shared dataset ([`AppendRun`]) holds
+//! `.NAME.spool-lock` *shared* — appending runs do not exclude each other,
+//! but a run replacing the whole output waits for none of them and
+//! refuses while any is writing — and its own run id exclusively,
+//! `OUT/_staging-ID.lock`.
 //!
-//! The lock file is never removed: unlinking it while another writer has
-//! it open would let a third lock a new file while the second still holds
-//! the old one. The kernel drops a `flock` when its holder dies, so a lock
-//! file left by a killed run never blocks the next one — unlike a PID file,
-//! which a reused PID can make look alive. Holding the lock therefore also
-//! proves that temporaries found beside the output belong to a dead run.
+//! The kernel drops a `flock` when its holder dies, so a lock file left by
+//! a killed run never blocks the next one — unlike a PID file, which a
+//! reused PID can make look alive. Holding the lock therefore also proves
+//! that temporaries found beside the output belong to a dead run.
+//!
+//! # Removing a lock file
+//!
+//! `.NAME.spool-lock` is never removed. A per-run lock file is, by its
+//! holder, once the run's files are in place ([`remove`](OutputLock::remove)),
+//! so a dataset written by a thousand runs does not keep a thousand lock
+//! files. Unlinking a lock file is only safe because every taker checks,
+//! after its `flock` succeeded, that the path still names the file it
+//! locked (device and inode); a taker that locked a file just unlinked
+//! under it starts again with the new one. Without that check, a second
+//! taker could lock the unlinked file while a third locks its replacement,
+//! and both would "hold" the lock.
 //!
 //! [`StagedDir`]: super::StagedDir
+//! [`AppendRun`]: super::AppendRun
 
 use std::ffi::OsStr;
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::beside;
 use crate::input::with_path;
@@ -28,7 +43,8 @@ use crate::input::with_path;
 /// A held output lock; dropping it releases it.
 #[derive(Debug)]
 pub struct OutputLock {
-    _file: File,
+    file: File,
+    path: PathBuf,
 }
 
 impl OutputLock {
@@ -58,34 +74,130 @@ impl OutputLock {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn acquire(parent: &Path, name: &OsStr, target: &Path, busy: &str) -> io::Result<Self> {
-        let path = parent.join(format!(".{}.spool-lock", name.to_string_lossy()));
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| beside(e, target, &path))?;
-        #[cfg(unix)]
-        {
-            use rustix::fs::{flock, FlockOperation};
-            match flock(&file, FlockOperation::NonBlockingLockExclusive) {
-                Ok(()) => {}
-                Err(rustix::io::Errno::WOULDBLOCK) => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::WouldBlock,
-                        format!(
-                            "{}: {busy} (it holds {}); wait for it to finish or choose \
-                             another output",
-                            target.display(),
-                            path.display()
-                        ),
-                    ))
-                }
-                Err(e) => return Err(with_path(e.into(), &path)),
-            }
-        }
-        #[cfg(not(unix))]
-        let _ = busy;
-        Ok(OutputLock { _file: file })
+        Self::acquire_beside(parent, name, target, busy, true)
     }
+
+    /// Like [`acquire`](Self::acquire), but a shared lock: any number of
+    /// shared holders at once, none while an exclusive one holds it. Runs
+    /// appending into one dataset hold it shared, so a run replacing the
+    /// whole dataset (exclusive) cannot swap it away under them.
+    ///
+    /// # Errors
+    ///
+    /// As [`acquire`](Self::acquire), when an exclusive holder has it.
+    pub fn acquire_shared(
+        parent: &Path,
+        name: &OsStr,
+        target: &Path,
+        busy: &str,
+    ) -> io::Result<Self> {
+        Self::acquire_beside(parent, name, target, busy, false)
+    }
+
+    fn acquire_beside(
+        parent: &Path,
+        name: &OsStr,
+        target: &Path,
+        busy: &str,
+        exclusive: bool,
+    ) -> io::Result<Self> {
+        let path = parent.join(format!(".{}.spool-lock", name.to_string_lossy()));
+        Self::try_lock(&path, target, exclusive)?.ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::WouldBlock,
+                format!(
+                    "{}: {busy} (it holds {}); wait for it to finish or choose another output",
+                    target.display(),
+                    path.display()
+                ),
+            )
+        })
+    }
+
+    /// Locks the file at `path` (creating it) without waiting; `None` if
+    /// another process holds it. Errors name `target`, the output the
+    /// lock is for.
+    ///
+    /// # Errors
+    ///
+    /// The lock file cannot be made or locked.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool_io::write::OutputLock;
+    /// let dir = std::env::temp_dir().join(format!("spool-lock-file-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("_staging-r1.lock");
+    /// let held = OutputLock::try_acquire_file(&path, &dir)?.expect("free");
+    /// # #[cfg(unix)]
+    /// assert!(OutputLock::try_acquire_file(&path, &dir)?.is_none());
+    /// held.remove();
+    /// assert!(!path.exists());
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn try_acquire_file(path: &Path, target: &Path) -> io::Result<Option<Self>> {
+        Self::try_lock(path, target, true)
+    }
+
+    fn try_lock(path: &Path, target: &Path, exclusive: bool) -> io::Result<Option<Self>> {
+        loop {
+            let file = OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(path)
+                .map_err(|e| beside(e, target, path))?;
+            #[cfg(unix)]
+            {
+                use rustix::fs::{flock, FlockOperation};
+                let operation = if exclusive {
+                    FlockOperation::NonBlockingLockExclusive
+                } else {
+                    FlockOperation::NonBlockingLockShared
+                };
+                match flock(&file, operation) {
+                    Ok(()) => {}
+                    Err(rustix::io::Errno::WOULDBLOCK) => return Ok(None),
+                    Err(e) => return Err(with_path(e.into(), path)),
+                }
+                if !still_named(&file, path)? {
+                    continue; // unlinked by its last holder: lock the new one
+                }
+            }
+            #[cfg(not(unix))]
+            let _ = exclusive;
+            return Ok(Some(OutputLock {
+                file,
+                path: path.to_path_buf(),
+            }));
+        }
+    }
+
+    /// The lock file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Removes the lock file, then releases the lock. Only for lock files
+    /// whose takers all go through [`try_acquire_file`](Self::try_acquire_file)
+    /// (see the module docs); a failure to remove it is ignored (the file
+    /// is then left, as `.NAME.spool-lock` always is).
+    pub fn remove(self) {
+        let _ = std::fs::remove_file(&self.path);
+        drop(self.file);
+    }
+}
+
+/// Whether `path` still names the open `file` (same device and inode).
+#[cfg(unix)]
+fn still_named(file: &File, path: &Path) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let held = file.metadata().map_err(|e| with_path(e, path))?;
+    Ok(match std::fs::metadata(path) {
+        Ok(now) => now.dev() == held.dev() && now.ino() == held.ino(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+        Err(e) => return Err(with_path(e, path)),
+    })
 }

@@ -84,8 +84,10 @@ impl StagedDir {
     /// missing.
     ///
     /// An existing `target` must be an empty directory, unless `replace`
-    /// names a file that marks it as a dataset to replace (such as a
-    /// manifest): then a non-empty directory holding that file is replaced
+    /// starts the name of a file that marks it as a dataset to replace
+    /// (such as a manifest, `_partitions` for `_partitions.tsv` and
+    /// `_partitions-ID.tsv`): then a non-empty directory holding such a
+    /// file is replaced
     /// as a whole by [`publish`](Self::publish). A directory that does not
     /// hold it is never replaced, so a mistyped target cannot delete
     /// unrelated files.
@@ -209,9 +211,9 @@ impl StagedDir {
         match replace {
             _ if empty => Ok(true),
             None => refuse("output directory is not empty (use --force to replace it)"),
-            Some(marker) if target.join(marker).is_file() => Ok(true),
+            Some(marker) if holds_marker(target, marker)? => Ok(true),
             Some(marker) => refuse(&format!(
-                "not empty and holds no {marker}, so it is not a dataset to replace; \
+                "not empty and holds no {marker}* file, so it is not a dataset to replace; \
                  remove it yourself or choose another output"
             )),
         }
@@ -263,6 +265,19 @@ impl Drop for StagedDir {
     }
 }
 
+/// Whether `dir` holds a file whose name starts with `marker`.
+fn holds_marker(dir: &Path, marker: &str) -> io::Result<bool> {
+    for entry in std::fs::read_dir(dir).map_err(|e| with_path(e, dir))? {
+        let entry = entry.map_err(|e| with_path(e, dir))?;
+        if entry.file_name().to_string_lossy().starts_with(marker)
+            && entry.file_type().is_ok_and(|t| t.is_file())
+        {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// `.NAME.spool-KIND-`, the start of a hidden sibling's name.
 fn prefixed(name: &OsString, kind: &str) -> String {
     format!(".{}.spool-{kind}-", name.to_string_lossy())
@@ -270,7 +285,7 @@ fn prefixed(name: &OsString, kind: &str) -> String {
 
 /// The target's parent directory and its own name (`.`, `..` and a bare
 /// `/` are resolved first).
-fn split(target: &Path) -> io::Result<(PathBuf, OsString)> {
+pub(super) fn split(target: &Path) -> io::Result<(PathBuf, OsString)> {
     let resolved = if target.file_name().is_none() {
         std::fs::canonicalize(target).map_err(|e| with_path(e, target))?
     } else {

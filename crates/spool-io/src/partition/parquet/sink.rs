@@ -1,44 +1,62 @@
-//! A writer thread's Parquet files: one [`ArrowWriter`] per open group,
-//! at most `max_open` of them (least recently used closed first), each
-//! one's in-progress row group charged to the run's memory budget.
+//! A writer thread's Parquet files: an [`ArrowWriter`] for each group
+//! admitted to one, the other groups' records spilled as text and each
+//! turned into one part file at the end of the input.
 //!
 //! ```text
-//!  job (group g, text records) ─► BatchBuilder ─► ArrowWriter(g).write
-//!                                                   │ memory_size() grew by d
-//!                                                   ▼
-//!                               charge d to the pool; no room ─► flush the
-//!                               largest in-progress row groups of this thread
+//!  job (group g, text records)
+//!    ├─ g has a writer ─► BatchBuilder ─► ArrowWriter(g).write
+//!    │                                      │ memory_size() grew by d
+//!    │                                      ▼
+//!    │                  charge d to the pool; no room ─► flush the
+//!    │                  largest in-progress row groups of this thread
+//!    └─ g spills ─────► append the text to g's spill file
+//!                       (end of input: spill file ─► one part file)
 //! ```
 //!
-//! A Parquet file cannot be appended to once its footer is written, so a
-//! group whose file the LRU closed starts its next part file
-//! (`part-00001.parquet`, …) when it comes back.
+//! A new group gets a writer while the thread has fewer than `max_open`
+//! and the budget admits one more (`WriterMemory::try_admit`); a writer
+//! then stays open to the end, so a group has one part file whatever the
+//! number of keys — two if its writer had to be closed to keep the
+//! budget (see below), its later records spilled. No LRU closes Parquet
+//! files: a finished file cannot be appended to, and a group that came
+//! back would start a new part each time.
 //!
 //! # Bounds
 //!
-//! Every byte [`ArrowWriter::memory_size`] reports for an open writer is
-//! charged to the same [`ChunkPool`](crate::write::ChunkPool) budget as
-//! the router's buffers, through [`WriterMemory`]. A row group is flushed
-//! when it reaches `row_group_bytes` or `--row-group-size` rows, when the
-//! charge does not fit (the thread's largest row groups go first), and
-//! when the router finds the budget spent and raises the pressure epoch.
-//! Pages are as large as a row group may be, so a column chunk is
-//! compressed once, as its row group is flushed: the compressor's state
-//! lives only during that flush, one per thread, not one per open column.
+//! An open writer is charged, to the same [`ChunkPool`](crate::write::ChunkPool)
+//! budget as the router's buffers through [`WriterMemory`]:
+//! - at open, [`writer_state_bytes`] for what it holds that
+//!   [`ArrowWriter::memory_size`] does not report (column writers, level
+//!   and page buffers, metadata builders), for as long as it is open;
+//! - as it grows, every byte `memory_size()` reports (its in-progress row
+//!   group's pages and dictionaries), given back as row groups are flushed;
+//! - per row group flushed, [`row_group_metadata_bytes`] for the metadata
+//!   the file keeps for its footer; a writer whose next row group's
+//!   metadata does not fit is finished, and its group spills.
+//!
+//! A row group is flushed when it reaches `row_group_bytes` or
+//! `--row-group-size` rows, when a charge does not fit (the thread's
+//! largest row groups go first), and when the router finds the budget
+//! spent and raises the pressure epoch. Pages are as large as a row group
+//! may be, so a column chunk is compressed once, as its row group is
+//! flushed: the compressor's state lives only during that flush, one per
+//! thread, not one per open column. Converting a spill file needs one
+//! writer, one [`READ_PIECE`](super::spill::READ_PIECE) and one batch per
+//! thread, set aside from `--memory` like the batch of a direct write.
 
 use std::fs::File;
 use std::io::{self, BufWriter};
-use std::num::NonZeroUsize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use lru::LruCache;
 use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
 
 use super::batch::BatchBuilder;
-use super::ParquetRun;
+use super::spill::{self, spill_path, Spill};
+use super::{row_group_metadata_bytes, writer_state_bytes, ParquetRun, DICTIONARY_TABLE_BYTES};
 use crate::input::with_path;
+use crate::partition::layout::part_path;
 use crate::partition::writer_memory::WriterMemory;
 
 /// Write buffer of an open part file: parquet writes a page header and a
@@ -47,8 +65,16 @@ pub(crate) const FILE_BUFFER: usize = 8 << 10;
 
 struct OpenPart {
     writer: ArrowWriter<BufWriter<File>>,
+    /// Charged to the budget (a spill file's conversion is not: see the
+    /// module docs).
+    budgeted: bool,
     /// Bytes of `writer.memory_size()` charged to the budget.
     charged: usize,
+    /// Bytes charged for good while open: the writer's unreported state
+    /// and its row groups' metadata.
+    fixed: usize,
+    /// The typical footprint it was admitted with.
+    footprint: usize,
 }
 
 /// A group this thread has written to.
@@ -58,6 +84,8 @@ struct Group {
     grouping: usize,
     /// Parts started so far (the open one included).
     parts: u32,
+    /// Its records go to its spill file (see the `spill` module).
+    spilled: bool,
     /// The start of a record cut at a chunk's end (a record longer than
     /// the largest chunk arrives in pieces).
     carry: Vec<u8>,
@@ -66,7 +94,9 @@ struct Group {
 /// One writer thread's Parquet files; see the module docs.
 pub(crate) struct ParquetSink {
     run: Arc<ParquetRun>,
-    open: LruCache<u32, OpenPart>,
+    max_open: usize,
+    open: foldhash::HashMap<u32, OpenPart>,
+    spill: Spill,
     groups: foldhash::HashMap<u32, Group>,
     builders: Vec<Option<BatchBuilder>>,
     seen_pressure: u64,
@@ -74,17 +104,13 @@ pub(crate) struct ParquetSink {
     bytes_out: u64,
 }
 
-/// The name of part `n` of the group whose first part is `first`.
-pub(crate) fn part_path(first: &Path, n: u32) -> PathBuf {
-    first.with_file_name(format!("part-{n:05}.parquet"))
-}
-
 impl ParquetSink {
     pub fn new(run: Arc<ParquetRun>, max_open: usize) -> Self {
-        let cap = NonZeroUsize::new(max_open.max(1)).expect("at least one");
         ParquetSink {
             run,
-            open: LruCache::new(cap),
+            max_open: max_open.max(1),
+            open: foldhash::HashMap::default(),
+            spill: Spill::new(max_open),
             groups: foldhash::HashMap::default(),
             builders: Vec::new(),
             seen_pressure: 0,
@@ -96,8 +122,14 @@ impl ParquetSink {
         &self.run.memory
     }
 
-    /// Appends the records in `data` to group `gid`'s file (creating its
-    /// first part at `create`).
+    /// Columns in the files of `grouping`.
+    fn columns(&self, grouping: usize) -> usize {
+        let table = self.run.table.get().expect("set before the first block");
+        table.files[grouping].1.fields().len()
+    }
+
+    /// Appends the records in `data` to group `gid`'s file or spill file
+    /// (creating the group's first part or spill file at `create`).
     pub fn write(
         &mut self,
         gid: u32,
@@ -106,20 +138,39 @@ impl ParquetSink {
         data: &[u8],
     ) -> io::Result<()> {
         if let Some(first) = create {
+            if let Some(dir) = first.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
+            }
             self.groups.insert(
                 gid,
                 Group {
                     first,
                     grouping,
                     parts: 0,
+                    spilled: false,
                     carry: Vec::new(),
                 },
             );
+            if !self.try_open_part(gid)? {
+                return self.start_spill(gid, data);
+            }
         }
-        let group = self
-            .groups
-            .get_mut(&gid)
-            .expect("created with its first job");
+        let group = &self.groups[&gid];
+        if group.spilled {
+            return self
+                .spill
+                .append(gid, &spill_path(&group.first), false, data);
+        }
+        self.write_batch(gid, data)?;
+        self.settle(gid)
+    }
+
+    /// Parses the whole records of `data` (after the group's carry) into a
+    /// batch and writes it to group `gid`'s open writer, flushing its row
+    /// group when it is large enough.
+    fn write_batch(&mut self, gid: u32, data: &[u8]) -> io::Result<()> {
+        let group = self.groups.get_mut(&gid).expect("known group");
+        let grouping = group.grouping;
         let joined;
         let text: &[u8] = if group.carry.is_empty() {
             data
@@ -136,13 +187,12 @@ impl ParquetSink {
         if batch.num_rows() == 0 {
             return Ok(());
         }
-        self.open_part(gid)?;
-        let part = self.open.get_mut(&gid).expect("just opened");
+        let part = self.open.get_mut(&gid).expect("open");
         part.writer.write(&batch).map_err(io::Error::other)?;
         if part.writer.memory_size() >= self.run.row_group_bytes {
-            part.writer.flush().map_err(io::Error::other)?;
+            self.flush_row_group(gid)?;
         }
-        self.settle(gid)
+        Ok(())
     }
 
     fn builder(&mut self, grouping: usize) -> &BatchBuilder {
@@ -156,47 +206,68 @@ impl ParquetSink {
         })
     }
 
-    /// Makes sure group `gid` has an open part file, closing the least
-    /// recently used one first if `max_open` are open.
-    fn open_part(&mut self, gid: u32) -> io::Result<()> {
-        if self.open.contains(&gid) {
-            return Ok(());
+    /// Opens group `gid`'s next part if the thread has fewer than
+    /// `max_open` open and the budget admits and has room for one more
+    /// writer; `false` if not.
+    fn try_open_part(&mut self, gid: u32) -> io::Result<bool> {
+        let columns = self.columns(self.groups[&gid].grouping);
+        let fixed = writer_state_bytes(columns);
+        let footprint = fixed + columns * DICTIONARY_TABLE_BYTES;
+        if self.open.len() >= self.max_open || !self.memory().try_admit(footprint) {
+            return Ok(false);
         }
-        if self.open.len() == self.open.cap().get() {
-            if let Some((_, part)) = self.open.pop_lru() {
-                self.close(part)?;
+        if !self.memory().try_charge(fixed) {
+            self.memory().dismiss(footprint);
+            return Ok(false);
+        }
+        let writer = self.create_part(gid);
+        let writer = match writer {
+            Ok(w) => w,
+            Err(e) => {
+                self.memory().release(fixed);
+                self.memory().dismiss(footprint);
+                return Err(e);
             }
-        }
+        };
+        self.open.insert(
+            gid,
+            OpenPart {
+                writer,
+                budgeted: true,
+                charged: 0,
+                fixed,
+                footprint,
+            },
+        );
+        Ok(true)
+    }
+
+    /// Creates group `gid`'s next part file and its writer.
+    fn create_part(&mut self, gid: u32) -> io::Result<ArrowWriter<BufWriter<File>>> {
         let group = self.groups.get_mut(&gid).expect("known group");
         let path = part_path(&group.first, group.parts);
-        if group.parts == 0 {
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
-            }
-        }
         // Under its final name: the run's staging directory is published
         // whole, or removed.
         let file = File::create(&path).map_err(|e| with_path(e, &path))?;
         group.parts += 1;
         let table = self.run.table.get().expect("set before the first block");
         let schema = table.files[group.grouping].1.clone();
-        let writer = ArrowWriter::try_new(
+        ArrowWriter::try_new(
             BufWriter::with_capacity(FILE_BUFFER, file),
             schema,
             Some(WriterProperties::clone(&self.run.properties)),
         )
-        .map_err(io::Error::other)?;
-        self.open.push(gid, OpenPart { writer, charged: 0 });
-        Ok(())
+        .map_err(io::Error::other)
     }
-
     /// Charges group `gid`'s writer's growth to the budget; when it does
     /// not fit, flushes this thread's largest row groups (this one's last)
     /// until it does.
     fn settle(&mut self, gid: u32) -> io::Result<()> {
         loop {
             let memory = &self.run.memory;
-            let part = self.open.peek_mut(&gid).expect("open");
+            let Some(part) = self.open.get_mut(&gid) else {
+                return Ok(()); // closed by a flush: the group spills now
+            };
             let now = part.writer.memory_size();
             if now <= part.charged {
                 memory.release(part.charged - now);
@@ -218,14 +289,40 @@ impl ParquetSink {
         }
     }
 
-    /// Writes group `gid`'s in-progress row group and gives its memory back.
+    /// Writes group `gid`'s in-progress row group and gives its memory
+    /// back, charging the metadata it leaves; if that does not fit, the
+    /// part is finished and the group spills from here on.
     fn flush_row_group(&mut self, gid: u32) -> io::Result<()> {
-        let part = self.open.peek_mut(&gid).expect("open");
+        let columns = self.columns(self.groups[&gid].grouping);
+        let memory = &self.run.memory;
+        let part = self.open.get_mut(&gid).expect("open");
+        if part.writer.in_progress_rows() == 0 {
+            return Ok(());
+        }
         part.writer.flush().map_err(io::Error::other)?;
+        if !part.budgeted {
+            return Ok(());
+        }
         let now = part.writer.memory_size();
-        self.run.memory.release(part.charged.saturating_sub(now));
+        memory.release(part.charged.saturating_sub(now));
         part.charged = part.charged.min(now);
-        Ok(())
+        let metadata = row_group_metadata_bytes(columns);
+        if memory.try_charge(metadata) {
+            part.fixed += metadata;
+            return Ok(());
+        }
+        let part = self.open.remove(&gid).expect("open");
+        self.close(part)?;
+        let carry = std::mem::take(&mut self.groups.get_mut(&gid).expect("known").carry);
+        self.start_spill(gid, &carry)
+    }
+
+    /// Group `gid` spills from now on, starting with `data`.
+    fn start_spill(&mut self, gid: u32, data: &[u8]) -> io::Result<()> {
+        let group = self.groups.get_mut(&gid).expect("known group");
+        group.spilled = true;
+        self.spill
+            .append(gid, &spill_path(&group.first), true, data)
     }
 
     /// If the router raised the pressure epoch since last time, flushes the
@@ -255,8 +352,14 @@ impl ParquetSink {
     fn close(&mut self, mut part: OpenPart) -> io::Result<()> {
         let result = part.writer.finish().map_err(io::Error::other);
         self.bytes_out += part.writer.bytes_written() as u64;
-        self.memory().release(part.charged);
+        self.release(&part);
         result.map(drop)
+    }
+
+    /// Gives back everything charged for an open part.
+    fn release(&self, part: &OpenPart) {
+        self.memory().release(part.charged + part.fixed);
+        self.memory().dismiss(part.footprint);
     }
 
     /// Bytes of the part files finished so far.
@@ -264,12 +367,51 @@ impl ParquetSink {
         self.bytes_out
     }
 
-    /// Finishes every open part; returns each group's number of parts.
+    /// Spill files opened again after their LRU closed them.
+    pub fn reopened(&self) -> u64 {
+        self.spill.reopened()
+    }
+
+    /// Finishes every open part, then turns each spilled group's records
+    /// into its next part, one group at a time; returns each group's
+    /// number of parts.
     pub fn finish(&mut self) -> io::Result<Vec<(u32, u32)>> {
-        while let Some((_, part)) = self.open.pop_lru() {
+        let open: Vec<u32> = self.open.keys().copied().collect();
+        for gid in open {
+            let part = self.open.remove(&gid).expect("open");
             self.close(part)?;
         }
+        self.spill.close_all();
+        let mut spilled: Vec<u32> = (self.groups.iter())
+            .filter(|(_, group)| group.spilled)
+            .map(|(&gid, _)| gid)
+            .collect();
+        spilled.sort_unstable();
+        for gid in spilled {
+            self.convert(gid)?;
+        }
         Ok(self.parts())
+    }
+
+    /// Writes group `gid`'s spill file as its next part file, in row
+    /// groups of `row_group_bytes`, outside the budget (see the module
+    /// docs), and removes the spill file.
+    fn convert(&mut self, gid: u32) -> io::Result<()> {
+        let path = spill_path(&self.groups[&gid].first);
+        let writer = self.create_part(gid)?;
+        self.open.insert(
+            gid,
+            OpenPart {
+                writer,
+                budgeted: false,
+                charged: 0,
+                fixed: 0,
+                footprint: 0,
+            },
+        );
+        spill::drain(&path, |piece| self.write_batch(gid, piece))?;
+        let part = self.open.remove(&gid).expect("open");
+        self.close(part)
     }
 
     /// Each group's number of part files so far.
@@ -283,8 +425,8 @@ impl ParquetSink {
     /// Drops every open writer (the run is being aborted), giving back its
     /// memory.
     pub fn discard(&mut self) {
-        while let Some((_, part)) = self.open.pop_lru() {
-            self.memory().release(part.charged);
+        for (_, part) in std::mem::take(&mut self.open) {
+            self.release(&part);
         }
     }
 }

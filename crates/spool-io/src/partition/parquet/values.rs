@@ -230,13 +230,15 @@ pub fn parse_date(v: &[u8]) -> Option<i32> {
 /// assert_eq!(parse_timestamp(b"1970-01-01T00:00:01.5"), Some(1_500_000));
 /// assert_eq!(parse_timestamp(b"1970-01-01 00:01"), Some(60_000_000));
 /// assert_eq!(parse_timestamp(b"1970-01-01 24:00"), None);
+/// assert_eq!(parse_timestamp(b"1970-01-01T00:0Z"), None);
 /// ```
 pub fn parse_timestamp(v: &[u8]) -> Option<i64> {
+    // The zone suffix goes first: the length check is on what is left.
+    let v = v.strip_suffix(b"Z").unwrap_or(v);
     if v.len() < 16 || !matches!(v[10], b'T' | b' ') || v[13] != b':' {
         return None;
     }
     let days = i64::from(parse_date(&v[..10])?);
-    let v = v.strip_suffix(b"Z").unwrap_or(v);
     let hour = digits(&v[11..13])?;
     let minute = digits(&v[14..16])?;
     let (mut second, mut micros) = (0, 0);

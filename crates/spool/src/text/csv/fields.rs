@@ -31,16 +31,45 @@ use crate::text::fields::find;
 /// assert!(empty.is_quoted() && empty.value().is_empty());
 /// assert!(fields.next().is_none());
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub struct Field<'a> {
     raw: &'a [u8],
     quote: Option<u8>,
+    /// Bit `i`: `raw[i]` is a quote, when the splitter's masks said so
+    /// (fields in a record's first 64 bytes); `None` when not known.
+    quotes: Option<u64>,
 }
+
+/// Fields are equal when they read the same bytes in the same dialect,
+/// whether or not the masks came with them.
+impl PartialEq for Field<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.raw, self.quote) == (other.raw, other.quote)
+    }
+}
+
+impl Eq for Field<'_> {}
 
 impl<'a> Field<'a> {
     #[inline]
     pub(crate) fn new(raw: &'a [u8], quote: Option<u8>) -> Self {
-        Field { raw, quote }
+        Field {
+            raw,
+            quote,
+            quotes: None,
+        }
+    }
+
+    /// A field with the quotes in it known from the masks (`raw` is at
+    /// most 64 bytes; bit `i` of `quotes` is set iff `raw[i]` is a quote).
+    #[inline]
+    pub(crate) fn with_quotes(raw: &'a [u8], quote: Option<u8>, quotes: u64) -> Self {
+        debug_assert!(raw.len() <= 64);
+        Field {
+            raw,
+            quote,
+            quotes: Some(quotes),
+        }
     }
 
     /// The field exactly as read, quotes included.
@@ -73,6 +102,27 @@ impl<'a> Field<'a> {
     /// ```
     #[inline]
     pub fn value(&self) -> Cow<'a, [u8]> {
+        if let Some(quotes) = self.quotes {
+            // From the masks, without scanning: unquoted (no quote first:
+            // the quoting off gives no quote bits), or quoted with its
+            // only quotes at both ends. Few branches, as whether a field
+            // is quoted is as random as the data.
+            let len = self.raw.len();
+            let quoted = quotes & 1 != 0;
+            let enclosed = len >= 2 && quotes == 1 | 1 << (len - 1);
+            if !quoted || enclosed {
+                let trim = usize::from(quoted);
+                return Cow::Borrowed(&self.raw[trim..len - trim]);
+            }
+        }
+        self.scanned_value()
+    }
+
+    /// [`Field::value`] without the masks: the field's bytes scanned for
+    /// its quotes.
+    #[cold]
+    #[inline(never)]
+    fn scanned_value(&self) -> Cow<'a, [u8]> {
         if !self.is_quoted() {
             return Cow::Borrowed(self.raw);
         }
@@ -188,7 +238,7 @@ impl<'a> Iterator for Fields<'a> {
             None => (rest, None),
         };
         self.rest = next;
-        Some(Field { raw, quote })
+        Some(Field::new(raw, quote))
     }
 }
 

@@ -83,7 +83,14 @@
 //! the delimiter, after one for the closing quote when the field is
 //! quoted; either way a field is found without scanning the rest of the
 //! record. [`Field::value`] borrows unless the field holds a `""` or text
-//! after its closing quote.
+//! after its closing quote; for a field in those 64 bytes the masks' quote
+//! bits tell which, so the value is not scanned for quotes either.
+//!
+//! [`Records`] runs in two stages, as simdjson does: a loop scans a run of
+//! chunks into a small index of record starts and ends (with each start's
+//! masks), keeping its state in registers, and the iterator hands records
+//! out of the index without looking at the bytes again (`index.rs` says
+//! why and what it measured).
 //!
 //! # Bounds
 //!
@@ -130,6 +137,7 @@ mod cutter;
 mod dialect;
 mod error;
 mod fields;
+mod index;
 mod records;
 mod scan;
 

@@ -1,0 +1,239 @@
+//! `spool.partition`: `spool partition` in-process, for a script or for
+//! each task of Spark, Dask or Ray.
+//!
+//! The keywords are the CLI's flags, taking the same words (see
+//! `spool_io::partition::choices`), so the two read the same in docs and
+//! refuse the same mistakes. The run itself is `spool_io::partition::run`
+//! on a thread of its own while the calling thread waits with the GIL
+//! released: other Python threads run meanwhile, and the caller wakes every
+//! [`SIGNAL_POLL`] to let Python handle signals. A Ctrl-C there raises the
+//! cancel flag; the run removes its partial output and the call raises
+//! `KeyboardInterrupt`.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use spool_io::partition::choices::{self, Codec, Quote};
+use spool_io::partition::parquet::{ParquetOptions, SchemaSpec, DEFAULT_ROW_GROUP_ROWS};
+use spool_io::partition::{
+    run as run_partition, ColumnRef, Filter, Layout, Options, OutputFormat, PartitionError, Summary,
+};
+
+use crate::partition_error::to_python;
+use crate::summary::summary_dict;
+
+/// How often the waiting caller takes the GIL back to check for signals.
+const SIGNAL_POLL: Duration = Duration::from_millis(100);
+
+/// Writes every record of `inputs` to the file of its key under `out`;
+/// returns the run's summary as a dict.
+///
+/// See the package README and the type stubs for the keywords; errors:
+/// `ValueError` for options, `OSError` (its subclasses by errno) for I/O,
+/// `spool.PartitionError` for input that cannot be used.
+#[pyfunction]
+#[pyo3(signature = (
+    inputs, out, by, *,
+    header = false, delimiter = "tab", quote = None, r#where = Vec::new(),
+    format = "text", compress = None, level = None, schema = None,
+    row_group_size = DEFAULT_ROW_GROUP_ROWS, memory = None, threads = None,
+    max_open = 256, layout = "hive", skip_invalid = false, force = false,
+    fsync = false, run_id = None, append = false,
+))]
+#[allow(clippy::too_many_arguments)] // one per keyword, as the CLI has flags
+pub(crate) fn partition<'py>(
+    py: Python<'py>,
+    inputs: &Bound<'py, PyAny>,
+    out: PathBuf,
+    by: &Bound<'py, PyAny>,
+    header: bool,
+    delimiter: &str,
+    quote: Option<&str>,
+    r#where: Vec<String>,
+    format: &str,
+    compress: Option<&str>,
+    level: Option<i32>,
+    schema: Option<&str>,
+    row_group_size: usize,
+    memory: Option<&Bound<'py, PyAny>>,
+    threads: Option<usize>,
+    max_open: usize,
+    layout: &str,
+    skip_invalid: bool,
+    force: bool,
+    fsync: bool,
+    run_id: Option<String>,
+    append: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let usage = |e: PartitionError| to_python(py, e);
+    let mut options = Options::new(paths(inputs)?, out, columns(by)?);
+    options.delimiter = choices::delimiter(delimiter).map_err(usage)?;
+    let quote = quote.map(str::parse::<Quote>).transpose().map_err(usage)?;
+    options.quote = choices::quote_for(options.delimiter, quote);
+    options.input_format().map_err(usage)?;
+    options.header = header;
+    options.filters = r#where
+        .iter()
+        .map(|f| Filter::parse(f))
+        .collect::<Result<_, _>>()
+        .map_err(usage)?;
+    let codec = compress
+        .map(str::parse::<Codec>)
+        .transpose()
+        .map_err(usage)?;
+    options.format = match format {
+        "text" if schema.is_some() => return Err(value_error("schema needs format='parquet'")),
+        "text" => {
+            options.compression =
+                choices::text_compression(codec.unwrap_or(Codec::None), level).map_err(usage)?;
+            OutputFormat::Text
+        }
+        "parquet" if row_group_size == 0 => {
+            return Err(value_error("row_group_size must be at least 1"))
+        }
+        "parquet" => OutputFormat::Parquet(ParquetOptions {
+            schema: schema
+                .map(SchemaSpec::parse)
+                .transpose()
+                .map_err(usage)?
+                .unwrap_or_default(),
+            row_group_size,
+            compression: choices::parquet_compression(codec, level).map_err(usage)?,
+        }),
+        _ => {
+            return Err(value_error(format!(
+                "format '{format}': use text or parquet"
+            )))
+        }
+    };
+    options.layout = match layout {
+        "hive" => Layout::Hive,
+        "flat" => Layout::Flat,
+        _ => return Err(value_error(format!("layout '{layout}': use hive or flat"))),
+    };
+    if let Some(threads) = threads {
+        options.workers = at_least_one(threads, "threads")?;
+    }
+    options.max_open = at_least_one(max_open, "max_open")?;
+    options.skip_invalid = skip_invalid;
+    options.force = force;
+    options.fsync = fsync;
+    options.run_id = run_id;
+    options.append = append;
+    if let Some(memory) = memory {
+        options.set_memory(bytes(memory)?).map_err(usage)?;
+    } else {
+        // Re-sized for the worker count and format chosen above.
+        options.set_memory(options.memory).map_err(usage)?;
+    }
+    let summary = run_detached(py, options)?;
+    summary_dict(py, &summary)
+}
+
+/// Runs `options` on a thread of its own while this one waits without the
+/// GIL, waking every [`SIGNAL_POLL`] for Python's signal handlers.
+fn run_detached(py: Python<'_>, mut options: Options) -> PyResult<Summary> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    options.cancel = Some(cancel.clone());
+    let caller = std::thread::current();
+    std::thread::scope(|scope| {
+        let run = scope.spawn(move || {
+            let result = run_partition(&options);
+            caller.unpark();
+            result
+        });
+        let mut interrupt = None;
+        while !run.is_finished() {
+            // Woken by the run's end, or after SIGNAL_POLL (or spuriously).
+            py.detach(|| std::thread::park_timeout(SIGNAL_POLL));
+            if let Err(signal) = py.check_signals() {
+                cancel.store(true, Ordering::Relaxed);
+                interrupt = Some(signal);
+                break;
+            }
+        }
+        let result = py.detach(|| run.join());
+        let result = result.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        match (interrupt, result) {
+            // The handler's own exception (KeyboardInterrupt), once the run
+            // has removed its partial output.
+            (Some(signal), Err(PartitionError::Interrupted)) => Err(signal),
+            (_, result) => result.map_err(|e| to_python(py, e)),
+        }
+    })
+}
+
+/// `inputs` as paths: one path (`str` or `os.PathLike`) or an iterable of
+/// them.
+fn paths(inputs: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
+    if let Ok(one) = inputs.extract::<PathBuf>() {
+        return Ok(vec![one]);
+    }
+    let paths = inputs
+        .try_iter()
+        .and_then(|it| {
+            it.map(|p| p?.extract::<PathBuf>())
+                .collect::<PyResult<Vec<_>>>()
+        })
+        .map_err(|_| value_error("inputs must be a path or a list of paths"))?;
+    if paths.is_empty() {
+        return Err(value_error("inputs is empty: give at least one path"));
+    }
+    Ok(paths)
+}
+
+/// `by` as columns: a name or a number from 1, or a list of them.
+fn columns(by: &Bound<'_, PyAny>) -> PyResult<Vec<ColumnRef>> {
+    let one = |c: &Bound<'_, PyAny>| -> PyResult<ColumnRef> {
+        if let Ok(name) = c.cast::<PyString>() {
+            return Ok(ColumnRef(name.extract::<String>()?));
+        }
+        match c.extract::<u64>() {
+            Ok(n) if n > 0 => Ok(ColumnRef(n.to_string())),
+            _ => Err(value_error(format!(
+                "by: {c} is neither a column name nor a column number from 1"
+            ))),
+        }
+    };
+    if by.is_instance_of::<PyString>() || by.extract::<u64>().is_ok() {
+        return Ok(vec![one(by)?]);
+    }
+    let columns = by
+        .try_iter()
+        .map_err(|_| value_error("by must be a column or a list of columns"))?
+        .map(|c| one(&c?))
+        .collect::<PyResult<Vec<_>>>()?;
+    if columns.is_empty() {
+        return Err(value_error("by is empty: give at least one column"));
+    }
+    Ok(columns)
+}
+
+/// A memory size: an int of bytes or a string like `"256M"`.
+fn bytes(memory: &Bound<'_, PyAny>) -> PyResult<usize> {
+    if let Ok(text) = memory.cast::<PyString>() {
+        return spool_io::size::parse(&text.extract::<String>()?)
+            .map_err(|e| value_error(format!("memory: {e}")));
+    }
+    memory.extract::<usize>().map_err(|_| {
+        value_error(format!(
+            "memory: {memory} is not a size like 268435456 or '256M'"
+        ))
+    })
+}
+
+fn at_least_one(n: usize, name: &str) -> PyResult<usize> {
+    if n == 0 {
+        return Err(value_error(format!("{name} must be at least 1")));
+    }
+    Ok(n)
+}
+
+fn value_error(message: impl Into<String>) -> PyErr {
+    PyValueError::new_err(message.into())
+}

@@ -1,0 +1,149 @@
+//! What an open Parquet writer really holds, measured with a counting
+//! allocator: the fixed state of an `ArrowWriter` (column writers, their
+//! encoders and page buffers) beyond what its `memory_size()` reports, and
+//! the metadata each finished row group adds. The partition run charges
+//! both to its budget; this pins its constants against the real cost.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicIsize, Ordering};
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
+use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use parquet::arrow::ArrowWriter;
+use spool_io::partition::parquet::{
+    row_group_metadata_bytes, writer_state_bytes, ParquetOptions, DICTIONARY_TABLE_BYTES,
+};
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+/// The system allocator, keeping a count of live bytes.
+struct Live;
+
+// SAFETY: every call is forwarded unchanged to `System`; the counter has
+// no effect on the memory returned.
+unsafe impl GlobalAlloc for Live {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        // SAFETY: the caller upholds `alloc`'s contract, passed through.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        // SAFETY: the caller upholds `dealloc`'s contract, passed through.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        // SAFETY: the caller upholds `alloc_zeroed`'s contract, passed through.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(
+            new_size as isize - layout.size() as isize,
+            Ordering::Relaxed,
+        );
+        // SAFETY: the caller upholds `realloc`'s contract, passed through.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Live = Live;
+
+fn live() -> isize {
+    LIVE.load(Ordering::Relaxed)
+}
+
+/// The partition memory test's table without its key: an int64, a
+/// timestamp and two strings.
+fn batch(rows: usize) -> RecordBatch {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("col2", DataType::Int64, true),
+        Field::new(
+            "col3",
+            DataType::Timestamp(TimeUnit::Microsecond, None),
+            true,
+        ),
+        Field::new("col4", DataType::Utf8, true),
+        Field::new("col5", DataType::Utf8, true),
+    ]));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from_iter_values(
+            (0..rows as i64).map(|i| i * 7919),
+        )),
+        Arc::new(TimestampMicrosecondArray::from_iter_values(
+            (0..rows as i64).map(|i| 1_770_000_000_000_000 + i),
+        )),
+        Arc::new(StringArray::from_iter_values(
+            (0..rows).map(|i| ["red", "blue"][i % 2]),
+        )),
+        Arc::new(StringArray::from_iter_values(
+            (0..rows).map(|i| format!("{i:0>50}")),
+        )),
+    ];
+    RecordBatch::try_new(schema, columns).unwrap()
+}
+
+/// The charges `--format parquet` makes per open writer and per row group
+/// cover what four-column writers really hold.
+#[test]
+fn the_charged_costs_cover_an_open_writers_real_cost() {
+    const N: usize = 256;
+    const COLUMNS: usize = 4;
+    let properties = ParquetOptions::default()
+        .writer_properties(4 << 20)
+        .unwrap();
+    let b = batch(8);
+    let before = live();
+    let mut writers: Vec<_> = (0..N)
+        .map(|_| {
+            ArrowWriter::try_new(std::io::sink(), b.schema(), Some(properties.clone())).unwrap()
+        })
+        .collect();
+    for w in &mut writers {
+        w.write(&b).unwrap();
+    }
+    let written = live();
+    let reported: usize = writers.iter().map(|w| w.memory_size()).sum();
+    for w in &mut writers {
+        w.flush().unwrap();
+    }
+    let flushed = live();
+    const MORE: usize = 9;
+    for _ in 0..MORE {
+        for w in &mut writers {
+            w.write(&b).unwrap();
+            w.flush().unwrap();
+        }
+    }
+    let more = live();
+    let per_writer = |bytes: isize| (bytes / N as isize) as usize;
+    let unreported = per_writer(written - before) - reported / N;
+    let after_flush = per_writer(flushed - before);
+    let per_row_group = per_writer(more - flushed) / MORE;
+    eprintln!(
+        "per writer: {} live, {} reported, {unreported} unreported; {after_flush} after a flush; \
+         {per_row_group} per row group",
+        per_writer(written - before),
+        reported / N
+    );
+    assert!(unreported <= writer_state_bytes(COLUMNS), "{unreported}");
+    assert!(after_flush <= writer_state_bytes(COLUMNS), "{after_flush}");
+    assert!(
+        per_row_group <= row_group_metadata_bytes(COLUMNS),
+        "{per_row_group}"
+    );
+    // The dictionaries' tables are most of what a small writer reports.
+    assert!(
+        reported / N <= COLUMNS * DICTIONARY_TABLE_BYTES,
+        "{}",
+        reported / N
+    );
+    assert!(
+        reported / N >= COLUMNS * DICTIONARY_TABLE_BYTES / 2,
+        "{}",
+        reported / N
+    );
+    drop(writers);
+}
