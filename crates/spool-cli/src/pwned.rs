@@ -76,7 +76,7 @@ enum Command {
         #[arg(long, value_enum)]
         format: Format,
         /// Memory for building a filter (it is built in shards that fit).
-        #[arg(long, default_value = "512M", value_parser = crate::size::parse_size)]
+        #[arg(long, default_value = "512M", value_parser = spool_io::size::parse)]
         memory: usize,
     },
     /// Check a password, a hash, or a batch of them against an index.
