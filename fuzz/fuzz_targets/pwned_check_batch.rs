@@ -20,7 +20,7 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use spool_pwned::check::{check_batch, BatchError};
 use spool_pwned::okon::{parse_okon_args, OkonArgError, OkonCommand};
-use spool_pwned::{to_hex, HashKind};
+use spool_pwned::{to_hex, Answer, HashKind};
 
 #[derive(Arbitrary, Debug)]
 enum BatchLine {
@@ -119,7 +119,7 @@ fn batch(input: &Input) {
     let mut out = Vec::new();
     let lookup = |key: &[u8]| {
         assert_eq!(key.len(), kind.byte_len());
-        Ok::<_, ()>(index.get(key).copied())
+        Ok::<_, ()>(index.get(key).copied().map_or(Answer::Absent, Answer::Count))
     };
     let got = check_batch(&text[..], kind, lookup, &mut out);
     assert_eq!(String::from_utf8(out).unwrap(), want);

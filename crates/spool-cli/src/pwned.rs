@@ -11,11 +11,13 @@ use clap::{Subcommand, ValueEnum};
 use spool_io::progress::Progress;
 use spool_io::size::Size;
 use spool_io::write::{remove_dead_pid_temporaries, PartialFile};
-use spool_pwned::build::{build, BuildOptions};
+use spool_pwned::build::BuildOptions;
 use spool_pwned::check::{check_batch, parse_hash, BatchError};
+use spool_pwned::convert::{build_as, convert};
+use spool_pwned::format::Layout;
 use spool_pwned::input::sources;
 use spool_pwned::sample::{write_sample, write_sample_ranges, Order};
-use spool_pwned::{HashKind, Index};
+use spool_pwned::{Answer, AnyIndex, HashKind, Index};
 
 use crate::progress::{input_size, show_while};
 
@@ -54,6 +56,28 @@ enum Command {
         /// Folder for temporary spill files (default: next to the output).
         #[arg(long)]
         temp_dir: Option<PathBuf>,
+        /// The index's layout: `full` (hashes and counts, 22 bytes per
+        /// SHA-1 hash, serves /range), `t64` (hashes truncated to 64 bits
+        /// and counts, about 8 bytes per hash) or `filter` (a binary fuse
+        /// filter: "probably pwned" or not, no counts, about 2.3 bytes per
+        /// hash). The smaller ones are converted from a full index built
+        /// first beside the output (and removed).
+        #[arg(long, value_enum, default_value_t = Format::Full)]
+        format: Format,
+    },
+    /// Convert a full index into a smaller layout (see `build --format`).
+    Convert {
+        /// The full index to read.
+        index: PathBuf,
+        /// The index to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// The layout to write.
+        #[arg(long, value_enum)]
+        format: Format,
+        /// Memory for building a filter (it is built in shards that fit).
+        #[arg(long, default_value = "512M", value_parser = spool_io::size::parse)]
+        memory: usize,
     },
     /// Check a password, a hash, or a batch of them against an index.
     ///
@@ -115,6 +139,27 @@ enum Command {
     Serve(crate::pwned_serve::Args),
 }
 
+/// `--format` of `build` and `convert`.
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    /// Whole hashes and counts.
+    Full,
+    /// Hashes truncated to 64 bits, and counts.
+    T64,
+    /// A binary fuse filter: membership only.
+    Filter,
+}
+
+impl Format {
+    fn layout(self) -> Layout {
+        match self {
+            Format::Full => Layout::Sorted,
+            Format::T64 => Layout::T64,
+            Format::Filter => Layout::Filter,
+        }
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum SampleOrder {
     /// Sorted by hash.
@@ -142,6 +187,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             skip_invalid,
             temp_dir,
             threads,
+            format,
         } => {
             let defaults = BuildOptions::default();
             let threads = threads.unwrap_or(defaults.threads).max(1);
@@ -166,7 +212,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 opts.threads,
                 Size(least.next_multiple_of(1 << 20))
             );
-            run_build(&inputs, &output, &opts)
+            run_build(&inputs, &output, &opts, format.layout())
+        }
+        Command::Convert {
+            index,
+            output,
+            format,
+            memory,
+        } => {
+            let start = Instant::now();
+            let full = Index::open(&index)?;
+            let header = convert(&full, &output, format.layout(), memory)?;
+            eprintln!(
+                "spool pwned convert: {} hashes written to {} as {} in {:.2}s",
+                header.records,
+                output.display(),
+                header.layout.name(),
+                start.elapsed().as_secs_f64()
+            );
+            Ok(ExitCode::SUCCESS)
         }
         Command::Check {
             index,
@@ -176,9 +240,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         } => run_check(&index, password, hash, batch),
         Command::Serve(args) => crate::pwned_serve::run(args),
         Command::Verify { index } => {
-            let index = Index::open(&index)?;
+            let index = AnyIndex::open(&index)?;
             index.verify()?;
-            println!("{}: ok, {} hashes", index.path(), index.header().records);
+            println!(
+                "{}: ok, {} hashes ({} index)",
+                index.path(),
+                index.header().records,
+                index.layout().name()
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Sample {
@@ -221,6 +290,7 @@ fn run_build(
     inputs: &[PathBuf],
     output: &std::path::Path,
     opts: &BuildOptions,
+    layout: Layout,
 ) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
     let progress = Arc::new(Progress::default());
@@ -232,14 +302,15 @@ fn run_build(
     sweep_old_temporaries(output, opts.temp_dir.as_deref());
     crate::interrupt::exit_on_signal("spool pwned build");
     let show = io::stderr().is_terminal();
-    let report = show_while(&progress, input_size(inputs), show, || {
-        build(sources, output, &opts)
+    let (report, _) = show_while(&progress, input_size(inputs), show, || {
+        build_as(sources, output, &opts, layout)
     })?;
     eprintln!(
-        "spool pwned build: {} lines, {} hashes written to {} in {:.2}s ({} duplicates merged, {} invalid lines skipped, {} spill files)",
+        "spool pwned build: {} lines, {} hashes written to {} ({} index) in {:.2}s ({} duplicates merged, {} invalid lines skipped, {} spill files)",
         report.lines,
         report.records,
         output.display(),
+        layout.name(),
         start.elapsed().as_secs_f64(),
         report.duplicates,
         report.invalid,
@@ -291,15 +362,8 @@ fn run_check(
     hash: Option<String>,
     batch: Option<PathBuf>,
 ) -> anyhow::Result<ExitCode> {
-    let index = Index::open(index)?;
+    let index = AnyIndex::open(index)?;
     let kind = index.kind();
-    let found = |count: Option<u32>| {
-        if count.is_some() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        }
-    };
     if let Some(batch) = batch {
         let reader: Box<dyn BufRead> = if batch.as_os_str() == "-" {
             Box::new(io::stdin().lock())
@@ -310,7 +374,7 @@ fn run_check(
         };
         let mut out = io::BufWriter::new(io::stdout().lock());
         let any =
-            check_batch(reader, kind, |key| index.lookup(key), &mut out).map_err(|e| match e {
+            check_batch(reader, kind, |key| index.check(key), &mut out).map_err(|e| match e {
                 BatchError::Io(e) => anyhow::Error::new(e),
                 BatchError::NotAHash { line, fault } => {
                     anyhow::Error::new(fault).context(format!("{}:{line}", batch.display()))
@@ -333,14 +397,21 @@ fn run_check(
         (None, Some(pw)) => kind.hash_password(&pw),
         (None, None) => kind.hash_password(&read_password()?),
     };
-    let count = index
-        .lookup(&key)
+    let answer = index
+        .check(&key)
         .with_context(|| index.path().to_string())?;
-    match count {
-        Some(n) => println!("pwned: seen {n} times"),
-        None => println!("not found"),
+    match answer {
+        Answer::Count(n) => println!("pwned: seen {n} times"),
+        Answer::Present => println!(
+            "probably pwned (a filter index: no count; about 1 in 65,536 passwords not in it is reported so)"
+        ),
+        Answer::Absent => println!("not found"),
     }
-    Ok(found(count))
+    Ok(if answer.found() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn read_password() -> anyhow::Result<String> {

@@ -119,13 +119,14 @@ impl BlockCheck {
 }
 
 /// Computes block checksums while an index is written. The header and the
-/// table are written last, so the bytes of the records are fed from
-/// offset [`RECORDS_OFFSET`](format::RECORDS_OFFSET) on and those of the
-/// block the table shares with the records are kept until the table is
-/// known. The checksums go to an unnamed temporary file (a billion hashes
+/// table are written last, so the bytes after them (the body) are fed
+/// from the body's offset on and those of the block the table shares with
+/// the body are kept until the table is known. The checksums go to an unnamed temporary file (a billion hashes
 /// have 300 MB of them), which vanishes whatever way the process ends.
 pub(crate) struct BlockSums {
     shift: u8,
+    /// Bytes of header and table before the body.
+    front_len: usize,
     /// The first record bytes, up to the first block boundary after the
     /// table.
     head: Vec<u8>,
@@ -142,13 +143,14 @@ pub(crate) struct BlockSums {
 const SUMS_BUFFER: usize = 64 << 10;
 
 impl BlockSums {
-    /// Starts with blocks of `2^shift` bytes; the temporary file goes into
-    /// `dir`.
-    pub fn new(shift: u8, dir: &std::path::Path) -> io::Result<Self> {
+    /// Starts with blocks of `2^shift` bytes, for a body that starts at
+    /// file offset `front_len`; the temporary file goes into `dir`.
+    pub fn new(shift: u8, front_len: usize, dir: &std::path::Path) -> io::Result<Self> {
         let block = 1usize << shift;
-        let head_len = (block - format::RECORDS_OFFSET % block) % block;
+        let head_len = (block - front_len % block) % block;
         Ok(BlockSums {
             shift,
+            front_len,
             head: Vec::with_capacity(head_len),
             head_len,
             crc: 0,
@@ -158,7 +160,7 @@ impl BlockSums {
         })
     }
 
-    /// Feeds record bytes, in file order.
+    /// Feeds body bytes, in file order.
     pub fn update(&mut self, mut bytes: &[u8]) -> io::Result<()> {
         let take = (self.head_len - self.head.len()).min(bytes.len());
         self.head.extend_from_slice(&bytes[..take]);
@@ -187,10 +189,10 @@ impl BlockSums {
     }
 
     /// Appends every checksum, in block order, to `out` (positioned at the
-    /// end of the records), given the header and table (`front`, the
-    /// file's first [`RECORDS_OFFSET`](format::RECORDS_OFFSET) bytes).
+    /// end of the body), given the header and table (`front`, the file's
+    /// first `front_len` bytes).
     pub fn finish(mut self, front: &[u8], out: &mut impl io::Write) -> io::Result<()> {
-        debug_assert_eq!(front.len(), format::RECORDS_OFFSET);
+        assert_eq!(front.len(), self.front_len, "header and table");
         if self.filled > 0 {
             self.push_sum()?;
         }

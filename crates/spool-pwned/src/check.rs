@@ -1,7 +1,8 @@
 //! What `spool pwned check --batch` does with its lines, apart from the
 //! files and the terminal: a line is trimmed, a blank one skipped, and
 //! anything else must be one hex hash of the index's kind, answered
-//! `HASH<TAB>COUNT` (0 when absent). The first line that is not a hash
+//! `HASH<TAB>COUNT` (0 when absent; `probably` for a filter's "probably
+//! present", which has no count). The first line that is not a hash
 //! stops the batch with its line number.
 //!
 //! Kept out of the command so that it can be driven in-process (the
@@ -10,7 +11,7 @@
 use std::fmt;
 use std::io::{self, BufRead, Write};
 
-use crate::{to_hex, HashKind};
+use crate::{to_hex, Answer, HashKind};
 
 /// A string that is not a hex hash of the expected kind.
 ///
@@ -111,8 +112,9 @@ pub enum BatchError<E> {
 }
 
 /// Answers every line of `input` with `lookup`, writing `HASH<TAB>COUNT`
-/// lines (the hash in upper-case hex, 0 when absent) to `out`, and returns
-/// whether any hash was found. `out` is not flushed.
+/// lines (the hash in upper-case hex, then the [`Answer`]: the count, 0
+/// when absent, `probably` when present without a count) to `out`, and
+/// returns whether any hash was found. `out` is not flushed.
 ///
 /// # Errors
 ///
@@ -121,17 +123,20 @@ pub enum BatchError<E> {
 /// # Examples
 ///
 /// ```
-/// use spool_pwned::{check::check_batch, HashKind};
+/// use spool_pwned::{check::check_batch, Answer, HashKind};
 /// let input = "\n5baa61e4c9b93f3f0682250b6cf8331b7ee68fd8\n";
 /// let mut out = Vec::new();
-/// let any = check_batch(input.as_bytes(), HashKind::Sha1, |_| Ok::<_, ()>(Some(7)), &mut out).unwrap();
+/// let any = check_batch(input.as_bytes(), HashKind::Sha1, |_| Ok::<_, ()>(Answer::Count(7)), &mut out).unwrap();
 /// assert!(any);
 /// assert_eq!(out, b"5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8\t7\n");
+/// out.clear();
+/// check_batch(input.as_bytes(), HashKind::Sha1, |_| Ok::<_, ()>(Answer::Present), &mut out).unwrap();
+/// assert_eq!(out, b"5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8\tprobably\n");
 /// ```
 pub fn check_batch<E>(
     input: impl BufRead,
     kind: HashKind,
-    mut lookup: impl FnMut(&[u8]) -> Result<Option<u32>, E>,
+    mut lookup: impl FnMut(&[u8]) -> Result<Answer, E>,
     out: &mut impl Write,
 ) -> Result<bool, BatchError<E>> {
     let mut any = false;
@@ -147,12 +152,12 @@ pub fn check_batch<E>(
                 })
             }
         };
-        let count = lookup(&key).map_err(|fault| BatchError::Lookup {
+        let answer = lookup(&key).map_err(|fault| BatchError::Lookup {
             line: line_no,
             fault,
         })?;
-        any |= count.is_some();
-        writeln!(out, "{}\t{}", to_hex(&key), count.unwrap_or(0))?;
+        any |= answer.found();
+        writeln!(out, "{}\t{answer}", to_hex(&key))?;
     }
     Ok(any)
 }

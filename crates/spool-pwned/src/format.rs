@@ -7,12 +7,16 @@
 //! 12      1           hash kind (1 = SHA-1, 2 = NTLM)
 //! 13      1           prefix bits (16): the fanout table's key width
 //! 14      1           record length in bytes (hash length - 2 + 4)
-//! 15      1           layout (1 = sorted records behind a fanout table)
+//! 15      1           layout (1 = sorted records behind a fanout table;
+//!                     2 = t64, 3 = filter: see `t64.rs`, `filter.rs`)
 //! 16      8           record count, u64 LE
 //! 24      8           sum of all counts, u64 LE
 //! 32      4           CRC-32 of the fanout table and the records (64..E)
 //! 36      1           block shift S: checksum blocks are 2^S bytes
-//! 37      23          reserved (0)
+//! 37      3           reserved (0)
+//! 40      8           layout's item count: t64 escapes, filter
+//!                     fingerprints (0 for layout 1), u64 LE
+//! 48      12          reserved (0)
 //! 60      4           CRC-32 of bytes 0..60
 //! 64      8 * 65537   fanout table: u64 LE; entry p is the index of the
 //!                     first record whose hash starts with the 16 bits p;
@@ -39,7 +43,9 @@
 //!
 //! Version 1 had no block checksums and is refused with a message saying
 //! to rebuild (answering from it could be silently wrong). The layout byte
-//! leaves room for other index layouts under the same header.
+//! says how the bytes after the header are laid out: the full layout
+//! above, or one of the smaller ones (`t64.rs`, `filter.rs`), which keep
+//! this header, its checksums and the block checksums.
 
 use crate::HashKind;
 
@@ -114,14 +120,18 @@ pub enum HeaderError {
     },
 }
 
-/// How the records of an index are laid out after the header. Only one
-/// exists so far; the header's layout byte leaves room for others.
+/// How the records of an index are laid out after the header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Layout {
     /// A 16-bit fanout table, then records sorted by hash, then block
-    /// checksums (code 1).
+    /// checksums (code 1): whole hashes and counts.
     Sorted,
+    /// Hashes truncated to 64 bits, with counts (code 2; `t64.rs`).
+    T64,
+    /// A binary fuse filter of the hashes' first 64 bits: membership
+    /// only, no counts (code 3; `filter.rs`).
+    Filter,
 }
 
 impl Layout {
@@ -129,17 +139,44 @@ impl Layout {
     pub fn code(self) -> u8 {
         match self {
             Layout::Sorted => 1,
+            Layout::T64 => 2,
+            Layout::Filter => 3,
         }
     }
 
     /// The layout with this code, if any.
     pub fn from_code(code: u8) -> Option<Layout> {
-        (code == 1).then_some(Layout::Sorted)
+        match code {
+            1 => Some(Layout::Sorted),
+            2 => Some(Layout::T64),
+            3 => Some(Layout::Filter),
+            _ => None,
+        }
+    }
+
+    /// The name `spool pwned build --format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Sorted => "full",
+            Layout::T64 => "t64",
+            Layout::Filter => "filter",
+        }
+    }
+
+    /// The header's record-length byte for this layout: bytes per record
+    /// (full, t64) or per fingerprint (filter).
+    pub fn record_len(self, kind: HashKind) -> usize {
+        match self {
+            Layout::Sorted => record_len(kind),
+            Layout::T64 => crate::t64::RECORD_LEN,
+            Layout::Filter => 2,
+        }
     }
 }
 
 /// Bytes covered by block checksums: the header, the table and `records`
-/// records of `kind` (everything but the checksums themselves).
+/// records of `kind` (everything but the checksums themselves) of a full
+/// index.
 pub fn checked_len(kind: HashKind, records: u64) -> Option<u64> {
     (records.checked_mul(record_len(kind) as u64)?).checked_add(RECORDS_OFFSET as u64)
 }
@@ -163,19 +200,56 @@ pub struct Header {
     pub data_crc: u32,
     /// Log2 of the checksum block size.
     pub block_shift: u8,
+    /// How the bytes after the header are laid out.
+    pub layout: Layout,
+    /// Bits of the hash that index the table after the header: 16 for the
+    /// sorted layouts' fanout table, 0 to 16 for a filter's shard table.
+    pub prefix_bits: u8,
+    /// The layout's own item count: escaped counts (t64), fingerprints
+    /// (filter), 0 (full).
+    pub items: u64,
 }
 
 impl Header {
+    /// Bytes of the table after the header: a fanout table for the sorted
+    /// layouts, a shard table for a filter.
+    pub fn table_len(&self) -> usize {
+        match self.layout {
+            Layout::Sorted | Layout::T64 => 8 * FANOUT_ENTRIES,
+            Layout::Filter => crate::filter::SHARD_ENTRY_LEN << self.prefix_bits,
+        }
+    }
+
+    /// Bytes covered by block checksums (everything but the checksums
+    /// themselves), or `None` if the counts overflow.
+    pub fn checked_len(&self) -> Option<u64> {
+        let front = (HEADER_LEN + self.table_len()) as u64;
+        let body = match self.layout {
+            Layout::Sorted => self.records.checked_mul(record_len(self.kind) as u64)?,
+            Layout::T64 => crate::t64::body_len(self.records, self.items)?,
+            Layout::Filter => self.items.checked_mul(2)?,
+        };
+        front.checked_add(body)
+    }
+
+    /// The file length the header describes: the checked bytes and their
+    /// block checksums.
+    pub fn file_len(&self) -> Option<u64> {
+        let checked = self.checked_len()?;
+        checked.checked_add(block_count(checked, self.block_shift).checked_mul(4)?)
+    }
+
     /// The 64 header bytes.
     pub fn encode(&self) -> [u8; HEADER_LEN] {
         let mut h = [0u8; HEADER_LEN];
         h[..8].copy_from_slice(MAGIC);
         h[8..12].copy_from_slice(&VERSION.to_le_bytes());
         h[12] = self.kind.code();
-        h[13] = PREFIX_BITS;
-        h[14] = record_len(self.kind) as u8;
-        h[15] = Layout::Sorted.code();
+        h[13] = self.prefix_bits;
+        h[14] = self.layout.record_len(self.kind) as u8;
+        h[15] = self.layout.code();
         h[36] = self.block_shift;
+        h[40..48].copy_from_slice(&self.items.to_le_bytes());
         h[16..24].copy_from_slice(&self.records.to_le_bytes());
         h[24..32].copy_from_slice(&self.total_count.to_le_bytes());
         h[32..36].copy_from_slice(&self.data_crc.to_le_bytes());
@@ -198,7 +272,11 @@ impl Header {
     /// ```
     /// use spool_pwned::format::{Header, HEADER_LEN};
     /// use spool_pwned::{HashKind, HeaderError};
-    /// let header = Header { kind: HashKind::Ntlm, records: 3, total_count: 9, data_crc: 7, block_shift: 8 };
+    /// use spool_pwned::format::Layout;
+    /// let header = Header {
+    ///     kind: HashKind::Ntlm, records: 3, total_count: 9, data_crc: 7, block_shift: 8,
+    ///     layout: Layout::Sorted, prefix_bits: 16, items: 0,
+    /// };
     /// let bytes = header.encode();
     /// assert_eq!(Header::decode(&bytes), Ok(header));
     /// assert_eq!(Header::decode(&bytes[..10]), Err(HeaderError::TooShort { len: 10 }));
@@ -222,10 +300,14 @@ impl Header {
         if version != VERSION {
             return Err(HeaderError::Version { found: version });
         }
-        Layout::from_code(h[15]).ok_or(HeaderError::UnknownLayout { code: h[15] })?;
+        let layout = Layout::from_code(h[15]).ok_or(HeaderError::UnknownLayout { code: h[15] })?;
         let kind = HashKind::from_code(h[12]).ok_or(HeaderError::UnknownKind { code: h[12] })?;
-        if h[13] != PREFIX_BITS
-            || usize::from(h[14]) != record_len(kind)
+        let prefix_bits_ok = match layout {
+            Layout::Filter => h[13] <= PREFIX_BITS,
+            Layout::Sorted | Layout::T64 => h[13] == PREFIX_BITS,
+        };
+        if !prefix_bits_ok
+            || usize::from(h[14]) != layout.record_len(kind)
             || !BLOCK_SHIFTS.contains(&h[36])
         {
             return Err(HeaderError::Layout {
@@ -240,6 +322,9 @@ impl Header {
             total_count: u64::from_le_bytes(h[24..32].try_into().expect("8 bytes")),
             data_crc: u32::from_le_bytes(h[32..36].try_into().expect("4 bytes")),
             block_shift: h[36],
+            layout,
+            prefix_bits: h[13],
+            items: u64::from_le_bytes(h[40..48].try_into().expect("8 bytes")),
         })
     }
 }

@@ -19,23 +19,15 @@
 //! then do not bracket the hash, or it touches a damaged block, which is
 //! reported as [`Damaged`].
 //!
-//! # Replacing an index
-//!
-//! The file is mapped: if it is truncated or rewritten in place while a
-//! process has it mapped, that process reads the new bytes or dies of
-//! SIGBUS (a read past the new end). Never write an index in place: build
-//! it under another name in the same file system and rename it over the
-//! old one (what `spool pwned build` does); a process that has the old one
-//! open keeps reading the old file until it opens the path again (what
-//! `spool pwned serve` does on reload).
+//! Opening and mapping are `mapped.rs`'s; the smaller layouts are read by
+//! `t64.rs` and `filter.rs`, and [`AnyIndex`](crate::AnyIndex) opens
+//! whichever a file holds.
 
-use std::fs::File;
 use std::path::Path;
 
-use memmap2::Mmap;
-
-use crate::blocks::{BlockCheck, Damaged};
-use crate::format::{self, Header, HeaderError, FANOUT_ENTRIES, HEADER_LEN, PREFIX_BYTES};
+use crate::blocks::Damaged;
+use crate::format::{self, Header, HeaderError, Layout, PREFIX_BYTES};
+use crate::mapped::Mapped;
 use crate::{HashKind, Records};
 
 /// Offset of the first record.
@@ -88,10 +80,7 @@ pub enum IndexError {
 /// println!("{:?}", index.lookup(&hash)); // Ok(Some(count)), Ok(None) or Err(damage)
 /// ```
 pub struct Index {
-    map: Mmap,
-    header: Header,
-    path: String,
-    blocks: BlockCheck,
+    m: Mapped,
 }
 
 impl Index {
@@ -104,101 +93,39 @@ impl Index {
     ///
     /// An [`IndexError`] naming the file and the problem; a path that is
     /// not a regular file (a FIFO, a directory, a device) is refused before
-    /// it is opened, since opening a FIFO would wait for a writer.
+    /// it is opened, since opening a FIFO would wait for a writer. A file of
+    /// a smaller layout (t64, filter) is refused with its name: those are
+    /// read through [`AnyIndex`](crate::AnyIndex).
     pub fn open(path: impl AsRef<Path>) -> Result<Self, IndexError> {
-        let path_ref = path.as_ref();
-        let name = path_ref.display().to_string();
-        let io = |source| IndexError::Io {
-            path: name.clone(),
-            source,
-        };
-        let not_regular = || IndexError::Invalid {
-            path: name.clone(),
-            reason: "not a regular file (an index is a file built by `spool pwned build`)".into(),
-        };
-        if !std::fs::metadata(path_ref).map_err(io)?.is_file() {
-            return Err(not_regular());
+        Self::from_mapped(Mapped::open(path.as_ref())?)
+    }
+
+    /// A full index over `m`, which must have the sorted layout.
+    pub(crate) fn from_mapped(m: Mapped) -> Result<Self, IndexError> {
+        match m.header.layout {
+            Layout::Sorted => Ok(Index { m }),
+            other => Err(m.invalid(&format!(
+                "a {} index, which holds no whole hashes (open it with AnyIndex)",
+                other.name()
+            ))),
         }
-        let file = File::open(path_ref).map_err(io)?;
-        // The path could have been replaced between the two calls.
-        if !file.metadata().map_err(io)?.is_file() {
-            return Err(not_regular());
-        }
-        // SAFETY: the map is read-only and private to this process; an index
-        // is only ever written under a temporary name and renamed, so a file
-        // opened here is complete and is not modified in place.
-        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
-        // Lookups jump around: ask the kernel not to read ahead around each
-        // page they touch (a cold lookup then reads a few pages, not a few
-        // hundred kilobytes). Only a hint, so a failure is ignored.
-        #[cfg(unix)]
-        let _ = map.advise(memmap2::Advice::Random);
-        let invalid = |reason: String| IndexError::Invalid {
-            path: name.clone(),
-            reason,
-        };
-        let header = Header::decode(&map).map_err(|source| IndexError::Header {
-            path: name.clone(),
-            source,
-        })?;
-        let checked = format::checked_len(header.kind, header.records);
-        let expected = checked.and_then(|c| {
-            c.checked_add(format::block_count(c, header.block_shift).checked_mul(4)?)
-        });
-        if expected != Some(map.len() as u64) {
-            return Err(invalid(format!(
-                "file is {} bytes but its header describes {} records ({} bytes): truncated or corrupt",
-                map.len(),
-                header.records,
-                expected.map_or("too many".into(), |e| e.to_string())
-            )));
-        }
-        let blocks = BlockCheck::new(checked.expect("checked above") as usize, header.block_shift);
-        Ok(Index {
-            map,
-            header,
-            path: name,
-            blocks,
-        })
     }
 
     /// The header fields.
     pub fn header(&self) -> &Header {
-        &self.header
+        &self.m.header
     }
 
     /// The file's path as given to [`open`](Self::open).
     pub fn path(&self) -> &str {
-        &self.path
-    }
-
-    fn fanout(&self, p: usize) -> u64 {
-        let at = HEADER_LEN + 8 * p;
-        u64::from_le_bytes(self.map[at..at + 8].try_into().expect("8 bytes"))
-    }
-
-    /// Records `lo..hi` of prefix `p`, its fanout entries checked: the
-    /// range is then exactly the prefix's records.
-    fn prefix_records(&self, p: usize) -> Result<(usize, usize), Damaged> {
-        let at = HEADER_LEN + 8 * p;
-        self.blocks.check(&self.map, at..at + 16)?;
-        let (lo, hi) = (self.fanout(p), self.fanout(p + 1));
-        if lo > hi || hi > self.header.records {
-            // Only a checksum that matches damaged bytes gets here.
-            return Err(Damaged {
-                block: (at >> self.header.block_shift) as u64,
-                bytes: at as u64..at as u64 + 16,
-            });
-        }
-        Ok((lo as usize, hi as usize))
+        &self.m.path
     }
 
     /// Checks the blocks holding records `from..to`.
     fn check_records(&self, from: usize, to: usize) -> Result<(), Damaged> {
-        let len = format::record_len(self.header.kind);
-        let start = RECORDS_OFFSET + from * len;
-        self.blocks
-            .check(&self.map, start..RECORDS_OFFSET + to * len)
+        let len = format::record_len(self.m.header.kind);
+        self.m
+            .check(RECORDS_OFFSET + from * len..RECORDS_OFFSET + to * len)
     }
 
     /// The prevalence count of `hash` (20 bytes for SHA-1, 16 for NTLM),
@@ -216,14 +143,14 @@ impl Index {
     /// n records (20 at 100 million hashes, 60 at a billion) and the search
     /// widens from it step by step, usually staying within one page.
     pub fn lookup(&self, hash: &[u8]) -> Result<Option<u32>, Damaged> {
-        if hash.len() != self.header.kind.byte_len() {
+        if hash.len() != self.m.header.kind.byte_len() {
             return Ok(None);
         }
         let p = usize::from(u16::from_be_bytes([hash[0], hash[1]]));
-        let (lo, hi) = self.prefix_records(p)?;
-        let len = format::record_len(self.header.kind);
+        let (lo, hi) = self.m.prefix_records(p)?;
+        let len = format::record_len(self.m.header.kind);
         let key_len = len - 4;
-        let records = &self.map[RECORDS_OFFSET..];
+        let records = &self.m.map[RECORDS_OFFSET..];
         let want = &hash[PREFIX_BYTES..];
         let key_at = |i: usize| &records[i * len..i * len + key_len];
         let count_at = |i: usize| {
@@ -268,11 +195,11 @@ impl Index {
             prefix < 1 << 20,
             "a range prefix has 20 bits, got {prefix:#x}"
         );
-        let kind = self.header.kind;
+        let kind = self.m.header.kind;
         let p = (prefix >> 4) as usize;
-        let (lo, hi) = self.prefix_records(p)?;
+        let (lo, hi) = self.m.prefix_records(p)?;
         let len = format::record_len(kind);
-        let bucket = &self.map[RECORDS_OFFSET + lo * len..RECORDS_OFFSET + hi * len];
+        let bucket = &self.m.map[RECORDS_OFFSET + lo * len..RECORDS_OFFSET + hi * len];
         let n = bucket.len() / len;
         let digit = (prefix & 0xF) as u8;
         // The bucket is sorted: records whose hash digit 5 is below `digit`
@@ -285,6 +212,16 @@ impl Index {
         Ok(Records::new(&bucket[start * len..end * len], kind))
     }
 
+    /// Every record of 16-bit prefix `p`, all their blocks checked: for
+    /// reading a whole index in order, as a conversion does.
+    pub(crate) fn prefix_checked(&self, p: usize) -> Result<Records<'_>, Damaged> {
+        let (lo, hi) = self.m.prefix_records(p)?;
+        self.check_records(lo, hi)?;
+        let len = format::record_len(self.m.header.kind);
+        let bytes = &self.m.map[RECORDS_OFFSET + lo * len..RECORDS_OFFSET + hi * len];
+        Ok(Records::new(bytes, self.m.header.kind))
+    }
+
     /// Checks every block checksum and the checksum of the fanout table
     /// and the records (reads the whole file), and that the table is
     /// monotonic.
@@ -294,34 +231,8 @@ impl Index {
     /// [`IndexError::Damaged`] naming the first damaged block, or
     /// [`IndexError::Invalid`] naming what is wrong.
     pub fn verify(&self) -> Result<(), IndexError> {
-        let invalid = |reason: &str| IndexError::Invalid {
-            path: self.path.clone(),
-            reason: reason.into(),
-        };
-        for block in 0..self.blocks.blocks() {
-            self.blocks
-                .check_block(&self.map, block)
-                .map_err(|source| IndexError::Damaged {
-                    path: self.path.clone(),
-                    source,
-                })?;
-        }
-        let checked = self.map.len() - 4 * self.blocks.blocks();
-        let crc = crc32fast::hash(&self.map[HEADER_LEN..checked]);
-        if crc != self.header.data_crc {
-            return Err(invalid("data checksum mismatch: the index is corrupt"));
-        }
-        let mut prev = 0;
-        for p in 0..FANOUT_ENTRIES {
-            let v = self.fanout(p);
-            if v < prev || v > self.header.records {
-                return Err(invalid(
-                    "fanout table is not monotonic: the index is corrupt",
-                ));
-            }
-            prev = v;
-        }
-        Ok(())
+        self.m.verify_blocks()?;
+        self.m.verify_fanout()
     }
 
     /// Forgets which blocks lookups have checked, so that the next
@@ -329,12 +240,12 @@ impl Index {
     /// notice a disk gone bad under pages the kernel read again, and for
     /// timing the checks.
     pub fn forget_checked_blocks(&self) {
-        self.blocks.forget();
+        self.m.blocks.forget();
     }
 
     /// Hash kind of the index.
     pub fn kind(&self) -> HashKind {
-        self.header.kind
+        self.m.header.kind
     }
 }
 
@@ -346,7 +257,12 @@ impl Index {
 /// having seen `before(i - 1)` true (unless `i == lo`) and `before(i)`
 /// false (unless `i == hi`): lookups rely on this to check only the two
 /// records around the answer.
-fn partition_near(lo: usize, hi: usize, guess: usize, before: impl Fn(usize) -> bool) -> usize {
+pub(crate) fn partition_near(
+    lo: usize,
+    hi: usize,
+    guess: usize,
+    before: impl Fn(usize) -> bool,
+) -> usize {
     let (mut lo, mut hi) = (lo, hi);
     let guess = guess.clamp(lo, hi);
     let mut step = 1;

@@ -40,21 +40,27 @@
 //! # std::fs::remove_dir_all(&dir).unwrap();
 //! ```
 #![deny(missing_docs)]
-// Safe Rust throughout but for mapping the index file (`index.rs`) and a
+// Safe Rust throughout but for mapping the index file (`mapped.rs`) and a
 // plain input file (`mapped_input.rs`), each saying why that is sound.
 #![deny(unsafe_code)]
 #![doc(test(attr(deny(warnings))))]
 
+mod any;
 mod batch;
 mod blocks;
+mod body;
 mod buckets;
 pub mod build;
 pub mod check;
+pub mod convert;
+mod filter;
+mod filter_write;
 pub mod format;
 mod hash;
-#[allow(unsafe_code)]
 mod index;
 pub mod input;
+#[allow(unsafe_code)]
+mod mapped;
 mod mapped_input;
 pub mod okon;
 mod ordered;
@@ -65,8 +71,11 @@ mod record;
 pub mod sample;
 mod sink;
 mod sort;
+mod t64;
+mod t64_write;
 mod writer;
 
+pub use any::{Answer, AnyIndex, RangeError};
 pub use blocks::Damaged;
 pub use format::HeaderError;
 pub use hash::{to_hex, HashKind};

@@ -1,44 +1,32 @@
-//! Writes an index from records that arrive sorted by hash, in one pass.
-//!
-//! Records go through one buffer straight to the file, and the data
-//! checksum is computed as they go: the format's CRC covers the fanout
-//! table (written last, at the front) and then the records, so the two
-//! checksums are joined with `crc32fast`'s `combine` instead of reading the
-//! whole file back. The block checksums (`blocks.rs`) are computed as the
-//! records go too, and appended after them.
+//! Writes a full index from records that arrive sorted by hash, in one
+//! pass: the records stream through a [`BodyWriter`] (which computes the
+//! checksums as they go), the fanout table is counted on the way and
+//! written last, at the front.
 
 use std::fs::File;
-use std::io::{self, Read as _, Seek, SeekFrom, Write};
+use std::io::{self, Read as _, Seek, SeekFrom};
 use std::path::Path;
 
-use spool_io::input::with_path;
-use spool_io::write::PartialFile;
-
-use crate::blocks::BlockSums;
-use crate::format::{self, Header, BLOCK_SHIFT, FANOUT_ENTRIES, PREFIX_BYTES};
+use crate::body::BodyWriter;
+use crate::format::{self, Header, Layout, BLOCK_SHIFT, FANOUT_ENTRIES, PREFIX_BITS, PREFIX_BYTES};
 use crate::record::{self, sort_key, MergeCounts, Record, SortKey, HASH_BYTES};
 use crate::HashKind;
 
-/// Size of the write buffer.
+/// Buffer for reading records back.
 const BUFFER: usize = 1 << 20;
 
 /// Builds an index file from sorted, distinct hashes. The file is written
-/// as a [`PartialFile`] (a hidden temporary name next to the target),
-/// flushed to disk and renamed by [`finish`](IndexWriter::finish);
-/// dropping the writer unfinished removes it.
+/// under a hidden temporary name next to the target, flushed to disk and
+/// renamed by [`finish`](IndexWriter::finish); dropping the writer
+/// unfinished removes it.
 pub struct IndexWriter {
     kind: HashKind,
-    file: PartialFile,
-    buf: Vec<u8>,
+    body: BodyWriter,
     fanout: Vec<u64>,
     records: u64,
     total: u64,
     /// The last hash written.
     last: Option<SortKey>,
-    /// CRC of the records written to the file so far.
-    crc: crc32fast::Hasher,
-    /// Block checksums of the records written so far.
-    sums: BlockSums,
 }
 
 impl IndexWriter {
@@ -48,32 +36,13 @@ impl IndexWriter {
     ///
     /// If the temporary file cannot be created.
     pub fn create(target: &Path, kind: HashKind) -> io::Result<Self> {
-        let mut file = PartialFile::create(target)?;
-        let dir = file
-            .temp()
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        let dir = if dir.as_os_str().is_empty() {
-            ".".into()
-        } else {
-            dir
-        };
-        let sums = BlockSums::new(BLOCK_SHIFT, &dir).map_err(|e| with_path(e, &dir))?;
-        // Header and table are written last; records start after them.
-        file.file()
-            .seek(SeekFrom::Start(format::RECORDS_OFFSET as u64))
-            .map_err(|e| file.error(e))?;
         Ok(Self {
             kind,
-            file,
-            buf: Vec::with_capacity(BUFFER),
+            body: BodyWriter::create(target, format::RECORDS_OFFSET, BLOCK_SHIFT)?,
             fanout: vec![0; FANOUT_ENTRIES],
             records: 0,
             total: 0,
             last: None,
-            crc: crc32fast::Hasher::new(),
-            sums,
         })
     }
 
@@ -100,13 +69,13 @@ impl IndexWriter {
         self.last = Some(order);
         let prefix = usize::from(u16::from_be_bytes([key[0], key[1]]));
         self.fanout[prefix + 1] += 1;
-        self.buf.extend_from_slice(&key[PREFIX_BYTES..]);
-        self.buf.extend_from_slice(&count.to_le_bytes());
+        let mut rec = [0u8; HASH_BYTES + 4];
+        let rec_len = len - PREFIX_BYTES + 4;
+        rec[..len - PREFIX_BYTES].copy_from_slice(&key[PREFIX_BYTES..]);
+        rec[len - PREFIX_BYTES..rec_len].copy_from_slice(&count.to_le_bytes());
+        self.body.write(&rec[..rec_len])?;
         self.records += 1;
         self.total += u64::from(count);
-        if self.buf.len() >= BUFFER - 32 {
-            self.flush_buf()?;
-        }
         Ok(())
     }
 
@@ -121,16 +90,6 @@ impl IndexWriter {
         Ok(())
     }
 
-    fn flush_buf(&mut self) -> io::Result<()> {
-        self.crc.update(&self.buf);
-        self.sums
-            .update(&self.buf)
-            .map_err(|e| self.file.error(e))?;
-        write_all(&mut self.file, &self.buf)?;
-        self.buf.clear();
-        Ok(())
-    }
-
     /// Writes the block checksums, the table and the header, syncs, and
     /// renames the file into place.
     ///
@@ -138,32 +97,21 @@ impl IndexWriter {
     ///
     /// I/O errors, naming the file.
     pub fn finish(mut self) -> io::Result<Header> {
-        self.flush_buf()?;
         for p in 1..FANOUT_ENTRIES {
             self.fanout[p] += self.fanout[p - 1];
         }
         let table: Vec<u8> = self.fanout.iter().flat_map(|v| v.to_le_bytes()).collect();
-        let mut data_crc = crc32fast::Hasher::new();
-        data_crc.update(&table);
-        data_crc.combine(&self.crc);
         let header = Header {
             kind: self.kind,
             records: self.records,
             total_count: self.total,
-            data_crc: data_crc.finalize(),
+            data_crc: 0,
             block_shift: BLOCK_SHIFT,
+            layout: Layout::Sorted,
+            prefix_bits: PREFIX_BITS,
+            items: 0,
         };
-        let mut front = Vec::with_capacity(format::RECORDS_OFFSET);
-        front.extend_from_slice(&header.encode());
-        front.extend_from_slice(&table);
-        let finished = self.sums.finish(&front, self.file.file());
-        finished.map_err(|e| self.file.error(e))?;
-        let seek = self.file.file().seek(SeekFrom::Start(0));
-        seek.map_err(|e| self.file.error(e))?;
-        write_all(&mut self.file, &front)?;
-        self.file.sync()?;
-        self.file.commit()?;
-        Ok(header)
+        self.body.finish(&table, header)
     }
 
     /// Gives up on this index and hands every record written so far back,
@@ -179,11 +127,9 @@ impl IndexWriter {
         mut self,
         mut f: impl FnMut(Record) -> io::Result<()>,
     ) -> io::Result<()> {
-        self.flush_buf()?;
-        let mut input = io::BufReader::with_capacity(
-            BUFFER,
-            File::open(self.file.temp()).map_err(|e| self.file.error(e))?,
-        );
+        self.body.flush()?;
+        let opened = File::open(self.body.temp()).map_err(|e| self.body.error(e))?;
+        let mut input = io::BufReader::with_capacity(BUFFER, opened);
         input.seek(SeekFrom::Start(format::RECORDS_OFFSET as u64))?;
         let len = format::record_len(self.kind);
         let key_len = self.kind.byte_len();
@@ -192,7 +138,7 @@ impl IndexWriter {
         for p in 0..FANOUT_ENTRIES - 1 {
             key[..PREFIX_BYTES].copy_from_slice(&(p as u16).to_be_bytes());
             for _ in 0..self.fanout[p + 1] {
-                input.read_exact(&mut rec).map_err(|e| self.file.error(e))?;
+                input.read_exact(&mut rec).map_err(|e| self.body.error(e))?;
                 key[PREFIX_BYTES..key_len].copy_from_slice(&rec[..len - 4]);
                 let count = u32::from_le_bytes(rec[len - 4..].try_into().expect("4 bytes"));
                 f(record::record(&key, count))?;
@@ -285,11 +231,7 @@ impl IndexWriter {
             return Ok(());
         };
         self.check_follows(first)?;
-        self.flush_buf()?;
-        let summed = self.sums.update(&run.bytes);
-        summed.map_err(|e| self.file.error(e))?;
-        write_all(&mut self.file, &run.bytes)?;
-        self.crc.combine(&run.crc);
+        self.body.append_with_crc(&run.bytes, &run.crc)?;
         for &(prefix, n) in &run.prefixes {
             self.fanout[usize::from(prefix) + 1] += n;
         }
@@ -298,9 +240,4 @@ impl IndexWriter {
         self.last = run.last;
         Ok(())
     }
-}
-
-/// Writes `bytes` to `file`, naming it in an error.
-fn write_all(file: &mut PartialFile, bytes: &[u8]) -> io::Result<()> {
-    file.file().write_all(bytes).map_err(|e| file.error(e))
 }

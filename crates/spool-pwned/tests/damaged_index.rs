@@ -10,22 +10,8 @@ use spool_pwned::{HashKind, Index};
 const LINES: u64 = 20_000;
 const SEED: u64 = 9;
 
-/// A small deterministic generator (splitmix64), so a failure replays.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+mod support;
+use support::Rng;
 
 fn sample_index(dir: &std::path::Path) -> (Vec<u8>, Vec<(Vec<u8>, u32)>) {
     let mut text = Vec::new();

@@ -16,7 +16,7 @@ use axum::http::header::{
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
-use spool_pwned::HashKind;
+use spool_pwned::{HashKind, RangeError};
 
 use crate::query::{kind_name, mode, not_modified, parse_hash, wants_json};
 use crate::router::App;
@@ -44,11 +44,23 @@ pub(crate) fn reason(status: StatusCode, reason: impl Into<String>) -> Response 
 /// damaged, and a count read from it could be wrong. The body is a
 /// one-line reason naming the block (not the file's path, which is the
 /// server's business); the log line names the file.
-fn damaged_index(index: &spool_pwned::Index, damaged: &spool_pwned::Damaged) -> Response {
+fn damaged_index(index: &spool_pwned::AnyIndex, damaged: &spool_pwned::Damaged) -> Response {
     eprintln!("{}: {}: {damaged}", crate::ops::NAME, index.path());
     reason(
         StatusCode::INTERNAL_SERVER_ERROR,
         format!("the index is damaged: {damaged}"),
+    )
+}
+
+/// A 501 for a range query to an index that holds no whole hashes.
+fn unsupported_range(index: &spool_pwned::AnyIndex) -> Response {
+    reason(
+        StatusCode::NOT_IMPLEMENTED,
+        format!(
+            "this server's {} index is a {} index, which holds no whole hashes to answer /range with; use /check",
+            kind_name(index.kind()),
+            index.layout().name()
+        ),
     )
 }
 
@@ -75,12 +87,18 @@ pub(crate) async fn range(State(app): State<Arc<App>>, request: Request) -> Resp
     let Some(loaded) = loaded.as_ref() else {
         return no_index(kind);
     };
+    // A t64 or filter index has no whole suffixes: 501 with the reason,
+    // never suffixes a client would compare in vain (see docs/pwned.md).
+    if let Err(RangeError::Unsupported(_)) = loaded.index().range(0) {
+        return unsupported_range(loaded.index());
+    }
     let mut response = if !padded && not_modified(headers, loaded.etag()) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
         let records = match loaded.index().range(prefix) {
             Ok(records) => records,
-            Err(damaged) => return damaged_index(loaded.index(), &damaged),
+            Err(RangeError::Damaged(damaged)) => return damaged_index(loaded.index(), &damaged),
+            Err(RangeError::Unsupported(_)) => return unsupported_range(loaded.index()),
         };
         let mut body = Vec::new();
         range::encode(records, &mut body);
@@ -190,22 +208,29 @@ pub(crate) async fn check_plain(State(app): State<Arc<App>>, request: Request) -
 }
 
 /// The count of `hash` as text (`12`) or, if the client accepts JSON,
-/// `{"count":12}`.
+/// `{"count":12}`; from a filter index, which has no counts, a present
+/// hash is `probably` or `{"count":null,"probably":true}`.
 fn count(app: &App, kind: HashKind, hash: &[u8], headers: &HeaderMap) -> Response {
     let loaded = app.indexes.get(kind);
     let Some(loaded) = loaded.as_ref() else {
         return no_index(kind);
     };
-    let count = match loaded.index().lookup(hash) {
-        Ok(count) => count.unwrap_or(0),
+    let answer = match loaded.index().check(hash) {
+        Ok(answer) => answer,
         Err(damaged) => return damaged_index(loaded.index(), &damaged),
     };
-    let mut digits = itoa::Buffer::new();
-    let digits = digits.format(count);
-    let (content_type, body) = if wants_json(headers) {
-        (JSON, format!("{{\"count\":{digits}}}"))
-    } else {
-        (TEXT_UTF8, digits.to_string())
+    let (content_type, body) = match (answer.count(), wants_json(headers)) {
+        (Some(count), json) => {
+            let mut digits = itoa::Buffer::new();
+            let digits = digits.format(count);
+            if json {
+                (JSON, format!("{{\"count\":{digits}}}"))
+            } else {
+                (TEXT_UTF8, digits.to_string())
+            }
+        }
+        (None, true) => (JSON, "{\"count\":null,\"probably\":true}".to_string()),
+        (None, false) => (TEXT_UTF8, "probably".to_string()),
     };
     (
         [(CONTENT_TYPE, content_type), (CACHE_CONTROL, NO_STORE)],

@@ -19,7 +19,7 @@ use std::time::SystemTime;
 
 use arc_swap::ArcSwapOption;
 use axum::http::HeaderValue;
-use spool_pwned::{HashKind, Index, IndexError};
+use spool_pwned::{AnyIndex, HashKind, IndexError};
 
 use crate::query::kind_name;
 
@@ -43,7 +43,7 @@ pub enum LoadError {
 
 /// An open index with what responses say about it.
 pub struct Loaded {
-    index: Index,
+    index: AnyIndex,
     etag: HeaderValue,
     last_modified: HeaderValue,
     built: SystemTime,
@@ -57,7 +57,7 @@ impl Loaded {
     ///
     /// A [`LoadError`] naming the file.
     pub fn open(path: &Path, kind: HashKind, verify: bool) -> Result<Loaded, LoadError> {
-        let index = Index::open(path)?;
+        let index = AnyIndex::open(path)?;
         if index.kind() != kind {
             return Err(LoadError::WrongKind {
                 path: path.display().to_string(),
@@ -93,8 +93,8 @@ impl Loaded {
         })
     }
 
-    /// The index.
-    pub fn index(&self) -> &Index {
+    /// The index (of any layout: full, t64 or filter).
+    pub fn index(&self) -> &AnyIndex {
         &self.index
     }
 

@@ -94,10 +94,11 @@ fn report_indexes(handle: &Handle, what: &str) {
         if let Some(loaded) = handle.indexes().get(kind).as_ref() {
             let index = loaded.index();
             eprintln!(
-                "{NAME}: {what}: {} ({} {} hashes, ETag {})",
+                "{NAME}: {what}: {} ({} {} hashes, {} index, ETag {})",
                 index.path(),
                 index.header().records,
                 crate::query::kind_name(kind),
+                index.layout().name(),
                 loaded.etag().to_str().unwrap_or_default()
             );
         }

@@ -32,7 +32,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let index = match spool_pwned::Index::open(&path) {
+    let index = match spool_pwned::AnyIndex::open(&path) {
         Ok(index) => index,
         Err(e) => {
             eprintln!("spool-okon: {e}");
@@ -47,12 +47,12 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    match index.lookup(&key) {
-        Ok(Some(_)) => {
+    match index.check(&key).map(spool_pwned::Answer::found) {
+        Ok(true) => {
             println!("1");
             ExitCode::from(1)
         }
-        Ok(None) => {
+        Ok(false) => {
             println!("0");
             ExitCode::SUCCESS
         }
