@@ -129,7 +129,22 @@ impl Trials<'_> {
 
 #[test]
 fn interrupted_pwned_builds_leave_no_temporary_or_spill_file() {
-    let dir = Dir::new("int-pwned");
+    interrupt_pwned_builds("int-pwned", "spool pwned build", &[]);
+}
+
+/// A smaller layout is converted from a full index built first beside the
+/// output (`.NAME.full`): an interrupt in either step leaves neither.
+#[test]
+fn interrupted_t64_builds_leave_no_full_index() {
+    interrupt_pwned_builds(
+        "int-pwned-t64",
+        "spool pwned build --format t64",
+        &["--format", "t64"],
+    );
+}
+
+fn interrupt_pwned_builds(name: &str, what: &str, extra: &[&str]) {
+    let dir = Dir::new(name);
     let input = dir.0.join("in.txt");
     let sampled = Command::new(SPOOL)
         .args(["pwned", "sample", "--lines", "150000", "--seed", "7"])
@@ -142,7 +157,9 @@ fn interrupted_pwned_builds_leave_no_temporary_or_spill_file() {
     // the output by default: one left behind would show in `dir`.
     let build = |out: &Path| {
         let mut cmd = Command::new(SPOOL);
-        cmd.args(["pwned", "build", "--memory", "48M", "-o"])
+        cmd.args(["pwned", "build", "--memory", "48M"])
+            .args(extra)
+            .arg("-o")
             .arg(out)
             .arg(&input)
             .stdout(Stdio::null())
@@ -150,7 +167,7 @@ fn interrupted_pwned_builds_leave_no_temporary_or_spill_file() {
         cmd
     };
     Trials {
-        what: "spool pwned build",
+        what,
         dir: &dir.0,
         out: "out.idx",
         run: &build,

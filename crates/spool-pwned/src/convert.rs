@@ -23,6 +23,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use spool_io::write::ScratchFile;
+
 use crate::build::{build, BuildError, BuildOptions, BuildReport};
 use crate::filter_write::FilterWriter;
 use crate::format::{Header, Layout, FANOUT_ENTRIES};
@@ -172,9 +174,11 @@ pub fn build_as(
         let header = *Index::open(output)?.header();
         return Ok((report, header));
     }
-    let full = FullTemp(full_path(output)?);
-    let report = build(sources, &full.0, opts)?;
-    let index = Index::open(&full.0)?;
+    // Listed before the build makes it, so an interrupt removes it in
+    // every state; removed when this function returns.
+    let full = ScratchFile::new(full_path(output)?);
+    let report = build(sources, full.path(), opts)?;
+    let index = Index::open(full.path())?;
     let header = convert(&index, output, layout, opts.memory)?;
     Ok((report, header))
 }
@@ -191,13 +195,4 @@ fn full_path(output: &Path) -> io::Result<PathBuf> {
     full.push(name);
     full.push(".full");
     Ok(output.with_file_name(full))
-}
-
-/// Removes the temporary full index when dropped.
-struct FullTemp(PathBuf);
-
-impl Drop for FullTemp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
 }

@@ -15,7 +15,8 @@
 //!   add to at the same time: staged inside it, moved in file by file
 //!   without replacing anything, its manifest last.
 //! * [`remove_temporaries`] — removes every [`PartialFile`] not yet in
-//!   place, for a signal handler about to exit.
+//!   place (and every listed [`ScratchFile`]), for a signal handler
+//!   about to exit.
 //! * [`remove_dead_pid_temporaries`] — removes temporaries that older
 //!   versions named after their process, once that process is gone.
 //! * [`ChunkedWriter`] — an [`io::Write`](std::io::Write) that puts the
@@ -41,7 +42,7 @@ pub use partial_file::PartialFile;
 pub(crate) use staged_dir::sync_directory;
 pub use staged_dir::StagedDir;
 pub use stale::{remove_dead_pid_temporaries, Leftover};
-pub use temporaries::{remove_temporaries, TemporariesRemoved};
+pub use temporaries::{remove_temporaries, ScratchFile, TemporariesRemoved};
 
 /// An error on a file or folder made beside `target`, told as an error on
 /// `target`: the user asked for `target` and may not know the other name.

@@ -79,6 +79,56 @@ impl Drop for Listed {
     }
 }
 
+/// An intermediate file that is not an output even once it is complete
+/// (for example a full index a smaller layout is converted from): listed
+/// before it exists, so [`remove_temporaries`] removes it whether it is
+/// still being written under a [`PartialFile`](super::PartialFile) name
+/// or already renamed to `path`, and removed from disk when dropped.
+///
+/// # Examples
+///
+/// ```
+/// use spool_io::write::{remove_temporaries, ScratchFile};
+/// let dir = std::env::temp_dir().join(format!("spool-io-doc-scratch-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let scratch = ScratchFile::new(dir.join(".index.full"));
+/// std::fs::write(scratch.path(), b"made later, under the listed name")?;
+/// let gone = remove_temporaries();
+/// assert_eq!(gone.removed, [scratch.path().to_owned()]);
+/// drop(gone);
+/// drop(scratch);
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct ScratchFile {
+    path: PathBuf,
+    _listed: Listed,
+}
+
+impl ScratchFile {
+    /// Lists `path` (which need not exist yet) for removal on interrupt
+    /// and on drop.
+    pub fn new(path: PathBuf) -> Self {
+        let ((), listed) = Listed::create(&path, || Ok(())).expect("listing makes nothing");
+        ScratchFile {
+            path,
+            _listed: listed,
+        }
+    }
+
+    /// Where the file is (or will be).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for ScratchFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
 /// Held after [`remove_temporaries`]: while it lives, no temporary can be
 /// made or renamed into place. Exit the process without dropping it.
 #[must_use = "exit the process while holding this"]
