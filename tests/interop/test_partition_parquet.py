@@ -1,7 +1,9 @@
 """`spool partition --format parquet` read back by DuckDB and PyArrow as a
 hive-partitioned dataset: each key's rows, in input order (files in part
 order, rows in file order), with the declared types and NULLs. A small
---max-open and --memory force several part files and small row groups.
+--max-open leaves most keys without an open writer (their rows spill and
+become one part file at the end) and a small --row-group-size gives many
+row groups per file.
 A CSV written by Python's `csv` module (commas, doubled quotes, CR and LF
 inside quotes, quoted numbers) comes back with its unquoted values.
 
@@ -69,9 +71,15 @@ def dataset(sample, tmp_path_factory):
     return out
 
 
-def test_several_parts_were_written(dataset):
-    parts = list(dataset.glob("*/part-*.parquet"))
-    assert len(parts) > len(KEYS)
+def test_each_key_has_one_or_two_parts_of_small_row_groups(dataset):
+    import pyarrow.parquet as pq
+
+    for key_dir in dataset.glob("key=*"):
+        parts = sorted(key_dir.glob("part-*.parquet"))
+        assert 1 <= len(parts) <= 2, (key_dir, parts)
+        groups = [pq.ParquetFile(p).metadata.num_row_groups for p in parts]
+        assert sum(groups) >= 3, (key_dir, groups)
+    assert len(list(dataset.glob("key=*"))) == len(KEYS)
 
 
 def test_duckdb_reads_every_key_in_order(sample, dataset):
