@@ -200,7 +200,8 @@ fn man_for_an_unknown_subcommand_names_the_choices() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("spool-pwned has no subcommand \"nosuch\"") && err.contains("build, convert, check"),
+        err.contains("spool-pwned has no subcommand \"nosuch\"")
+            && err.contains("build, convert, check"),
         "{err}"
     );
 }
