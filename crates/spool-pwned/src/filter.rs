@@ -112,14 +112,16 @@ impl Shard {
             seed: u64::from_le_bytes(e[24..32].try_into().expect("8 bytes")),
         };
         let in_file = shard.first.checked_add(u64::from(shard.len))? <= fingerprints;
-        // Slot h0 lies in a segment below segment_count_length (a whole
-        // number of segments); h1 and h2 in the next two segments, since
-        // the mask changes only bits within a segment (see `slots`): every
-        // slot is below segment_count_length + 2·segment_length.
+        // Slot h0 lies in a segment below segment_count_length (a whole,
+        // non-zero number of segments: with none, h0 would be 0 and not
+        // below it); h1 and h2 in the next two segments, since the mask
+        // changes only bits within a segment (see `slots`): every slot is
+        // below segment_count_length + 2·segment_length.
         let reach = u64::from(shard.segment_count_length) + 2 * u64::from(shard.segment_length);
         let shape = shard.len == 0
             || (shard.segment_length.is_power_of_two()
                 && shard.segment_length_mask == shard.segment_length - 1
+                && shard.segment_count_length != 0
                 && shard
                     .segment_count_length
                     .is_multiple_of(shard.segment_length)
@@ -255,6 +257,21 @@ mod tests {
             .iter()
             .fold(fingerprint, |x, &s| x ^ filter.fingerprints[s as usize])
             == 0
+    }
+
+    /// No segments before the last two: h0 is 0, and h2 would reach a
+    /// third segment past the fingerprints (found by the property below).
+    #[test]
+    fn an_entry_without_segments_is_refused() {
+        let shard = Shard {
+            first: 0,
+            len: 2048,
+            segment_length: 1024,
+            segment_length_mask: 1023,
+            segment_count_length: 0,
+            seed: 0,
+        };
+        assert_eq!(Shard::decode(&shard.encode(), u64::MAX), None);
     }
 
     proptest! {
