@@ -69,6 +69,17 @@ pub const RECORDS_OFFSET: usize = HEADER_LEN + 8 * FANOUT_ENTRIES;
 /// Bytes of the hash implied by the fanout table (not stored per record).
 pub const PREFIX_BYTES: usize = (PREFIX_BITS / 8) as usize;
 
+/// The fanout table's bytes from counts per prefix (`counts[p + 1]`
+/// records have prefix `p`): turned into running sums in place, so entry
+/// `p` is the index of the first record with prefix `p`, then written
+/// little-endian.
+pub(crate) fn fanout_table(counts: &mut [u64]) -> Vec<u8> {
+    for p in 1..counts.len() {
+        counts[p] += counts[p - 1];
+    }
+    counts.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
 /// Bytes per record for a hash kind.
 pub fn record_len(kind: HashKind) -> usize {
     kind.byte_len() - PREFIX_BYTES + 4

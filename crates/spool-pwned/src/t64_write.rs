@@ -91,10 +91,7 @@ impl T64Writer {
             self.emit(key, count)?;
         }
         self.body.write(&self.escapes)?;
-        for p in 1..FANOUT_ENTRIES {
-            self.fanout[p] += self.fanout[p - 1];
-        }
-        let table: Vec<u8> = self.fanout.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let table = format::fanout_table(&mut self.fanout);
         let header = Header {
             kind: self.kind,
             records: self.records,
