@@ -16,17 +16,9 @@
 #              FUZZ_RSS_MB (default 2048).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$HOME/.cargo/bin:$PATH"
 secs="${1:-300}"
 [ $# -gt 0 ] && shift
-
-command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked
-if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
-    toolchain=(+nightly)
-else
-    toolchain=()
-    export RUSTC_BOOTSTRAP=1
-fi
+source scripts/fuzz-env.sh
 timer=/usr/bin/time
 [ -x "$timer" ] || { echo "fuzz-campaign: needs GNU time at $timer" >&2; exit 1; }
 

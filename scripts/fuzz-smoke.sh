@@ -4,16 +4,8 @@
 # toolchain is used when installed, otherwise stable with RUSTC_BOOTSTRAP=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$HOME/.cargo/bin:$PATH"
 secs="${FUZZ_SECONDS:-20}"
-
-command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked
-if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
-    toolchain=(+nightly)
-else
-    toolchain=()
-    export RUSTC_BOOTSTRAP=1
-fi
+source scripts/fuzz-env.sh
 
 cd fuzz
 for target in $(cargo "${toolchain[@]}" fuzz list); do
