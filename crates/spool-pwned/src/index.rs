@@ -147,27 +147,26 @@ impl Index {
             return Ok(None);
         }
         let p = usize::from(u16::from_be_bytes([hash[0], hash[1]]));
-        let (lo, hi) = self.m.prefix_records(p)?;
         let len = format::record_len(self.m.header.kind);
-        let key_len = len - 4;
-        let records = &self.m.map[RECORDS_OFFSET..];
         let want = &hash[PREFIX_BYTES..];
-        let key_at = |i: usize| &records[i * len..i * len + key_len];
-        let count_at = |i: usize| {
-            u32::from_le_bytes(
-                records[i * len + key_len..(i + 1) * len]
-                    .try_into()
-                    .expect("4 bytes"),
-            )
+        let found = match self.m.header.kind {
+            HashKind::Sha1 => self.m.seek::<{ 20 - PREFIX_BYTES }>(
+                p,
+                len,
+                want.try_into().expect("checked length"),
+            ),
+            HashKind::Ntlm => self.m.seek::<{ 16 - PREFIX_BYTES }>(
+                p,
+                len,
+                want.try_into().expect("checked length"),
+            ),
         };
-        // Guess the rank from the hash's share of the prefix's range, then
-        // search outward from the guess: the pages touched stay near it.
-        let v = u64::from_be_bytes(want[..8].try_into().expect("8 bytes"));
-        let guess = lo + ((u128::from(v) * (hi - lo) as u128) >> 64) as usize;
-        let at = partition_near(lo, hi, guess, |i| key_at(i) < want);
-        // The answer rests on records at - 1 and at (see the module docs).
-        self.check_records(at.saturating_sub(1).max(lo), (at + 1).min(hi))?;
-        Ok((at < hi && key_at(at) == want).then(|| count_at(at)))
+        let Some(at) = found? else {
+            return Ok(None);
+        };
+        let count =
+            &self.m.map[RECORDS_OFFSET + (at + 1) * len - 4..RECORDS_OFFSET + (at + 1) * len];
+        Ok(Some(u32::from_le_bytes(count.try_into().expect("4 bytes"))))
     }
 
     /// The records whose hashes start with the 20 bits `prefix` — the five

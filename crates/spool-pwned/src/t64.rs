@@ -80,21 +80,13 @@ impl T64Index {
     /// [`Damaged`] if a block the answer rests on fails its checksum.
     pub fn lookup(&self, hash: &[u8]) -> Result<Option<u32>, Damaged> {
         let p = usize::from(u16::from_be_bytes([hash[0], hash[1]]));
-        let (lo, hi) = self.m.prefix_records(p)?;
-        let want = &hash[PREFIX_BYTES..PREFIX_BYTES + KEY_LEN];
-        let records = &self.m.map[RECORDS_OFFSET..];
-        let key_at = |i: usize| &records[i * RECORD_LEN..i * RECORD_LEN + KEY_LEN];
-        let mut v = [0u8; 8];
-        v[..KEY_LEN].copy_from_slice(want);
-        let guess = lo + ((u128::from(u64::from_be_bytes(v)) * (hi - lo) as u128) >> 64) as usize;
-        let at = partition_near(lo, hi, guess, |i| key_at(i) < want);
-        // As in the full layout: records at - 1 and at bracket the answer.
-        let (from, to) = (at.saturating_sub(1).max(lo), (at + 1).min(hi));
-        self.m
-            .check(RECORDS_OFFSET + from * RECORD_LEN..RECORDS_OFFSET + to * RECORD_LEN)?;
-        if at == hi || key_at(at) != want {
+        let want: &[u8; KEY_LEN] = hash[PREFIX_BYTES..PREFIX_BYTES + KEY_LEN]
+            .try_into()
+            .expect("KEY_LEN bytes");
+        let Some(at) = self.m.seek(p, RECORD_LEN, want)? else {
             return Ok(None);
-        }
+        };
+        let records = &self.m.map[RECORDS_OFFSET..];
         let stored = u16::from_le_bytes(
             records[at * RECORD_LEN + KEY_LEN..(at + 1) * RECORD_LEN]
                 .try_into()
