@@ -16,7 +16,9 @@
 # job failed; then the median wall time and RSS of each method.
 # Installs PySpark into target/bench-spark/venv (Java 17+ is needed).
 # Environment: WORK (scratch, default target/bench-spark), TASKS,
-# SPOOL_MEMORY (each task's memory, default 256M), SPARK_DRIVER_MEMORY (2g).
+# SPOOL_MEMORY (each task's memory, default 256M), SPARK_DRIVER_MEMORY (2g),
+# RUN_LIMIT (seconds after which a run's job is cancelled and reported as
+# stopped; default none).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE=${1:-1G}

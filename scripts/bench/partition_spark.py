@@ -11,7 +11,9 @@ one JSON line: the write's wall time (the session's start left out), the
 peak RSS of this process and all its descendants (the JVM and the Python
 workers) sampled every 100 ms from /proc, the files written, and the error
 if the job failed (too many open files, out of memory: a result, not a
-crash of the benchmark).
+crash of the benchmark). With RUN_LIMIT=SECONDS set, a job still running
+after that long is cancelled and reported as stopped at the limit, with
+the files it had written by then.
 """
 import json
 import os
@@ -95,6 +97,15 @@ def main():
     spark.sparkContext.setLogLevel("ERROR")
     sampler = PeakRss()
     sampler.start()
+    limit = float(os.environ.get("RUN_LIMIT", "0"))
+    stopped = threading.Event()
+    if limit:
+        def stop():
+            stopped.set()
+            spark.sparkContext.cancelAllJobs()
+        timer = threading.Timer(limit, stop)
+        timer.daemon = True
+        timer.start()
     start = time.monotonic()
     error = None
     try:
@@ -106,6 +117,8 @@ def main():
         text = str(e)
         error = next((line for line in text.splitlines() if "Error" in line or "Exception" in line), text)[:300]
     wall = time.monotonic() - start
+    if stopped.is_set():
+        error = f"stopped at the {limit:.0f} s limit"
     sampler.done.set()
     sampler.join()
     files = sum(
