@@ -19,6 +19,21 @@
 //! Each record is written to disk and read back at most once, and no
 //! comparison-based merge of runs is needed.
 //!
+//! The arena holds records in their 20-byte [`compact`](crate::compact)
+//! form, whose bucket gives their leading bits. A record whose count does
+//! not fit that form stays whole (24 bytes); such records are stacked from
+//! the arena's far end, in arrival order, and sorted by hash (so grouped by
+//! bucket) when the arena is spilled or drained:
+//!
+//! ```text
+//! arena:  [blk 0][blk 1][blk 2] ...free...  [whole record][whole record]
+//!          blocks grow this way ──►      ◄── whole records grow this way
+//! ```
+//!
+//! The arena is full when the two meet. Compact records of a bucket are
+//! turned back into whole records as it is gathered, so everything after
+//! the gathering sees the same records as without packing.
+//!
 //! This file holds the arena and its spill files; the record layout is
 //! [`record`](crate::record)'s and the sorting [`sort`](crate::sort)'s.
 
@@ -30,25 +45,34 @@ use std::path::{Path, PathBuf};
 
 use spool_io::input::with_path;
 
+use crate::compact::{Compact, Packing, COMPACT_BYTES};
 use crate::record::{digit, Record, RECORD_BYTES};
-use crate::sort::{sort_uniform, BucketRun};
+use crate::sort::{group_in_place, sort_uniform, BucketRun};
 
-/// Records per block: a block is 2040 bytes, half a page. Each bucket's
-/// last block is partly empty, and the arena is filled block after block,
-/// so that emptiness is resident memory: about half a block per bucket,
-/// 4 MiB with 4096 buckets (8 MiB with page-sized blocks).
-const BLOCK_RECORDS: usize = 85;
-const BLOCK_BYTES: usize = BLOCK_RECORDS * RECORD_BYTES;
+/// Compact records per block: a block is 1020 bytes, a quarter of a page.
+/// Each bucket's last block is partly empty, and the arena is filled block
+/// after block, so that emptiness is resident memory: about half a block
+/// per bucket, 2 MiB with 4096 buckets (4 MiB with blocks of 2040 bytes).
+const BLOCK_RECORDS: usize = 51;
+const BLOCK_BYTES: usize = BLOCK_RECORDS * COMPACT_BYTES;
 
 /// Most buckets: 4096 (12 bits). At a billion hashes a bucket is about
 /// 250,000 records (6 MB), so the final phase needs little memory.
 const MAX_BUCKET_BITS: u32 = 12;
 
-/// Where a bucket's piece of a spill file is.
+/// Where a bucket's piece of a spill file is: its compact records, then
+/// its whole ones.
 #[derive(Clone, Copy, Default)]
 struct Segment {
     offset: u64,
-    records: u64,
+    compact: u64,
+    whole: u64,
+}
+
+impl Segment {
+    fn records(&self) -> u64 {
+        self.compact + self.whole
+    }
 }
 
 struct Spill {
@@ -60,6 +84,7 @@ struct Spill {
 /// Records dealt into buckets by their leading bits; see the module docs.
 pub struct Buckets {
     bits: u32,
+    packing: Packing,
     /// An anonymous map: zeroed pages that the kernel provides only when
     /// written, in 2 MiB huge pages where it can. Pushes write to as many
     /// places as there are buckets; with 4 KiB pages nearly every push
@@ -67,6 +92,11 @@ pub struct Buckets {
     arena: memmap2::MmapMut,
     /// Blocks handed out from the arena so far.
     used: usize,
+    /// Whole records stacked at the arena's end.
+    whole: usize,
+    /// Where each bucket's whole records start, once they are grouped by
+    /// bucket ([`Self::seal`]; emptied by the next push).
+    whole_starts: Vec<usize>,
     /// Each bucket's blocks in the arena, in order.
     lists: Vec<Vec<u32>>,
     /// Where each bucket's next record goes in the arena (a byte offset),
@@ -80,20 +110,24 @@ pub struct Buckets {
 }
 
 impl Buckets {
-    /// A store using about `memory` bytes of arena; spill files go into
-    /// `spill_dir` (created when first needed).
+    /// A store using about `memory` bytes of arena for hashes of
+    /// `hash_bytes` bytes; spill files go into `spill_dir` (created when
+    /// first needed).
     ///
     /// # Errors
     ///
     /// If the arena cannot be reserved.
-    pub fn new(memory: usize, spill_dir: PathBuf) -> io::Result<Self> {
+    pub fn new(memory: usize, hash_bytes: usize, spill_dir: PathBuf) -> io::Result<Self> {
         let blocks = Self::blocks_for(memory);
         let bits = Self::bits_for(memory);
         let buckets = 1usize << bits;
         Ok(Buckets {
             bits,
+            packing: Packing::new(hash_bytes, bits),
             arena: anonymous(blocks * BLOCK_BYTES)?,
             used: 0,
+            whole: 0,
+            whole_starts: Vec::new(),
             lists: vec![Vec::new(); buckets],
             cursor: vec![0; buckets],
             block_end: vec![0; buckets],
@@ -149,14 +183,74 @@ impl Buckets {
     #[inline]
     pub fn push(&mut self, r: Record) -> io::Result<()> {
         let b = self.bucket_of(&r);
+        self.push_into(b, &r)?;
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Adds `r`, of bucket `b`: compact into the bucket's blocks if its
+    /// count fits, whole at the arena's end if not.
+    #[inline]
+    fn push_into(&mut self, b: usize, r: &Record) -> io::Result<()> {
+        let Some(c) = self.packing.pack(r) else {
+            return self.push_whole(r);
+        };
         if self.cursor[b] == self.block_end[b] {
             self.new_block(b)?;
         }
         let at = self.cursor[b];
-        self.arena[at..at + RECORD_BYTES].copy_from_slice(&r);
-        self.cursor[b] = at + RECORD_BYTES;
-        self.len += 1;
+        self.arena[at..at + COMPACT_BYTES].copy_from_slice(&c);
+        self.cursor[b] = at + COMPACT_BYTES;
         Ok(())
+    }
+
+    /// Stacks a whole record at the arena's end, spilling first if the
+    /// arena is full.
+    #[cold]
+    fn push_whole(&mut self, r: &Record) -> io::Result<()> {
+        assert!(
+            self.blocks() > 0,
+            "records pushed after the arena was released"
+        );
+        if self.free_bytes() < RECORD_BYTES {
+            self.spill()?;
+        }
+        self.whole += 1;
+        self.whole_starts.clear();
+        let at = self.arena.len() - self.whole * RECORD_BYTES;
+        self.arena[at..at + RECORD_BYTES].copy_from_slice(r);
+        Ok(())
+    }
+
+    /// Bytes between the last block handed out and the whole records.
+    fn free_bytes(&self) -> usize {
+        self.arena.len() - self.used * BLOCK_BYTES - self.whole * RECORD_BYTES
+    }
+
+    /// The whole records in the arena (sorted by hash once sealed).
+    fn whole_records(&self) -> &[Record] {
+        let start = self.arena.len() - self.whole * RECORD_BYTES;
+        self.arena[start..].as_chunks().0
+    }
+
+    /// The whole records of bucket `b` in the arena; only once sealed.
+    fn whole_of(&self, b: usize) -> &[Record] {
+        match self.whole_starts.get(b..b + 2) {
+            Some(&[start, end]) => &self.whole_records()[start..end],
+            _ => {
+                assert_eq!(self.whole, 0, "whole records not grouped yet");
+                &[]
+            }
+        }
+    }
+
+    /// Groups the whole records by bucket, for a spill or the drain.
+    fn seal(&mut self) {
+        if self.whole > 0 && self.whole_starts.is_empty() {
+            let start = self.arena.len() - self.whole * RECORD_BYTES;
+            let whole: &mut [Record] = self.arena[start..].as_chunks_mut().0;
+            self.whole_starts = group_in_place(whole, self.bits);
+        }
     }
 
     /// Adds records grouped by bucket (as
@@ -171,16 +265,29 @@ impl Buckets {
         for run in runs {
             let b = run.bucket as usize;
             debug_assert!(b < self.buckets());
-            let mut rest = records[run.start as usize..run.end as usize].as_flattened();
-            while !rest.is_empty() {
+            let mut rest = &records[run.start as usize..run.end as usize];
+            while let Some((r, after)) = rest.split_first() {
                 if self.cursor[b] == self.block_end[b] {
                     self.new_block(b)?;
                 }
-                let at = self.cursor[b];
-                let n = (self.block_end[b] - at).min(rest.len());
-                self.arena[at..at + n].copy_from_slice(&rest[..n]);
-                self.cursor[b] = at + n;
-                rest = &rest[n..];
+                // Packs straight into the bucket's block until it is full
+                // or a record must stay whole.
+                let (mut at, end) = (self.cursor[b], self.block_end[b]);
+                let block: &mut [Compact] = self.arena[at..end].as_chunks_mut().0;
+                let mut packed = 0;
+                for (slot, r) in block.iter_mut().zip(rest) {
+                    if !self.packing.pack_into(r, slot) {
+                        break;
+                    }
+                    packed += 1;
+                }
+                at += packed * COMPACT_BYTES;
+                self.cursor[b] = at;
+                rest = &rest[packed..];
+                if packed == 0 {
+                    self.push_whole(r)?;
+                    rest = after;
+                }
             }
             self.len += u64::from(run.end - run.start);
         }
@@ -193,7 +300,7 @@ impl Buckets {
             self.blocks() > 0,
             "records pushed after the arena was released"
         );
-        if self.used == self.blocks() {
+        if self.free_bytes() < BLOCK_BYTES {
             self.spill()?;
         }
         self.lists[b].push(self.used as u32);
@@ -233,14 +340,23 @@ impl Buckets {
         let mut out = BufWriter::with_capacity(1 << 20, file);
         let mut segments = Vec::with_capacity(self.buckets());
         let mut offset = 0u64;
+        self.seal();
         for b in 0..self.buckets() {
-            let mut records = 0u64;
+            let mut compact = 0u64;
             for piece in self.arena_pieces(b) {
                 out.write_all(piece).map_err(|e| with_path(e, &path))?;
-                records += (piece.len() / RECORD_BYTES) as u64;
+                compact += (piece.len() / COMPACT_BYTES) as u64;
             }
-            segments.push(Segment { offset, records });
-            offset += records * RECORD_BYTES as u64;
+            let whole = self.whole_of(b);
+            out.write_all(whole.as_flattened())
+                .map_err(|e| with_path(e, &path))?;
+            let seg = Segment {
+                offset,
+                compact,
+                whole: whole.len() as u64,
+            };
+            segments.push(seg);
+            offset += compact * COMPACT_BYTES as u64 + seg.whole * RECORD_BYTES as u64;
         }
         let file = out
             .into_inner()
@@ -256,6 +372,8 @@ impl Buckets {
         self.cursor.fill(0);
         self.block_end.fill(0);
         self.used = 0;
+        self.whole = 0;
+        self.whole_starts.clear();
         Ok(())
     }
 
@@ -265,25 +383,42 @@ impl Buckets {
         Ok(sort_uniform(&gathered, self.bits))
     }
 
-    /// Bucket `b` gathered from every spill file and the arena.
+    /// Bucket `b` gathered from every spill file and the arena, as whole
+    /// records. Only once sealed.
     fn gather(&self, b: usize) -> io::Result<Vec<Record>> {
-        let spilled: u64 = self.spills.iter().map(|s| s.segments[b].records).sum();
-        let in_arena: usize = self.arena_pieces(b).map(<[u8]>::len).sum::<usize>() / RECORD_BYTES;
-        let mut out = vec![[0u8; RECORD_BYTES]; spilled as usize + in_arena];
-        let mut at = 0;
+        let spilled: u64 = self.spills.iter().map(|s| s.segments[b].records()).sum();
+        let whole = self.whole_of(b);
+        let in_arena = self.arena_pieces(b).map(<[u8]>::len).sum::<usize>() / COMPACT_BYTES;
+        let mut out = Vec::with_capacity(spilled as usize + in_arena + whole.len());
+        let mut compact = Vec::new();
         for spill in &self.spills {
             let seg = spill.segments[b];
-            let n = seg.records as usize;
-            read_exact_at(&spill.file, out[at..at + n].as_flattened_mut(), seg.offset)
+            compact.resize(seg.compact as usize * COMPACT_BYTES, 0);
+            read_exact_at(&spill.file, &mut compact, seg.offset)
                 .map_err(|e| with_path(e, &spill.path))?;
-            at += n;
+            self.unpack_into(b, &compact, &mut out);
+            let at = out.len();
+            out.resize(at + seg.whole as usize, [0u8; RECORD_BYTES]);
+            let whole_at = seg.offset + seg.compact * COMPACT_BYTES as u64;
+            read_exact_at(&spill.file, out[at..].as_flattened_mut(), whole_at)
+                .map_err(|e| with_path(e, &spill.path))?;
         }
         for piece in self.arena_pieces(b) {
-            let n = piece.len() / RECORD_BYTES;
-            out[at..at + n].as_flattened_mut().copy_from_slice(piece);
-            at += n;
+            self.unpack_into(b, piece, &mut out);
         }
+        out.extend_from_slice(whole);
         Ok(out)
+    }
+
+    /// Appends the whole form of the compact records in `bytes`, of
+    /// bucket `b`, to `out`.
+    fn unpack_into(&self, b: usize, bytes: &[u8], out: &mut Vec<Record>) {
+        let records: &[Compact] = bytes.as_chunks().0;
+        let start = out.len();
+        out.resize(start + records.len(), [0u8; RECORD_BYTES]);
+        for (r, c) in out[start..].iter_mut().zip(records) {
+            *r = self.packing.unpack(b, c);
+        }
     }
 
     /// Bytes the final phase holds at once with `threads` workers, as
@@ -323,24 +458,20 @@ impl Buckets {
     ///
     /// I/O errors reading spill files, and whatever `emit` returns.
     pub fn drain_sorted<T: Send>(
-        &self,
+        &mut self,
         threads: usize,
         finish: impl Fn(Vec<Record>) -> T + Sync,
         mut emit: impl FnMut(T) -> io::Result<()>,
     ) -> io::Result<()> {
+        self.seal();
+        let this = &*self;
         crate::ordered::for_each_ordered(
             (0..self.buckets()).map(Ok),
-            threads.clamp(1, self.buckets()),
+            threads.clamp(1, this.buckets()),
             || (),
-            |b, _| self.sorted_bucket(b).map(&finish),
+            |b, _| this.sorted_bucket(b).map(&finish),
             |bucket| emit(bucket?),
         )
-    }
-
-    /// Frees the spill files (closing their handles frees their space;
-    /// also done on drop).
-    pub fn remove_spills(&mut self) {
-        self.spills.clear();
     }
 }
 
@@ -393,7 +524,7 @@ mod tests {
     use crate::sort::group_by_bucket;
     use crate::sort::tests::key_of;
 
-    fn drain(b: &Buckets) -> Vec<Record> {
+    fn drain(b: &mut Buckets) -> Vec<Record> {
         let mut out = Vec::new();
         b.drain_sorted(
             2,
@@ -412,7 +543,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("spool-buckets-test-{}", std::process::id()));
         // Tiny arenas force many spills; a large one none.
         for memory in [0, 8 << 10, 64 << 10, 1 << 20, 64 << 20] {
-            let mut b = Buckets::new(memory, dir.join(memory.to_string())).unwrap();
+            let mut b = Buckets::new(memory, 20, dir.join(memory.to_string())).unwrap();
             let mut want = Vec::new();
             for i in 0..20_000u64 {
                 let r = record(&key_of(i % 15_000), i as u32);
@@ -425,12 +556,12 @@ mod tests {
             } else {
                 assert_eq!(b.spills(), 0);
             }
-            let mut got = drain(&b);
+            let mut got = drain(&mut b);
             if b.spills() > 0 {
                 // Giving the arena back first changes nothing in the output.
                 b.release_arena().unwrap();
                 assert_eq!(b.blocks(), 0);
-                let again = drain(&b);
+                let again = drain(&mut b);
                 assert_eq!(again.len(), got.len());
                 got = again;
             }
@@ -452,12 +583,55 @@ mod tests {
     }
 
     #[test]
+    fn compact_and_whole_records_spill_and_come_back_exactly() {
+        let dir = std::env::temp_dir().join(format!("spool-buckets-mixed-{}", std::process::id()));
+        // The smallest arena with compact records (8 bucket bits: counts up
+        // to 255 fit), filled past its size by records of every kind of
+        // count, so it spills with both kinds in it.
+        let memory = 4096 * BLOCK_BYTES;
+        for hash_bytes in [20, 16] {
+            let mut b = Buckets::new(memory, hash_bytes, dir.join(hash_bytes.to_string())).unwrap();
+            assert_eq!(b.bits, 8);
+            let counts = [0, 1, 255, 256, 4095, 65_536, u32::MAX - 1, u32::MAX];
+            let mut want = Vec::new();
+            let mut batch = Vec::new();
+            for i in 0..250_000u64 {
+                let mut key = key_of(i % 200_000);
+                key[hash_bytes..].fill(0);
+                let count = if i % 5 == 0 {
+                    counts[i as usize / 5 % counts.len()]
+                } else {
+                    i as u32 % 200
+                };
+                batch.push(record(&key, count));
+                if batch.len() == 1000 || i % 7 == 0 {
+                    let mut scratch = Vec::new();
+                    let (_, runs) = group_by_bucket(&mut batch, &mut scratch, b.bits);
+                    b.push_runs(&batch, &runs).unwrap();
+                    want.append(&mut batch);
+                }
+            }
+            for r in batch.drain(..) {
+                b.push(r).unwrap();
+                want.push(r);
+            }
+            assert!(b.spills() > 0, "hash bytes {hash_bytes}");
+            let mut got = drain(&mut b);
+            assert!(got.windows(2).all(|w| sort_key(&w[0]) <= sort_key(&w[1])));
+            got.sort();
+            want.sort();
+            assert!(got == want, "hash bytes {hash_bytes}: the same records");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn runs_pushed_whole_drain_like_records_pushed_one_by_one() {
         let dir = std::env::temp_dir().join(format!("spool-buckets-runs-{}", std::process::id()));
         for memory in [0, 64 << 10, 16 << 20] {
             let bits = Buckets::bits_for(memory);
-            let mut one = Buckets::new(memory, dir.join(format!("one-{memory}"))).unwrap();
-            let mut runs = Buckets::new(memory, dir.join(format!("runs-{memory}"))).unwrap();
+            let mut one = Buckets::new(memory, 20, dir.join(format!("one-{memory}"))).unwrap();
+            let mut runs = Buckets::new(memory, 20, dir.join(format!("runs-{memory}"))).unwrap();
             let mut scratch = Vec::new();
             for batch in 0..20u64 {
                 let mut records: Vec<Record> = (0..1000u64)
@@ -477,23 +651,23 @@ mod tests {
             }
             assert_eq!(one.len_records(), runs.len_records());
             assert_eq!(one.spills() > 0, runs.spills() > 0, "memory {memory}");
-            assert_eq!(drain(&one), drain(&runs), "memory {memory}");
+            assert_eq!(drain(&mut one), drain(&mut runs), "memory {memory}");
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn bucket_count_follows_the_arena() {
-        let b = Buckets::new(512 << 20, PathBuf::from("unused")).unwrap();
+        let b = Buckets::new(512 << 20, 20, PathBuf::from("unused")).unwrap();
         assert_eq!(b.buckets(), 4096);
-        let b = Buckets::new(1 << 20, PathBuf::from("unused")).unwrap();
+        let b = Buckets::new(1 << 20, 20, PathBuf::from("unused")).unwrap();
         let sixteenth = (1 << 20) / BLOCK_BYTES / 16;
         assert!(
             b.buckets() <= sixteenth && 2 * b.buckets() > sixteenth,
             "{}",
             b.buckets()
         );
-        let b = Buckets::new(0, PathBuf::from("unused")).unwrap();
+        let b = Buckets::new(0, 20, PathBuf::from("unused")).unwrap();
         assert_eq!(b.buckets(), 1);
     }
 }

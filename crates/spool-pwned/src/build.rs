@@ -187,7 +187,7 @@ pub fn build(
     let kind = opts.kind;
     let spill_dir = buckets::spill_dir(output, opts.temp_dir.as_deref());
     let arena = opts.memory.saturating_sub(opts.reserved());
-    let make_buckets = || Buckets::new(arena, spill_dir.clone());
+    let make_buckets = || Buckets::new(arena, kind.byte_len(), spill_dir.clone());
     let bits = Buckets::bits_for(arena);
     let mut report = BuildReport::default();
     let mut sink = Sink::new(output, kind)?;
@@ -298,6 +298,8 @@ pub fn build(
             },
         )?;
     }
+    // The parsed batches kept for reuse are not needed while sorting.
+    drop(batches);
     let finished = sink.finish(output, kind, opts.threads, opts.progress.as_deref())?;
     report.spills = finished.spills;
     report.duplicates = finished.duplicates + streamed_duplicates;

@@ -52,6 +52,7 @@ mod body;
 mod buckets;
 pub mod build;
 pub mod check;
+mod compact;
 pub mod convert;
 mod filter;
 mod filter_write;

@@ -200,7 +200,9 @@ impl Sink {
                 writer.append(&run)
             },
         )?;
-        store.remove_spills();
+        // The arena and spill files go before the index is finished: its
+        // last steps (checksums, table) then do not add to the peak.
+        drop(store);
         if let Some(progress) = progress {
             progress.set_phase(Phase::Finishing);
         }
