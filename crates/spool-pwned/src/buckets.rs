@@ -227,16 +227,14 @@ impl Buckets {
         self.arena.len() - self.used * BLOCK_BYTES - self.whole * RECORD_BYTES
     }
 
-    /// The whole records in the arena (sorted by hash once sealed).
-    fn whole_records(&self) -> &[Record] {
-        let start = self.arena.len() - self.whole * RECORD_BYTES;
-        self.arena[start..].as_chunks().0
-    }
-
-    /// The whole records of bucket `b` in the arena; only once sealed.
-    fn whole_of(&self, b: usize) -> &[Record] {
+    /// The whole records of bucket `b` in the arena, as bytes; only once
+    /// sealed.
+    fn whole_of(&self, b: usize) -> &[u8] {
         match self.whole_starts.get(b..b + 2) {
-            Some(&[start, end]) => &self.whole_records()[start..end],
+            Some(&[start, end]) => {
+                let base = self.arena.len() - self.whole * RECORD_BYTES;
+                &self.arena[base + start * RECORD_BYTES..base + end * RECORD_BYTES]
+            }
             _ => {
                 assert_eq!(self.whole, 0, "whole records not grouped yet");
                 &[]
@@ -248,8 +246,7 @@ impl Buckets {
     fn seal(&mut self) {
         if self.whole > 0 && self.whole_starts.is_empty() {
             let start = self.arena.len() - self.whole * RECORD_BYTES;
-            let whole: &mut [Record] = self.arena[start..].as_chunks_mut().0;
-            self.whole_starts = group_in_place(whole, self.bits);
+            self.whole_starts = group_in_place(&mut self.arena[start..], self.bits);
         }
     }
 
@@ -273,9 +270,10 @@ impl Buckets {
                 // Packs straight into the bucket's block until it is full
                 // or a record must stay whole.
                 let (mut at, end) = (self.cursor[b], self.block_end[b]);
-                let block: &mut [Compact] = self.arena[at..end].as_chunks_mut().0;
+                let block = self.arena[at..end].chunks_exact_mut(COMPACT_BYTES);
                 let mut packed = 0;
-                for (slot, r) in block.iter_mut().zip(rest) {
+                for (slot, r) in block.zip(rest) {
+                    let slot: &mut Compact = slot.try_into().expect("20 bytes");
                     if !self.packing.pack_into(r, slot) {
                         break;
                     }
@@ -348,12 +346,11 @@ impl Buckets {
                 compact += (piece.len() / COMPACT_BYTES) as u64;
             }
             let whole = self.whole_of(b);
-            out.write_all(whole.as_flattened())
-                .map_err(|e| with_path(e, &path))?;
+            out.write_all(whole).map_err(|e| with_path(e, &path))?;
             let seg = Segment {
                 offset,
                 compact,
-                whole: whole.len() as u64,
+                whole: (whole.len() / RECORD_BYTES) as u64,
             };
             segments.push(seg);
             offset += compact * COMPACT_BYTES as u64 + seg.whole * RECORD_BYTES as u64;
@@ -389,7 +386,7 @@ impl Buckets {
         let spilled: u64 = self.spills.iter().map(|s| s.segments[b].records()).sum();
         let whole = self.whole_of(b);
         let in_arena = self.arena_pieces(b).map(<[u8]>::len).sum::<usize>() / COMPACT_BYTES;
-        let mut out = Vec::with_capacity(spilled as usize + in_arena + whole.len());
+        let mut out = Vec::with_capacity(spilled as usize + in_arena + whole.len() / RECORD_BYTES);
         let mut compact = Vec::new();
         for spill in &self.spills {
             let seg = spill.segments[b];
@@ -406,18 +403,24 @@ impl Buckets {
         for piece in self.arena_pieces(b) {
             self.unpack_into(b, piece, &mut out);
         }
-        out.extend_from_slice(whole);
+        out.extend(
+            whole
+                .chunks_exact(RECORD_BYTES)
+                .map(|r| -> Record { r.try_into().expect("24 bytes") }),
+        );
         Ok(out)
     }
 
     /// Appends the whole form of the compact records in `bytes`, of
     /// bucket `b`, to `out`.
     fn unpack_into(&self, b: usize, bytes: &[u8], out: &mut Vec<Record>) {
-        let records: &[Compact] = bytes.as_chunks().0;
         let start = out.len();
-        out.resize(start + records.len(), [0u8; RECORD_BYTES]);
-        for (r, c) in out[start..].iter_mut().zip(records) {
-            *r = self.packing.unpack(b, c);
+        out.resize(start + bytes.len() / COMPACT_BYTES, [0u8; RECORD_BYTES]);
+        for (r, c) in out[start..]
+            .iter_mut()
+            .zip(bytes.chunks_exact(COMPACT_BYTES))
+        {
+            *r = self.packing.unpack(b, c.try_into().expect("20 bytes"));
         }
     }
 
