@@ -121,7 +121,12 @@ fn batch(input: &Input) {
         keys.iter()
             .map(|key| {
                 assert_eq!(key.len(), kind.byte_len());
-                Ok::<_, ()>(index.get(key).copied().map_or(Answer::Absent, Answer::Count))
+                Ok::<_, ()>(
+                    index
+                        .get(key)
+                        .copied()
+                        .map_or(Answer::Absent, Answer::Count),
+                )
             })
             .collect()
     };
