@@ -14,7 +14,8 @@
 #   duckdb           the same without a memory limit
 #   polars           sink_parquet(PartitionBy(...))
 #   pyarrow          pyarrow.dataset.write_dataset(partitioning=hive)
-# Each tool RUNS times (once if a run takes more than 5 minutes, fails or
+# Each tool RUNS times, fewer when one more run would take the tool past
+# BUDGET seconds in all (once if a run takes more than 5 minutes, fails or
 # times out). Prints per tool the median wall time (min-max), CPU time
 # (user + system), peak RSS of the process tree, Parquet files written and
 # the load average before its first run, or how its runs failed. Every
@@ -26,8 +27,9 @@
 # Environment: WORK (scratch, default target/bench-partition-parquet),
 # MEMORY (spool's --memory and DuckDB's limit, default 128M), THREADS
 # (default 2), MAX_OPEN (spool's --max-open, default 1024), TIMEOUT (seconds
-# per run, default 900), ONLY (an extended regex: run only the tools whose
-# name matches), PY.
+# per run, default 900), BUDGET (seconds per tool, default 540), ONLY (an extended regex: run only the tools whose
+# name matches), SPOOL (the spool binary to run; default: this checkout's,
+# built first), PY.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE=${1:-1G}
@@ -37,9 +39,13 @@ MEMORY=${MEMORY:-128M}
 THREADS=${THREADS:-2}
 MAX_OPEN=${MAX_OPEN:-1024}
 TIMEOUT=${TIMEOUT:-900}
+BUDGET=${BUDGET:-540}
 WORK=${WORK:-target/bench-partition-parquet}
 
-cargo build --release -q -p spool-cli -p spool-bench --bins
+if [ -z "${SPOOL:-}" ]; then
+    cargo build --release -q -p spool-cli
+    SPOOL=target/release/spool
+fi
 mkdir -p "$WORK"
 if [ -z "${PY:-}" ]; then
     [ -x "$WORK/venv/bin/python" ] || python3 -m venv "$WORK/venv"
@@ -50,7 +56,10 @@ fi
 PEERS=scripts/bench/partition_parquet.py
 
 DATA="$WORK/data-$SIZE-$KEYS.csv"
-[ -f "$DATA" ] || target/release/gen-csv "$SIZE" 1 "$DATA" "$KEYS"
+if [ ! -f "$DATA" ]; then
+    cargo build --release -q -p spool-bench --bin gen-csv
+    target/release/gen-csv "$SIZE" 1 "$DATA" "$KEYS"
+fi
 [ -f "$DATA.check" ] || "$PY" "$PEERS" check "$DATA" >"$DATA.check"
 read -r ROWS _ _ _ <"$DATA.check"
 OUT="$WORK/out"
@@ -59,7 +68,7 @@ cat "$DATA" >/dev/null # warm the page cache
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores; $DATA ($(du -m "$DATA" | cut -f1) MB, $ROWS rows, $KEYS keys); memory $MEMORY; threads $THREADS; timeout ${TIMEOUT}s"
 
 tools=()
-tools+=("spool	target/release/spool partition -q -d comma --by 1 --format parquet --schema col2:int64,col3:timestamp --compress zstd --threads $THREADS --memory $MEMORY --max-open $MAX_OPEN --out $OUT $DATA")
+tools+=("spool	$SPOOL partition -q -d comma --by 1 --format parquet --schema col2:int64,col3:timestamp --compress zstd --threads $THREADS --memory $MEMORY --max-open $MAX_OPEN --out $OUT $DATA")
 tools+=("duckdb limit	$PY $PEERS duckdb $DATA $OUT $THREADS $MEMORY_MB")
 tools+=("duckdb	$PY $PEERS duckdb $DATA $OUT $THREADS")
 tools+=("polars	$PY $PEERS polars $DATA $OUT $THREADS")
@@ -74,6 +83,7 @@ for tool in "${tools[@]}"; do
     load=$(cut -d' ' -f1-3 /proc/loadavg)
     : >"$WORK/times.txt"
     failure=""
+    started=$SECONDS
     for ((run = 1; run <= RUNS; run++)); do
         rm -rf "$OUT"
         status=0
@@ -93,7 +103,8 @@ for tool in "${tools[@]}"; do
         fi
         files=$(find "$OUT" -name '*.parquet' | wc -l)
         echo "$(tail -n 1 "$WORK/time.txt") $files" >>"$WORK/times.txt"
-        if awk '{exit !($1 > 300)}' "$WORK/time.txt"; then break; fi
+        if awk -v spent=$((SECONDS - started)) -v budget="$BUDGET" \
+            '{exit !($1 > 300 || spent + $1 > budget)}' "$WORK/time.txt"; then break; fi
     done
     if [ -n "$failure" ]; then
         echo "| $name | $failure | | | | | $load |"

@@ -84,6 +84,11 @@ struct Group {
     grouping: usize,
     /// Parts started so far (the open one included).
     parts: u32,
+    /// Records written to the latest part.
+    records: u64,
+    /// Records of each earlier part, in order (empty for the usual one
+    /// part: no allocation per group).
+    earlier: Vec<u64>,
     /// Its records go to its spill file (see the `spill` module).
     spilled: bool,
     /// The start of a record cut at a chunk's end (a record longer than
@@ -147,6 +152,8 @@ impl ParquetSink {
                     first,
                     grouping,
                     parts: 0,
+                    records: 0,
+                    earlier: Vec::new(),
                     spilled: false,
                     carry: Vec::new(),
                 },
@@ -189,6 +196,7 @@ impl ParquetSink {
         }
         let part = self.open.get_mut(&gid).expect("open");
         part.writer.write(&batch).map_err(io::Error::other)?;
+        self.groups.get_mut(&gid).expect("known group").records += batch.num_rows() as u64;
         if part.writer.memory_size() >= self.run.row_group_bytes {
             self.flush_row_group(gid)?;
         }
@@ -249,6 +257,9 @@ impl ParquetSink {
         // Under its final name: the run's staging directory is published
         // whole, or removed.
         let file = File::create(&path).map_err(|e| with_path(e, &path))?;
+        if group.parts > 0 {
+            group.earlier.push(std::mem::take(&mut group.records));
+        }
         group.parts += 1;
         let table = self.run.table.get().expect("set before the first block");
         let schema = table.files[group.grouping].1.clone();
@@ -374,8 +385,8 @@ impl ParquetSink {
 
     /// Finishes every open part, then turns each spilled group's records
     /// into its next part, one group at a time; returns each group's
-    /// number of parts.
-    pub fn finish(&mut self) -> io::Result<Vec<(u32, u32)>> {
+    /// parts (see [`parts`](Self::parts)).
+    pub fn finish(&mut self) -> io::Result<Vec<(u32, Vec<u64>)>> {
         let open: Vec<u32> = self.open.keys().copied().collect();
         for gid in open {
             let part = self.open.remove(&gid).expect("open");
@@ -414,11 +425,18 @@ impl ParquetSink {
         self.close(part)
     }
 
-    /// Each group's number of part files so far.
-    pub fn parts(&self) -> Vec<(u32, u32)> {
+    /// Each group's part files so far: the records of each, in order (a
+    /// group that never got a part has none).
+    pub fn parts(&self) -> Vec<(u32, Vec<u64>)> {
         self.groups
             .iter()
-            .map(|(&g, group)| (g, group.parts))
+            .map(|(&g, group)| {
+                let mut records = group.earlier.clone();
+                if group.parts > 0 {
+                    records.push(group.records);
+                }
+                (g, records)
+            })
             .collect()
     }
 
