@@ -29,7 +29,10 @@
 //!   [`ArrowWriter::memory_size`] does not report (column writers, level
 //!   and page buffers, metadata builders), for as long as it is open;
 //! - as it grows, every byte `memory_size()` reports (its in-progress row
-//!   group's pages and dictionaries), given back as row groups are flushed;
+//!   group's pages and dictionaries), and while a row group is in
+//!   progress its columns' codec contexts, which libzstd allocates outside
+//!   Rust's allocator ([`codec_state_bytes`](super::codec_state_bytes)),
+//!   given back as row groups are flushed;
 //! - per row group flushed, [`row_group_metadata_bytes`] for the metadata
 //!   the file keeps for its footer; a writer whose next row group's
 //!   metadata does not fit is finished, and its group spills.
@@ -94,6 +97,18 @@ struct Group {
     /// The start of a record cut at a chunk's end (a record longer than
     /// the largest chunk arrives in pieces).
     carry: Vec<u8>,
+}
+
+/// What an open writer holds that is charged as it grows: what
+/// `memory_size()` reports, and while a row group is in progress its
+/// columns' `codec` state (see [`codec_state_bytes`](super::codec_state_bytes)).
+fn held(writer: &ArrowWriter<BufWriter<File>>, codec: usize) -> usize {
+    let in_progress = if writer.in_progress_rows() > 0 {
+        codec
+    } else {
+        0
+    };
+    writer.memory_size() + in_progress
 }
 
 /// One writer thread's Parquet files; see the module docs.
@@ -220,7 +235,7 @@ impl ParquetSink {
     fn try_open_part(&mut self, gid: u32) -> io::Result<bool> {
         let columns = self.columns(self.groups[&gid].grouping);
         let fixed = writer_state_bytes(columns);
-        let footprint = fixed + columns * DICTIONARY_TABLE_BYTES;
+        let footprint = fixed + columns * (DICTIONARY_TABLE_BYTES + self.run.codec_bytes);
         if self.open.len() >= self.max_open || !self.memory().try_admit(footprint) {
             return Ok(false);
         }
@@ -274,12 +289,13 @@ impl ParquetSink {
     /// not fit, flushes this thread's largest row groups (this one's last)
     /// until it does.
     fn settle(&mut self, gid: u32) -> io::Result<()> {
+        let codec = self.columns(self.groups[&gid].grouping) * self.run.codec_bytes;
         loop {
             let memory = &self.run.memory;
             let Some(part) = self.open.get_mut(&gid) else {
                 return Ok(()); // closed by a flush: the group spills now
             };
-            let now = part.writer.memory_size();
+            let now = held(&part.writer, codec);
             if now <= part.charged {
                 memory.release(part.charged - now);
                 part.charged = now;
@@ -314,7 +330,7 @@ impl ParquetSink {
         if !part.budgeted {
             return Ok(());
         }
-        let now = part.writer.memory_size();
+        let now = held(&part.writer, columns * self.run.codec_bytes);
         memory.release(part.charged.saturating_sub(now));
         part.charged = part.charged.min(now);
         let metadata = row_group_metadata_bytes(columns);
