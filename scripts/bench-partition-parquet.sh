@@ -97,8 +97,10 @@ for tool in "${tools[@]}"; do
             failure="WRONG: read back $("$PY" "$PEERS" check "$OUT"), input $(cat "$DATA.check")"
         fi
         if [ -n "$failure" ]; then
+            # (a run stopped by the timeout reports timeout's own RSS, not
+            # the tool's: left out)
             read -r secs _ _ rss <<<"$(tail -n 1 "$WORK/time.txt")"
-            failure="$failure after ${secs}s, peak RSS $((rss / 1024)) MiB"
+            [ "$status" = 124 ] || failure="$failure after ${secs}s, peak RSS $((rss / 1024)) MiB"
             break
         fi
         files=$(find "$OUT" -name '*.parquet' | wc -l)
