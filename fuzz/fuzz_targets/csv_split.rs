@@ -6,11 +6,17 @@
 //! offsets, field N found from the masks must be the N-th field — or, when
 //! a quoted field is never closed, the error must name the quote that
 //! opened it (closing it at the end of the input gives the records csv-core
-//! gives without the closing quote).
+//! gives without the closing quote). The same input read as the
+//! read-ahead reader reads it (`BlockCutter` over buffers of that size,
+//! each block's records read off its `BlockIndex`) gives the very records
+//! `Records` gives over the whole input, and the same error.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use spool::text::csv::{strip_bom, Dialect, RecordCutter, Records, UnterminatedQuote};
+use spool::text::csv::{
+    strip_bom, BlockCutter, BlockIndex, Dialect, IndexedRecords, Record, RecordCutter, Records,
+    UnterminatedQuote,
+};
 
 type Values = Vec<Vec<Vec<u8>>>;
 
@@ -77,6 +83,50 @@ fn split(input: &[u8], dialect: Dialect, read: usize) -> Result<Values, Untermin
     Ok(out)
 }
 
+/// A record's raw bytes, line, offset and values, or the error.
+type Seen = Result<(Vec<u8>, u64, u64, Vec<Vec<u8>>), UnterminatedQuote>;
+
+fn seen(record: Result<Record<'_>, UnterminatedQuote>) -> Seen {
+    record.map(|r| {
+        let values: Vec<Vec<u8>> = (0..).map_while(|n| r.value(n)).map(|v| v.into_owned()).collect();
+        (r.raw().to_vec(), r.line(), r.offset(), values)
+    })
+}
+
+/// The records as blocks cut and indexed by a `BlockCutter` give them:
+/// buffers of `read` bytes, grown while no record ends in them, the tail
+/// after each cut carried into the next.
+fn through_blocks(input: &[u8], dialect: Dialect, read: usize) -> Vec<Seen> {
+    let mut cutter = BlockCutter::new(dialect);
+    let mut index = BlockIndex::for_block_len(read);
+    let (mut at, mut offset, mut line, mut out) = (0, 0u64, 1u64, Vec::new());
+    let mut buf: Vec<u8> = Vec::new();
+    loop {
+        let mut want = read.max(buf.len() + 1);
+        index.clear();
+        let (cut, eof) = loop {
+            let take = want.saturating_sub(buf.len()).min(input.len() - at);
+            buf.extend_from_slice(&input[at..at + take]);
+            at += take;
+            let eof = at == input.len();
+            match cutter.scan(&buf, eof, &mut index) {
+                Some(end) if !eof => break (end, false),
+                _ if eof => break (buf.len(), true),
+                _ => want = 2 * buf.len(),
+            }
+        };
+        let block = &buf[..cut];
+        out.extend(IndexedRecords::new(block, &index, dialect, line, offset).map(seen));
+        if eof {
+            return out;
+        }
+        cutter.cut(&buf, cut);
+        line = cutter.first_line();
+        offset += cut as u64;
+        buf.drain(..cut);
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&knobs, input)) = data.split_first() else {
         return;
@@ -85,6 +135,11 @@ fuzz_target!(|data: &[u8]| {
     let quote = (knobs & 4 == 0).then_some(b'"');
     let dialect = Dialect::new(delimiter, quote).expect("valid");
     let read = [1, 2, 3, 7, 63, 64, 65, 4096][usize::from(knobs >> 5)];
+    let body = strip_bom(input);
+    let whole: Vec<Seen> = Records::new(body, dialect, 1, (input.len() - body.len()) as u64)
+        .map(seen)
+        .collect();
+    assert_eq!(through_blocks(input, dialect, read), whole);
     match split(input, dialect, read) {
         Ok(values) => assert_eq!(values, csv_crate(input, dialect)),
         Err(err) => {

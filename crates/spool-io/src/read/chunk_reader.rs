@@ -151,11 +151,15 @@ impl Block {
     /// [`UnterminatedQuote`](csv::UnterminatedQuote) error; every other
     /// block ends at a record end, outside quotes.
     ///
+    /// The reader thread found the records while it looked for where to
+    /// cut the block, and kept their places: they are read off that index,
+    /// without a second pass over the bytes.
+    ///
     /// # Examples
     ///
     /// ```
     /// use spool::text::csv::Dialect;
-    /// use spool_io::read::{ChunkReader, FieldRecord, Format, ReadOptions};
+    /// use spool_io::read::{ChunkReader, Format, ReadOptions};
     /// let input = &b"\xEF\xBB\xBFcity,n\n\"New York, NY\",1\nParis,\"2\n3\"\n"[..];
     /// let options = ReadOptions { buffer_len: 8, format: Format::Csv(Dialect::CSV), ..ReadOptions::default() };
     /// let mut reader = ChunkReader::new(input, options);
@@ -169,10 +173,6 @@ impl Block {
     /// assert_eq!(rows, [(b"city".to_vec(), 1), (b"New York, NY".to_vec(), 2), (b"Paris".to_vec(), 3)]);
     /// # Ok::<(), std::io::Error>(())
     /// ```
-    ///
-    /// The reader thread found the records while it looked for where to
-    /// cut the block, and kept their places: they are read off that index,
-    /// without a second pass over the bytes.
     pub fn csv_records(&self) -> csv::IndexedRecords<'_> {
         let dialect = match self.format {
             Format::Csv(dialect) => dialect,
