@@ -117,9 +117,18 @@ fn batch(input: &Input) {
     }
 
     let mut out = Vec::new();
-    let lookup = |key: &[u8]| {
-        assert_eq!(key.len(), kind.byte_len());
-        Ok::<_, ()>(index.get(key).copied().map_or(Answer::Absent, Answer::Count))
+    let lookup = |keys: &[Vec<u8>]| {
+        keys.iter()
+            .map(|key| {
+                assert_eq!(key.len(), kind.byte_len());
+                Ok::<_, ()>(
+                    index
+                        .get(key)
+                        .copied()
+                        .map_or(Answer::Absent, Answer::Count),
+                )
+            })
+            .collect()
     };
     let got = check_batch(&text[..], kind, lookup, &mut out);
     assert_eq!(String::from_utf8(out).unwrap(), want);

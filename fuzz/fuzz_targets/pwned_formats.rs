@@ -152,6 +152,11 @@ fn probe(bytes: &[u8], probes: &[[u8; 20]], answers: Option<&[(Vec<u8>, Answer)]
     let path = std::env::temp_dir().join(format!("spool-fuzz-format-{}", std::process::id()));
     std::fs::write(&path, bytes).unwrap();
     if let Ok(index) = AnyIndex::open(&path) {
+        // A batch answers each hash as a lookup of it alone would.
+        let batch: Vec<_> = index.check_many(probes).collect();
+        for (p, in_batch) in probes.iter().zip(batch) {
+            assert_eq!(index.check(p), in_batch, "check_many and check differ");
+        }
         for (hash, want) in answers.unwrap_or_default() {
             if let Ok(got) = index.check(hash) {
                 assert_eq!(got, *want, "a wrong answer from a damaged index");

@@ -373,18 +373,23 @@ fn run_check(
             ))
         };
         let mut out = io::BufWriter::new(io::stdout().lock());
-        let any =
-            check_batch(reader, kind, |key| index.check(key), &mut out).map_err(|e| match e {
-                BatchError::Io(e) => anyhow::Error::new(e),
-                BatchError::NotAHash { line, fault } => {
-                    anyhow::Error::new(fault).context(format!("{}:{line}", batch.display()))
-                }
-                BatchError::Lookup { line, fault } => anyhow::Error::new(fault).context(format!(
-                    "{}: looking up line {line} of {}",
-                    index.path(),
-                    batch.display()
-                )),
-            })?;
+        let any = check_batch(
+            reader,
+            kind,
+            |keys| index.check_many(keys).collect(),
+            &mut out,
+        )
+        .map_err(|e| match e {
+            BatchError::Io(e) => anyhow::Error::new(e),
+            BatchError::NotAHash { line, fault } => {
+                anyhow::Error::new(fault).context(format!("{}:{line}", batch.display()))
+            }
+            BatchError::Lookup { line, fault } => anyhow::Error::new(fault).context(format!(
+                "{}: looking up line {line} of {}",
+                index.path(),
+                batch.display()
+            )),
+        })?;
         out.flush()?;
         return Ok(if any {
             ExitCode::SUCCESS

@@ -18,7 +18,7 @@ use std::fmt;
 use std::path::Path;
 
 use crate::blocks::Damaged;
-use crate::filter::FilterIndex;
+use crate::filter_read::FilterIndex;
 use crate::format::{Header, Layout};
 use crate::mapped::Mapped;
 use crate::t64::T64Index;
@@ -117,7 +117,7 @@ impl AnyIndex {
         let m = Mapped::open(path.as_ref())?;
         let inner = match m.header.layout {
             Layout::T64 => Inner::T64(T64Index { m }),
-            Layout::Filter => Inner::Filter(FilterIndex { m }),
+            Layout::Filter => Inner::Filter(FilterIndex::open(m)),
             Layout::Sorted => Inner::Full(Index::from_mapped(m)?),
         };
         Ok(AnyIndex { inner })
@@ -187,6 +187,45 @@ impl AnyIndex {
         })
     }
 
+    /// What the index says about each of `hashes`, in order: the same
+    /// answers as [`check`](Self::check), but a filter index fetches the
+    /// fingerprints of a few hashes ahead of the one it answers, so that
+    /// their cache misses overlap (in a filter larger than the CPU caches,
+    /// several times the lookups per second of `check` in a loop).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool_pwned::{build::{build, BuildOptions}, input::Source, Answer, AnyIndex, HashKind};
+    /// let dir = std::env::temp_dir().join(format!("spool-many-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// let text = "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:10\n";
+    /// build(vec![Source::from_reader("doc", text.as_bytes())], &dir.join("full"), &BuildOptions::default()).unwrap();
+    /// let index = AnyIndex::open(dir.join("full")).unwrap();
+    /// let hashes = ["password", "correct horse"].map(|p| HashKind::Sha1.hash_password(p));
+    /// let answers: Result<Vec<Answer>, _> = index.check_many(&hashes).collect();
+    /// assert_eq!(answers, Ok(vec![Answer::Count(10), Answer::Absent]));
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    pub fn check_many<'a, H: AsRef<[u8]>>(&'a self, hashes: &'a [H]) -> CheckMany<'a, H> {
+        CheckMany {
+            index: self,
+            hashes,
+            next: 0,
+        }
+    }
+
+    /// Starts fetching what a [`check`](Self::check) of `hash` will read
+    /// (a filter's three fingerprints; nothing for the other layouts,
+    /// whose reads depend on each other).
+    #[inline]
+    fn prefetch(&self, hash: &[u8]) {
+        match &self.inner {
+            Inner::Filter(f) if hash.len() == self.kind().byte_len() => f.prefetch(hash),
+            _ => {}
+        }
+    }
+
     /// The records of a five-hex-digit range (see [`Index::range`]).
     ///
     /// # Errors
@@ -227,3 +266,41 @@ impl AnyIndex {
         }
     }
 }
+
+/// Hashes a batch lookup runs ahead of the one it answers. A lookup in a
+/// filter is three cache misses; a few lookups' worth in flight keeps the
+/// CPU's miss buffers busy without evicting lines before their turn.
+const AHEAD: usize = 8;
+
+/// The answers of [`AnyIndex::check_many`], in the order of its hashes.
+pub struct CheckMany<'a, H> {
+    index: &'a AnyIndex,
+    hashes: &'a [H],
+    next: usize,
+}
+
+impl<H: AsRef<[u8]>> Iterator for CheckMany<'_, H> {
+    type Item = Result<Answer, Damaged>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let hash = self.hashes.get(self.next)?.as_ref();
+        if self.next == 0 {
+            for h in self.hashes.iter().take(AHEAD) {
+                self.index.prefetch(h.as_ref());
+            }
+        }
+        if let Some(ahead) = self.hashes.get(self.next + AHEAD) {
+            self.index.prefetch(ahead.as_ref());
+        }
+        self.next += 1;
+        Some(self.index.check(hash))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.hashes.len() - self.next;
+        (left, Some(left))
+    }
+}
+
+impl<H: AsRef<[u8]>> ExactSizeIterator for CheckMany<'_, H> {}

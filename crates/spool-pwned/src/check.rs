@@ -111,14 +111,27 @@ pub enum BatchError<E> {
     },
 }
 
+/// Hashes looked up together: a batch's lookups go to the index this many
+/// at a time, so that it can overlap their memory reads
+/// ([`AnyIndex::check_many`](crate::AnyIndex::check_many)).
+pub const CHUNK: usize = 256;
+
 /// Answers every line of `input` with `lookup`, writing `HASH<TAB>COUNT`
 /// lines (the hash in upper-case hex, then the [`Answer`]: the count, 0
 /// when absent, `probably` when present without a count) to `out`, and
 /// returns whether any hash was found. `out` is not flushed.
 ///
+/// `lookup` is given the hashes of up to [`CHUNK`] lines at a time and
+/// returns one answer for each, in order.
+///
 /// # Errors
 ///
 /// See [`BatchError`]: the answers before the failing line are written.
+///
+/// # Panics
+///
+/// If `lookup` returns another number of answers than it was given
+/// hashes.
 ///
 /// # Examples
 ///
@@ -126,38 +139,166 @@ pub enum BatchError<E> {
 /// use spool_pwned::{check::check_batch, Answer, HashKind};
 /// let input = "\n5baa61e4c9b93f3f0682250b6cf8331b7ee68fd8\n";
 /// let mut out = Vec::new();
-/// let any = check_batch(input.as_bytes(), HashKind::Sha1, |_| Ok::<_, ()>(Answer::Count(7)), &mut out).unwrap();
+/// let sevens = |keys: &[Vec<u8>]| keys.iter().map(|_| Ok::<_, ()>(Answer::Count(7))).collect();
+/// let any = check_batch(input.as_bytes(), HashKind::Sha1, sevens, &mut out).unwrap();
 /// assert!(any);
 /// assert_eq!(out, b"5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8\t7\n");
 /// out.clear();
-/// check_batch(input.as_bytes(), HashKind::Sha1, |_| Ok::<_, ()>(Answer::Present), &mut out).unwrap();
+/// let probably = |keys: &[Vec<u8>]| keys.iter().map(|_| Ok::<_, ()>(Answer::Present)).collect();
+/// check_batch(input.as_bytes(), HashKind::Sha1, probably, &mut out).unwrap();
 /// assert_eq!(out, b"5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8\tprobably\n");
 /// ```
 pub fn check_batch<E>(
     input: impl BufRead,
     kind: HashKind,
-    mut lookup: impl FnMut(&[u8]) -> Result<Answer, E>,
+    mut lookup: impl FnMut(&[Vec<u8>]) -> Vec<Result<Answer, E>>,
     out: &mut impl Write,
 ) -> Result<bool, BatchError<E>> {
     let mut any = false;
-    for (n, line) in input.lines().enumerate() {
-        let line_no = n as u64 + 1;
-        let key = match batch_line(&line?, kind) {
-            Ok(None) => continue,
-            Ok(Some(key)) => key,
-            Err(fault) => {
-                return Err(BatchError::NotAHash {
-                    line: line_no,
-                    fault,
-                })
+    let mut lines = input.lines().enumerate();
+    let mut keys = Vec::with_capacity(CHUNK);
+    let mut line_nos = Vec::with_capacity(CHUNK);
+    loop {
+        // Up to CHUNK hashes, or up to the end or the first line that
+        // stops the batch (whose error waits for the answers before it).
+        let mut stop = None;
+        let mut end = true;
+        for (n, line) in lines.by_ref() {
+            let line_no = n as u64 + 1;
+            match line.map(|line| batch_line(&line, kind)) {
+                Ok(Ok(None)) => continue,
+                Ok(Ok(Some(key))) => {
+                    keys.push(key);
+                    line_nos.push(line_no);
+                }
+                Ok(Err(fault)) => {
+                    stop = Some(BatchError::NotAHash {
+                        line: line_no,
+                        fault,
+                    })
+                }
+                Err(e) => stop = Some(BatchError::Io(e)),
             }
-        };
-        let answer = lookup(&key).map_err(|fault| BatchError::Lookup {
-            line: line_no,
-            fault,
-        })?;
-        any |= answer.found();
-        writeln!(out, "{}\t{answer}", to_hex(&key))?;
+            if stop.is_some() || keys.len() == CHUNK {
+                end = stop.is_some();
+                break;
+            }
+        }
+        let answers = lookup(&keys);
+        assert_eq!(answers.len(), keys.len(), "one answer per hash");
+        for ((key, &line), answer) in keys.iter().zip(&line_nos).zip(answers) {
+            let answer = answer.map_err(|fault| BatchError::Lookup { line, fault })?;
+            any |= answer.found();
+            writeln!(out, "{}\t{answer}", to_hex(key))?;
+        }
+        if let Some(stop) = stop {
+            return Err(stop);
+        }
+        if end {
+            return Ok(any);
+        }
+        keys.clear();
+        line_nos.clear();
     }
-    Ok(any)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check_batch, BatchError, CHUNK};
+    use crate::{to_hex, Answer, HashKind};
+
+    /// Lines over several chunks: hash `i` on line `2i + 1`, a blank line
+    /// after each.
+    fn lines(n: usize) -> (Vec<Vec<u8>>, String) {
+        let hashes: Vec<Vec<u8>> = (0..n)
+            .map(|i| HashKind::Sha1.hash_password(&i.to_string()))
+            .collect();
+        let text = hashes
+            .iter()
+            .map(|h| format!("{}\n \n", to_hex(h)))
+            .collect();
+        (hashes, text)
+    }
+
+    /// Answers hash `i` with count `i`, failing on hash `fail`.
+    fn counts<'a>(
+        hashes: &'a [Vec<u8>],
+        fail: Option<usize>,
+    ) -> impl FnMut(&[Vec<u8>]) -> Vec<Result<Answer, String>> + 'a {
+        move |keys: &[Vec<u8>]| {
+            assert!(keys.len() <= CHUNK);
+            keys.iter()
+                .map(|k| {
+                    let i = hashes.iter().position(|h| h == k).unwrap();
+                    if Some(i) == fail {
+                        Err(format!("hash {i}"))
+                    } else {
+                        Ok(Answer::Count(i as u32))
+                    }
+                })
+                .collect()
+        }
+    }
+
+    fn answers(hashes: &[Vec<u8>]) -> String {
+        hashes
+            .iter()
+            .enumerate()
+            .map(|(i, h)| format!("{}\t{i}\n", to_hex(h)))
+            .collect()
+    }
+
+    #[test]
+    fn chunks_answer_every_line_in_order() {
+        for n in [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK + 7] {
+            let (hashes, text) = lines(n);
+            let mut out = Vec::new();
+            let any = check_batch(
+                text.as_bytes(),
+                HashKind::Sha1,
+                counts(&hashes, None),
+                &mut out,
+            );
+            assert_eq!(any.unwrap(), n > 0, "{n} lines");
+            assert_eq!(String::from_utf8(out).unwrap(), answers(&hashes));
+        }
+    }
+
+    #[test]
+    fn a_bad_line_stops_after_the_answers_before_it() {
+        let (hashes, mut text) = lines(2 * CHUNK);
+        text.insert_str(text.len() / 2 + 1, "not a hash\n");
+        let mut out = Vec::new();
+        let err = check_batch(
+            text.as_bytes(),
+            HashKind::Sha1,
+            counts(&hashes, None),
+            &mut out,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, BatchError::NotAHash { line, .. } if line == 2 * CHUNK as u64 + 1),
+            "{err:?}"
+        );
+        assert_eq!(String::from_utf8(out).unwrap(), answers(&hashes[..CHUNK]));
+    }
+
+    #[test]
+    fn a_failed_lookup_stops_after_the_answers_before_it() {
+        let (hashes, text) = lines(2 * CHUNK);
+        let fail = CHUNK + 10;
+        let mut out = Vec::new();
+        let err = check_batch(
+            text.as_bytes(),
+            HashKind::Sha1,
+            counts(&hashes, Some(fail)),
+            &mut out,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&err, BatchError::Lookup { line, fault } if *line == 2 * fail as u64 + 1 && *fault == format!("hash {fail}")),
+            "{err:?}"
+        );
+        assert_eq!(String::from_utf8(out).unwrap(), answers(&hashes[..fail]));
+    }
 }

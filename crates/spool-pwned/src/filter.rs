@@ -38,16 +38,12 @@
 //!
 //! # Lookups and damage
 //!
-//! The filters are built with the `xorf` crate; a lookup is computed here
-//! on the mapped bytes without copying them (the same arithmetic as
-//! `xorf`'s `contains`, pinned by a test against it) so that it can check
-//! the blocks of the shard entry and of the three fingerprints it reads:
-//! a flipped fingerprint bit is an error, never a silent "not pwned".
-
-use crate::blocks::Damaged;
-use crate::format::HEADER_LEN;
-use crate::mapped::Mapped;
-use crate::IndexError;
+//! The filters are built with the `xorf` crate; a lookup is computed on
+//! the mapped bytes without copying them (the same arithmetic as `xorf`'s
+//! `contains`, pinned by a test against it) so that it can check the
+//! blocks of the shard entry and of the three fingerprints it reads: a
+//! flipped fingerprint bit is an error, never a silent "not pwned". The
+//! reader is `filter_read.rs`.
 
 /// Log2 of the checksum block size of a filter: 1 KiB blocks. With the
 /// full layout's 256-byte blocks the checksums would add 1.6% (0.035
@@ -152,81 +148,6 @@ fn mix64(mut k: u64) -> u64 {
     k ^= k >> 33;
     k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
     k ^ (k >> 33)
-}
-
-/// A mapped filter index.
-pub(crate) struct FilterIndex {
-    pub m: Mapped,
-}
-
-impl FilterIndex {
-    /// File offset of the first fingerprint.
-    fn fingerprints_offset(&self) -> usize {
-        HEADER_LEN + self.m.header.table_len()
-    }
-
-    /// Shard `s`'s entry, its block checked.
-    fn shard(&self, s: usize) -> Result<Shard, Damaged> {
-        let at = HEADER_LEN + s * SHARD_ENTRY_LEN;
-        let bytes = at..at + SHARD_ENTRY_LEN;
-        self.m.check(bytes.clone())?;
-        Shard::decode(&self.m.map[bytes.clone()], self.m.header.items)
-            .ok_or_else(|| self.m.damaged(bytes))
-    }
-
-    /// Whether the first 64 bits of `hash` (at least 8 bytes) are probably
-    /// in the filter.
-    ///
-    /// # Errors
-    ///
-    /// [`Damaged`] if the shard entry or a fingerprint read fails its
-    /// block checksum.
-    #[inline]
-    pub fn contains(&self, hash: &[u8]) -> Result<bool, Damaged> {
-        let key = key_of(hash);
-        let shard = self.shard(shard_of(key, self.m.header.prefix_bits))?;
-        if shard.len == 0 {
-            return Ok(false);
-        }
-        let (fingerprint, slots) = shard.slots(key);
-        let base = self.fingerprints_offset() + 2 * shard.first as usize;
-        let mut x = fingerprint;
-        for slot in slots {
-            let at = base + 2 * slot as usize;
-            self.m.check(at..at + 2)?;
-            x ^= u16::from_le_bytes([self.m.map[at], self.m.map[at + 1]]);
-        }
-        Ok(x == 0)
-    }
-
-    /// Checks every checksum, and that the shards' entries are valid and
-    /// their fingerprints follow each other and fill the array.
-    ///
-    /// # Errors
-    ///
-    /// What is wrong, naming the file.
-    pub fn verify(&self) -> Result<(), IndexError> {
-        self.m.verify_blocks()?;
-        let mut next = 0;
-        for s in 0..1usize << self.m.header.prefix_bits {
-            let at = HEADER_LEN + s * SHARD_ENTRY_LEN;
-            let entry = &self.m.map[at..at + SHARD_ENTRY_LEN];
-            match Shard::decode(entry, self.m.header.items) {
-                Some(shard) if shard.first == next => next += u64::from(shard.len),
-                _ => {
-                    return Err(self.m.invalid(&format!(
-                        "shard {s}'s entry is invalid: the index is corrupt"
-                    )))
-                }
-            }
-        }
-        if next != self.m.header.items {
-            return Err(self
-                .m
-                .invalid("the shards do not cover the fingerprints: the index is corrupt"));
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]

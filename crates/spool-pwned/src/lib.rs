@@ -54,6 +54,7 @@ pub mod build;
 pub mod check;
 pub mod convert;
 mod filter;
+mod filter_read;
 mod filter_write;
 pub mod format;
 mod hash;
@@ -75,7 +76,7 @@ mod t64;
 mod t64_write;
 mod writer;
 
-pub use any::{Answer, AnyIndex, RangeError};
+pub use any::{Answer, AnyIndex, CheckMany, RangeError};
 pub use blocks::Damaged;
 pub use format::HeaderError;
 pub use hash::{to_hex, HashKind};

@@ -229,6 +229,14 @@ fn flip_and_probe(path: &Path, at: usize, probes: &[(Vec<u8>, Answer)]) -> bool 
     let mut caught = true;
     if let Ok(index) = AnyIndex::open(path) {
         caught = false;
+        // The batch first, so that it meets the damage on the way; then
+        // each hash alone, which must answer as the batch did.
+        let hashes: Vec<&[u8]> = probes.iter().map(|(h, _)| h.as_slice()).collect();
+        let batch: Vec<_> = index.check_many(&hashes).collect();
+        assert_eq!(batch.len(), probes.len());
+        for ((hash, _), in_batch) in probes.iter().zip(&batch) {
+            assert_eq!(index.check(hash), *in_batch, "check_many and check differ");
+        }
         for (hash, want) in probes {
             match index.check(hash) {
                 Ok(got) => assert_eq!(got, *want, "a wrong answer with byte {at} flipped"),
