@@ -12,11 +12,11 @@
 //! `Records` gives over the whole input, and the same error.
 #![no_main]
 
+#[path = "../../crates/spool/tests/support/block_reader.rs"]
+mod block_reader;
+
 use libfuzzer_sys::fuzz_target;
-use spool::text::csv::{
-    strip_bom, BlockCutter, BlockIndex, Dialect, IndexedRecords, Record, RecordCutter, Records,
-    UnterminatedQuote,
-};
+use spool::text::csv::{strip_bom, Dialect, Record, RecordCutter, Records, UnterminatedQuote};
 
 type Values = Vec<Vec<Vec<u8>>>;
 
@@ -88,43 +88,12 @@ type Seen = Result<(Vec<u8>, u64, u64, Vec<Vec<u8>>), UnterminatedQuote>;
 
 fn seen(record: Result<Record<'_>, UnterminatedQuote>) -> Seen {
     record.map(|r| {
-        let values: Vec<Vec<u8>> = (0..).map_while(|n| r.value(n)).map(|v| v.into_owned()).collect();
+        let values: Vec<Vec<u8>> = (0..)
+            .map_while(|n| r.value(n))
+            .map(|v| v.into_owned())
+            .collect();
         (r.raw().to_vec(), r.line(), r.offset(), values)
     })
-}
-
-/// The records as blocks cut and indexed by a `BlockCutter` give them:
-/// buffers of `read` bytes, grown while no record ends in them, the tail
-/// after each cut carried into the next.
-fn through_blocks(input: &[u8], dialect: Dialect, read: usize) -> Vec<Seen> {
-    let mut cutter = BlockCutter::new(dialect);
-    let mut index = BlockIndex::for_block_len(read);
-    let (mut at, mut offset, mut line, mut out) = (0, 0u64, 1u64, Vec::new());
-    let mut buf: Vec<u8> = Vec::new();
-    loop {
-        let mut want = read.max(buf.len() + 1);
-        index.clear();
-        let (cut, eof) = loop {
-            let take = want.saturating_sub(buf.len()).min(input.len() - at);
-            buf.extend_from_slice(&input[at..at + take]);
-            at += take;
-            let eof = at == input.len();
-            match cutter.scan(&buf, eof, &mut index) {
-                Some(end) if !eof => break (end, false),
-                _ if eof => break (buf.len(), true),
-                _ => want = 2 * buf.len(),
-            }
-        };
-        let block = &buf[..cut];
-        out.extend(IndexedRecords::new(block, &index, dialect, line, offset).map(seen));
-        if eof {
-            return out;
-        }
-        cutter.cut(&buf, cut);
-        line = cutter.first_line();
-        offset += cut as u64;
-        buf.drain(..cut);
-    }
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -139,7 +108,10 @@ fuzz_target!(|data: &[u8]| {
     let whole: Vec<Seen> = Records::new(body, dialect, 1, (input.len() - body.len()) as u64)
         .map(seen)
         .collect();
-    assert_eq!(through_blocks(input, dialect, read), whole);
+    assert_eq!(
+        block_reader::through_blocks(input, dialect, read, seen),
+        whole
+    );
     match split(input, dialect, read) {
         Ok(values) => assert_eq!(values, csv_crate(input, dialect)),
         Err(err) => {

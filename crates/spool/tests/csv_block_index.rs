@@ -8,10 +8,11 @@
 //! Small buffers
 //! make small indexes, so records past an index's capacity are covered.
 
+#[path = "support/block_reader.rs"]
+mod block_reader;
+
 use proptest::prelude::*;
-use spool::text::csv::{
-    strip_bom, BlockCutter, BlockIndex, Dialect, IndexedRecords, Records, UnterminatedQuote,
-};
+use spool::text::csv::{strip_bom, BlockCutter, BlockIndex, Dialect, Records, UnterminatedQuote};
 
 /// A record as a caller sees it: raw bytes, line, offset, field values.
 type Seen = (Vec<u8>, u64, u64, Vec<Vec<u8>>);
@@ -44,52 +45,9 @@ fn through_blocks(
     dialect: Dialect,
     buffer_len: usize,
 ) -> Vec<Result<Seen, UnterminatedQuote>> {
-    let mut cutter = BlockCutter::new(dialect);
-    let mut index = BlockIndex::for_block_len(buffer_len);
-    let (mut at, mut offset, mut line) = (0, 0u64, 1u64);
-    let mut carry: Vec<u8> = Vec::new();
-    let mut out = Vec::new();
-    loop {
-        let mut buf = std::mem::take(&mut carry);
-        let mut want = buffer_len.max(buf.len() + 1);
-        index.clear();
-        let (cut, eof) = loop {
-            let take = want.saturating_sub(buf.len()).min(input.len() - at);
-            buf.extend_from_slice(&input[at..at + take]);
-            at += take;
-            let eof = at == input.len();
-            if let Some(end) = cutter.scan(&buf, eof, &mut index) {
-                if !eof {
-                    assert!(cutter.first_end().unwrap() <= end);
-                    break (end, false);
-                }
-            }
-            if eof {
-                break (buf.len(), true);
-            }
-            want = 2 * buf.len();
-        };
-        if cut == 0 && eof {
-            return out;
-        }
-        let block = &buf[..cut];
-        out.extend(seen(IndexedRecords::new(
-            block, &index, dialect, line, offset,
-        )));
-        if eof {
-            return out;
-        }
-        cutter.cut(&buf, cut);
-        let lines = block.iter().filter(|&&b| b == b'\n').count() as u64;
-        assert_eq!(
-            cutter.first_line(),
-            line + lines,
-            "line after the cut at {cut}"
-        );
-        line += lines;
-        offset += cut as u64;
-        carry = buf[cut..].to_vec();
-    }
+    block_reader::through_blocks(input, dialect, buffer_len, |r| {
+        seen(std::iter::once(r)).remove(0)
+    })
 }
 
 fn whole(input: &[u8], dialect: Dialect) -> Vec<Result<Seen, UnterminatedQuote>> {
