@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 
 use super::dataset::{write_manifest, ManifestRow};
 use super::escape::{escape_full, EMPTY_KEY_NAME};
-use super::layout::{manifest_name, MANIFEST_PREFIX};
+use super::layout::{manifest_name, part_path, MANIFEST_PREFIX};
 use super::outputs::Outputs;
 use super::{GroupSummary, Options, PartitionError};
 use crate::input::with_path;
@@ -134,25 +134,43 @@ impl Outputs {
     }
 
     /// `_partitions.tsv` (`_partitions-ID.tsv` with a run id): column, full key (escaped, always reversible),
-    /// path relative to the output directory, records. Readers of Hive
-    /// datasets skip names starting with `_`, and no key's file can take
-    /// this name (a key's leading `_` is escaped).
+    /// path relative to the output directory, records; one row per file,
+    /// so a Parquet group with several parts has a row for each, with its
+    /// own records. Readers of Hive datasets skip names starting with `_`,
+    /// and no key's file can take this name (a key's leading `_` is
+    /// escaped).
     fn write_manifest(&self, groups: &[GroupSummary], fsync: bool) -> Result<(), PartitionError> {
         let path = self.root().join(self.layout.manifest());
-        let rows: Vec<ManifestRow> = groups
-            .iter()
-            .enumerate()
-            .map(|(gid, g)| ManifestRow {
-                column: escape_full(g.column.as_bytes()),
-                key: if g.key.is_empty() {
-                    EMPTY_KEY_NAME.to_owned()
-                } else {
-                    escape_full(&g.key)
-                },
-                path: self.relative(gid),
-                records: g.records,
-            })
-            .collect();
+        let mut rows: Vec<ManifestRow> = Vec::with_capacity(groups.len());
+        for (gid, g) in groups.iter().enumerate() {
+            let column = escape_full(g.column.as_bytes());
+            let key = if g.key.is_empty() {
+                EMPTY_KEY_NAME.to_owned()
+            } else {
+                escape_full(&g.key)
+            };
+            let first = self.relative(gid);
+            let parts = match self.parts.get(&(gid as u32)) {
+                Some(records) => records.clone(),
+                None => vec![g.records],
+            };
+            debug_assert_eq!(parts.iter().sum::<u64>(), g.records, "{}", first.display());
+            rows.extend(
+                parts
+                    .into_iter()
+                    .enumerate()
+                    .map(|(n, records)| ManifestRow {
+                        column: column.clone(),
+                        key: key.clone(),
+                        path: if n == 0 {
+                            first.clone()
+                        } else {
+                            part_path(&first, n as u32)
+                        },
+                        records,
+                    }),
+            );
+        }
         let write = || -> std::io::Result<()> {
             let mut file = std::io::BufWriter::new(std::fs::File::create(&path)?);
             write_manifest(&mut file, &rows)?;

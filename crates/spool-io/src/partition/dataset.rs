@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::layout::{first_part, MANIFEST_PREFIX};
+use super::layout::MANIFEST_PREFIX;
 use super::PartitionError;
 use crate::input::with_path;
 
@@ -32,9 +32,10 @@ pub struct ManifestRow {
     /// The key, escaped as in the manifest (reversible with
     /// [`unescape`](super::escape::unescape)).
     pub key: String,
-    /// The file (a Parquet group's first part), relative to the dataset.
+    /// The file (one part of a Parquet group; each part has its row),
+    /// relative to the dataset.
     pub path: PathBuf,
-    /// Records in the file (all its parts).
+    /// Records in the file.
     pub records: u64,
 }
 
@@ -154,10 +155,7 @@ pub fn merge_manifests(out: &Path) -> Result<DatasetTable, PartitionError> {
     files.sort();
     table.unlisted = files
         .into_iter()
-        .filter(|f| {
-            !listed.contains_key(f)
-                && !first_part(f).is_some_and(|first| listed.contains_key(&first))
-        })
+        .filter(|f| !listed.contains_key(f))
         .collect();
     table.missing = table
         .rows
@@ -315,7 +313,7 @@ mod tests {
     }
 
     #[test]
-    fn parquet_parts_are_covered_by_their_first_part() {
+    fn every_part_is_listed_or_reported() {
         let dir = std::env::temp_dir().join(format!("spool-merge-parts-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("c=k")).unwrap();
@@ -330,10 +328,12 @@ mod tests {
         }
         std::fs::write(
             dir.join("_partitions-r.tsv"),
-            "column\tkey\tpath\trecords\nc\tk\tc=k/part-r-00000.parquet\t3\nc\tj\tc=j/part-r-00000.parquet\t1\n",
+            "column\tkey\tpath\trecords\nc\tk\tc=k/part-r-00000.parquet\t3\nc\tk\tc=k/part-r-00001.parquet\t2\nc\tj\tc=j/part-r-00000.parquet\t1\n",
         )
         .unwrap();
         let table = merge_manifests(&dir).unwrap();
+        assert_eq!(table.records(), 6);
+        // A part no manifest row names is someone else's, whatever its name.
         let unlisted = ["c=k/part-s-00001.parquet", "c=k/stray.tsv"];
         assert_eq!(table.unlisted, unlisted.map(PathBuf::from));
         assert_eq!(table.missing, [PathBuf::from("c=j/part-r-00000.parquet")]);

@@ -62,17 +62,6 @@ pub(super) fn manifest_name(run_id: Option<&str>) -> String {
     }
 }
 
-/// The first part of the group a Parquet part file belongs to
-/// (`part-[ID-]NNNNN.parquet` → `part-[ID-]00000.parquet`); `None` for
-/// other names.
-pub(super) fn first_part(part: &Path) -> Option<PathBuf> {
-    let name = part.file_name()?.to_str()?;
-    let stem = name.strip_suffix(".parquet")?;
-    let (prefix, number) = stem.split_at_checked(stem.len().checked_sub(5)?)?;
-    (prefix.starts_with("part-") && number.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| part.with_file_name(format!("{prefix}00000.parquet")))
-}
-
 /// The name of part `n` of a group whose first part is `first`
 /// (`part-[ID-]00000.parquet`): the same name with the number `n`.
 pub(crate) fn part_path(first: &Path, n: u32) -> PathBuf {
@@ -313,9 +302,7 @@ mod tests {
         let first = Path::new("c=de/part-t-7-00000.parquet");
         let twelfth = part_path(first, 12);
         assert_eq!(twelfth, Path::new("c=de/part-t-7-00012.parquet"));
-        assert_eq!(first_part(&twelfth).unwrap(), first);
-        assert_eq!(first_part(Path::new("c=de/x-00001.parquet")), None);
-        assert_eq!(first_part(Path::new("c=de/part-t-7-00000.tsv")), None);
+        assert_eq!(part_path(first, 0), first);
 
         options.layout = Layout::Flat;
         options.compression = Compression::Zstd(3);

@@ -53,9 +53,10 @@ pub(super) struct Outputs {
     pub bytes_out: u64,
     /// Times a closed file was opened again, from the workers' reports.
     pub reopened: u64,
-    /// Part files per group where there may be more than one (Parquet),
-    /// from the workers' reports; a created group not listed has one.
-    pub parts: foldhash::HashMap<u32, u32>,
+    /// Part files per group where there may be more than one (Parquet):
+    /// the records of each, in order, from the workers' reports; a
+    /// created group not listed has one file.
+    pub parts: foldhash::HashMap<u32, Vec<u64>>,
 }
 
 impl Outputs {
@@ -134,7 +135,9 @@ impl Outputs {
         }
         let first = self.path(gid);
         match self.parts.get(&(gid as u32)) {
-            Some(&n) => (0..n).map(|i| part_path(&first, i)).collect(),
+            Some(records) => (0..records.len() as u32)
+                .map(|i| part_path(&first, i))
+                .collect(),
             None => vec![first],
         }
     }

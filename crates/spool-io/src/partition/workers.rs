@@ -42,8 +42,9 @@ pub(crate) struct Report {
     pub error: Option<io::Error>,
     pub bytes_out: u64,
     pub reopened: u64,
-    /// Parquet part files started per group (text files have one).
-    pub parts: Vec<(u32, u32)>,
+    /// Parquet part files started per group, the records of each (text
+    /// files have one).
+    pub parts: Vec<(u32, Vec<u64>)>,
 }
 
 /// What a worker writes.

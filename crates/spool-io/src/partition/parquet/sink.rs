@@ -29,7 +29,10 @@
 //!   [`ArrowWriter::memory_size`] does not report (column writers, level
 //!   and page buffers, metadata builders), for as long as it is open;
 //! - as it grows, every byte `memory_size()` reports (its in-progress row
-//!   group's pages and dictionaries), given back as row groups are flushed;
+//!   group's pages and dictionaries), and while a row group is in
+//!   progress its columns' codec contexts, which libzstd allocates outside
+//!   Rust's allocator ([`codec_state_bytes`](super::codec_state_bytes)),
+//!   given back as row groups are flushed;
 //! - per row group flushed, [`row_group_metadata_bytes`] for the metadata
 //!   the file keeps for its footer; a writer whose next row group's
 //!   metadata does not fit is finished, and its group spills.
@@ -84,11 +87,28 @@ struct Group {
     grouping: usize,
     /// Parts started so far (the open one included).
     parts: u32,
+    /// Records written to the latest part.
+    records: u64,
+    /// Records of each earlier part, in order (empty for the usual one
+    /// part: no allocation per group).
+    earlier: Vec<u64>,
     /// Its records go to its spill file (see the `spill` module).
     spilled: bool,
     /// The start of a record cut at a chunk's end (a record longer than
     /// the largest chunk arrives in pieces).
     carry: Vec<u8>,
+}
+
+/// What an open writer holds that is charged as it grows: what
+/// `memory_size()` reports, and while a row group is in progress its
+/// columns' `codec` state (see [`codec_state_bytes`](super::codec_state_bytes)).
+fn held(writer: &ArrowWriter<BufWriter<File>>, codec: usize) -> usize {
+    let in_progress = if writer.in_progress_rows() > 0 {
+        codec
+    } else {
+        0
+    };
+    writer.memory_size() + in_progress
 }
 
 /// One writer thread's Parquet files; see the module docs.
@@ -147,6 +167,8 @@ impl ParquetSink {
                     first,
                     grouping,
                     parts: 0,
+                    records: 0,
+                    earlier: Vec::new(),
                     spilled: false,
                     carry: Vec::new(),
                 },
@@ -189,6 +211,7 @@ impl ParquetSink {
         }
         let part = self.open.get_mut(&gid).expect("open");
         part.writer.write(&batch).map_err(io::Error::other)?;
+        self.groups.get_mut(&gid).expect("known group").records += batch.num_rows() as u64;
         if part.writer.memory_size() >= self.run.row_group_bytes {
             self.flush_row_group(gid)?;
         }
@@ -212,7 +235,7 @@ impl ParquetSink {
     fn try_open_part(&mut self, gid: u32) -> io::Result<bool> {
         let columns = self.columns(self.groups[&gid].grouping);
         let fixed = writer_state_bytes(columns);
-        let footprint = fixed + columns * DICTIONARY_TABLE_BYTES;
+        let footprint = fixed + columns * (DICTIONARY_TABLE_BYTES + self.run.codec_bytes);
         if self.open.len() >= self.max_open || !self.memory().try_admit(footprint) {
             return Ok(false);
         }
@@ -249,6 +272,9 @@ impl ParquetSink {
         // Under its final name: the run's staging directory is published
         // whole, or removed.
         let file = File::create(&path).map_err(|e| with_path(e, &path))?;
+        if group.parts > 0 {
+            group.earlier.push(std::mem::take(&mut group.records));
+        }
         group.parts += 1;
         let table = self.run.table.get().expect("set before the first block");
         let schema = table.files[group.grouping].1.clone();
@@ -263,12 +289,13 @@ impl ParquetSink {
     /// not fit, flushes this thread's largest row groups (this one's last)
     /// until it does.
     fn settle(&mut self, gid: u32) -> io::Result<()> {
+        let codec = self.columns(self.groups[&gid].grouping) * self.run.codec_bytes;
         loop {
             let memory = &self.run.memory;
             let Some(part) = self.open.get_mut(&gid) else {
                 return Ok(()); // closed by a flush: the group spills now
             };
-            let now = part.writer.memory_size();
+            let now = held(&part.writer, codec);
             if now <= part.charged {
                 memory.release(part.charged - now);
                 part.charged = now;
@@ -303,7 +330,7 @@ impl ParquetSink {
         if !part.budgeted {
             return Ok(());
         }
-        let now = part.writer.memory_size();
+        let now = held(&part.writer, columns * self.run.codec_bytes);
         memory.release(part.charged.saturating_sub(now));
         part.charged = part.charged.min(now);
         let metadata = row_group_metadata_bytes(columns);
@@ -374,8 +401,8 @@ impl ParquetSink {
 
     /// Finishes every open part, then turns each spilled group's records
     /// into its next part, one group at a time; returns each group's
-    /// number of parts.
-    pub fn finish(&mut self) -> io::Result<Vec<(u32, u32)>> {
+    /// parts (see [`parts`](Self::parts)).
+    pub fn finish(&mut self) -> io::Result<Vec<(u32, Vec<u64>)>> {
         let open: Vec<u32> = self.open.keys().copied().collect();
         for gid in open {
             let part = self.open.remove(&gid).expect("open");
@@ -414,11 +441,18 @@ impl ParquetSink {
         self.close(part)
     }
 
-    /// Each group's number of part files so far.
-    pub fn parts(&self) -> Vec<(u32, u32)> {
+    /// Each group's part files so far: the records of each, in order (a
+    /// group that never got a part has none).
+    pub fn parts(&self) -> Vec<(u32, Vec<u64>)> {
         self.groups
             .iter()
-            .map(|(&g, group)| (g, group.parts))
+            .map(|(&g, group)| {
+                let mut records = group.earlier.clone();
+                if group.parts > 0 {
+                    records.push(group.records);
+                }
+                (g, records)
+            })
             .collect()
     }
 

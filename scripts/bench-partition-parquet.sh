@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# `spool partition --format parquet` beside DuckDB, Polars and PyArrow, in
+# the same run, on the same input.
+#
+#   scripts/bench-partition-parquet.sh [SIZE] [KEYS] [RUNS]   (defaults: 1G 1000 3)
+#
+# Generates a deterministic CSV (gen-csv: key, an int64 id, a timestamp, a
+# colour, text; KEYS keys in column 1, a third of all fields quoted, with
+# commas, line breaks and doubled quotes inside), then writes it as a
+# Hive-partitioned Parquet dataset by column 1, zstd, with col2 read as
+# int64 and col3 as a timestamp, by (scripts/bench/partition_parquet.py):
+#   spool            --memory MEMORY
+#   duckdb limit     COPY ... (FORMAT PARQUET, PARTITION_BY) under SET memory_limit = MEMORY
+#   duckdb           the same without a memory limit
+#   polars           sink_parquet(PartitionBy(...))
+#   pyarrow          pyarrow.dataset.write_dataset(partitioning=hive)
+# Each tool RUNS times, fewer when one more run would take the tool past
+# BUDGET seconds in all (once if a run takes more than 5 minutes, fails or
+# times out). Prints per tool the median wall time (min-max), CPU time
+# (user + system), peak RSS of the process tree, Parquet files written and
+# the load average before its first run, or how its runs failed. Every
+# completed run is checked: DuckDB reads the dataset back with hive
+# partitioning and must find the input's rows, keys, sum of col2 and
+# total length of col5, or the run is reported WRONG.
+# Installs duckdb, polars and pyarrow into WORK/venv unless PY names a
+# python that has them.
+# Environment: WORK (scratch, default target/bench-partition-parquet),
+# MEMORY (spool's --memory and DuckDB's limit, default 128M), THREADS
+# (default 2), MAX_OPEN (spool's --max-open, default 1024), TIMEOUT (seconds
+# per run, default 900), BUDGET (seconds per tool, default 540), ONLY (an extended regex: run only the tools whose
+# name matches), SPOOL (the spool binary to run; default: this checkout's,
+# built first), PY.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SIZE=${1:-1G}
+KEYS=${2:-1000}
+RUNS=${3:-3}
+MEMORY=${MEMORY:-128M}
+THREADS=${THREADS:-2}
+MAX_OPEN=${MAX_OPEN:-1024}
+TIMEOUT=${TIMEOUT:-900}
+BUDGET=${BUDGET:-540}
+WORK=${WORK:-target/bench-partition-parquet}
+
+if [ -z "${SPOOL:-}" ]; then
+    cargo build --release -q -p spool-cli
+    SPOOL=target/release/spool
+fi
+mkdir -p "$WORK"
+if [ -z "${PY:-}" ]; then
+    [ -x "$WORK/venv/bin/python" ] || python3 -m venv "$WORK/venv"
+    PY="$WORK/venv/bin/python"
+    "$PY" -c "import duckdb, polars, pyarrow" 2>/dev/null ||
+        "$PY" -m pip install -q "duckdb==2.0.0" "polars==2.1.0" "pyarrow==26.0.1"
+fi
+PEERS=scripts/bench/partition_parquet.py
+
+DATA="$WORK/data-$SIZE-$KEYS.csv"
+if [ ! -f "$DATA" ]; then
+    cargo build --release -q -p spool-bench --bin gen-csv
+    target/release/gen-csv "$SIZE" 1 "$DATA" "$KEYS"
+fi
+[ -f "$DATA.check" ] || "$PY" "$PEERS" check "$DATA" >"$DATA.check"
+read -r ROWS _ _ _ <"$DATA.check"
+OUT="$WORK/out"
+MEMORY_MB=$(numfmt --from=iec "$MEMORY" | awk '{print int($1 / 1048576)}')
+cat "$DATA" >/dev/null # warm the page cache
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores; $DATA ($(du -m "$DATA" | cut -f1) MB, $ROWS rows, $KEYS keys); memory $MEMORY; threads $THREADS; timeout ${TIMEOUT}s"
+
+tools=()
+tools+=("spool	$SPOOL partition -q -d comma --by 1 --format parquet --schema col2:int64,col3:timestamp --compress zstd --threads $THREADS --memory $MEMORY --max-open $MAX_OPEN --out $OUT $DATA")
+tools+=("duckdb limit	$PY $PEERS duckdb $DATA $OUT $THREADS $MEMORY_MB")
+tools+=("duckdb	$PY $PEERS duckdb $DATA $OUT $THREADS")
+tools+=("polars	$PY $PEERS polars $DATA $OUT $THREADS")
+tools+=("pyarrow	$PY $PEERS pyarrow $DATA $OUT $THREADS")
+
+echo "| tool | wall s (min-max) | CPU s | peak RSS MiB | files | runs | load before |"
+echo "|---|---:|---:|---:|---:|---:|---|"
+for tool in "${tools[@]}"; do
+    name=${tool%%	*}
+    cmd=${tool#*	}
+    if [ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]]; then continue; fi
+    load=$(cut -d' ' -f1-3 /proc/loadavg)
+    : >"$WORK/times.txt"
+    failure=""
+    started=$SECONDS
+    for ((run = 1; run <= RUNS; run++)); do
+        rm -rf "$OUT"
+        status=0
+        /usr/bin/time -f "%e %U %S %M" -o "$WORK/time.txt" timeout "$TIMEOUT" sh -c "$cmd" \
+            >/dev/null 2>"$WORK/stderr.txt" || status=$?
+        if [ "$status" = 124 ]; then
+            failure="timed out after ${TIMEOUT}s"
+        elif [ "$status" != 0 ]; then
+            failure="failed ($status): $(grep -v '^Command' "$WORK/stderr.txt" | grep . | tail -n 1 | cut -c1-120)"
+        elif [ "$("$PY" "$PEERS" check "$OUT")" != "$(cat "$DATA.check")" ]; then
+            failure="WRONG: read back $("$PY" "$PEERS" check "$OUT"), input $(cat "$DATA.check")"
+        fi
+        if [ -n "$failure" ]; then
+            # (a run stopped by the timeout reports timeout's own RSS, not
+            # the tool's: left out)
+            read -r secs _ _ rss <<<"$(tail -n 1 "$WORK/time.txt")"
+            [ "$status" = 124 ] || failure="$failure after ${secs}s, peak RSS $((rss / 1024)) MiB"
+            break
+        fi
+        files=$(find "$OUT" -name '*.parquet' | wc -l)
+        echo "$(tail -n 1 "$WORK/time.txt") $files" >>"$WORK/times.txt"
+        if awk -v spent=$((SECONDS - started)) -v budget="$BUDGET" \
+            '{exit !($1 > 300 || spent + $1 > budget)}' "$WORK/time.txt"; then break; fi
+    done
+    if [ -n "$failure" ]; then
+        echo "| $name | $failure | | | | | $load |"
+        continue
+    fi
+    awk -v name="$name" -v load="$load" '
+        { wall[NR] = $1; cpu[NR] = $2 + $3; rss[NR] = $4; files = $5 }
+        function med(a, n,   i, j, t) {
+            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+            return a[int((n + 1) / 2)]
+        }
+        END {
+            lo = wall[1]; hi = wall[1]
+            for (i = 1; i <= NR; i++) { if (wall[i] < lo) lo = wall[i]; if (wall[i] > hi) hi = wall[i] }
+            printf "| %s | %.2f (%.2f-%.2f) | %.2f | %d | %d | %d | %s |\n", name, med(wall, NR), lo, hi, med(cpu, NR), med(rss, NR) / 1024, files, NR, load
+        }' "$WORK/times.txt"
+done
+rm -rf "$OUT"
