@@ -6,11 +6,17 @@
 //! offsets, field N found from the masks must be the N-th field — or, when
 //! a quoted field is never closed, the error must name the quote that
 //! opened it (closing it at the end of the input gives the records csv-core
-//! gives without the closing quote).
+//! gives without the closing quote). The same input read as the
+//! read-ahead reader reads it (`BlockCutter` over buffers of that size,
+//! each block's records read off its `BlockIndex`) gives the very records
+//! `Records` gives over the whole input, and the same error.
 #![no_main]
 
+#[path = "../../crates/spool/tests/support/block_reader.rs"]
+mod block_reader;
+
 use libfuzzer_sys::fuzz_target;
-use spool::text::csv::{strip_bom, Dialect, RecordCutter, Records, UnterminatedQuote};
+use spool::text::csv::{strip_bom, Dialect, Record, RecordCutter, Records, UnterminatedQuote};
 
 type Values = Vec<Vec<Vec<u8>>>;
 
@@ -77,6 +83,19 @@ fn split(input: &[u8], dialect: Dialect, read: usize) -> Result<Values, Untermin
     Ok(out)
 }
 
+/// A record's raw bytes, line, offset and values, or the error.
+type Seen = Result<(Vec<u8>, u64, u64, Vec<Vec<u8>>), UnterminatedQuote>;
+
+fn seen(record: Result<Record<'_>, UnterminatedQuote>) -> Seen {
+    record.map(|r| {
+        let values: Vec<Vec<u8>> = (0..)
+            .map_while(|n| r.value(n))
+            .map(|v| v.into_owned())
+            .collect();
+        (r.raw().to_vec(), r.line(), r.offset(), values)
+    })
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&knobs, input)) = data.split_first() else {
         return;
@@ -85,6 +104,14 @@ fuzz_target!(|data: &[u8]| {
     let quote = (knobs & 4 == 0).then_some(b'"');
     let dialect = Dialect::new(delimiter, quote).expect("valid");
     let read = [1, 2, 3, 7, 63, 64, 65, 4096][usize::from(knobs >> 5)];
+    let body = strip_bom(input);
+    let whole: Vec<Seen> = Records::new(body, dialect, 1, (input.len() - body.len()) as u64)
+        .map(seen)
+        .collect();
+    assert_eq!(
+        block_reader::through_blocks(input, dialect, read, seen),
+        whole
+    );
     match split(input, dialect, read) {
         Ok(values) => assert_eq!(values, csv_crate(input, dialect)),
         Err(err) => {

@@ -81,7 +81,7 @@ use crate::progress::Progress;
 use crate::read::{Format, ReadOptions};
 use crate::size::Size;
 use crate::write::Compression;
-use spool::text::csv::Dialect;
+use spool::text::csv::{BlockIndex, Dialect};
 
 /// Where each group's file goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -275,10 +275,16 @@ impl Options {
     }
 
     /// Memory besides the chunks: read-ahead rings (a ring can briefly hold
-    /// one extra buffer), an encoder and its output per worker, and a fixed
-    /// allowance for code, the key table and allocator slack.
+    /// one extra buffer; for CSV each buffer has its records' index), an
+    /// encoder and its output per worker, and a fixed allowance for code,
+    /// the key table and allocator slack.
     fn memory_reserve(&self) -> usize {
+        let index = match self.quote {
+            Some(_) => self.read.buffers * BlockIndex::memory(self.read.buffer_len),
+            None => 0,
+        };
         let read = self.parallel_inputs * (self.read.buffers + 1) * self.read.buffer_len
+            + self.parallel_inputs * index
             // a decompressor's input buffer
             + self.parallel_inputs * (1 << 20);
         let workers = match &self.format {

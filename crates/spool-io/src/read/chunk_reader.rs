@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
 
-use spool::text::csv::{self, strip_bom};
+use spool::text::csv::{self, strip_bom, BlockIndex};
 use spool::text::Records;
 
 use super::Format;
@@ -101,12 +101,15 @@ impl Default for ReadOptions {
 /// ```
 pub struct Block {
     data: Vec<u8>,
+    /// The CSV records of `data[..len]`, as the reader thread found them
+    /// (empty for lines).
+    index: BlockIndex,
     len: usize,
     offset: u64,
     first_line: u64,
     delimiter: u8,
     format: Format,
-    free: Sender<Vec<u8>>,
+    free: Sender<Buffer>,
 }
 
 impl Block {
@@ -148,11 +151,15 @@ impl Block {
     /// [`UnterminatedQuote`](csv::UnterminatedQuote) error; every other
     /// block ends at a record end, outside quotes.
     ///
+    /// The reader thread found the records while it looked for where to
+    /// cut the block, and kept their places: they are read off that index,
+    /// without a second pass over the bytes.
+    ///
     /// # Examples
     ///
     /// ```
     /// use spool::text::csv::Dialect;
-    /// use spool_io::read::{ChunkReader, FieldRecord, Format, ReadOptions};
+    /// use spool_io::read::{ChunkReader, Format, ReadOptions};
     /// let input = &b"\xEF\xBB\xBFcity,n\n\"New York, NY\",1\nParis,\"2\n3\"\n"[..];
     /// let options = ReadOptions { buffer_len: 8, format: Format::Csv(Dialect::CSV), ..ReadOptions::default() };
     /// let mut reader = ChunkReader::new(input, options);
@@ -166,13 +173,18 @@ impl Block {
     /// assert_eq!(rows, [(b"city".to_vec(), 1), (b"New York, NY".to_vec(), 2), (b"Paris".to_vec(), 3)]);
     /// # Ok::<(), std::io::Error>(())
     /// ```
-    pub fn csv_records(&self) -> csv::Records<'_> {
+    pub fn csv_records(&self) -> csv::IndexedRecords<'_> {
         let dialect = match self.format {
             Format::Csv(dialect) => dialect,
             Format::Lines => csv::Dialect::TSV,
         };
-        let (bytes, offset) = self.body();
-        csv::Records::new(bytes, dialect, self.first_line, offset)
+        csv::IndexedRecords::new(
+            self.bytes(),
+            &self.index,
+            dialect,
+            self.first_line,
+            self.offset,
+        )
     }
 
     /// The block's bytes without a byte order mark at the start of the
@@ -197,19 +209,28 @@ impl std::ops::Deref for Block {
 impl Drop for Block {
     fn drop(&mut self) {
         // If the reader is gone the buffer is simply freed.
-        let _ = self.free.try_send(std::mem::take(&mut self.data));
+        let _ = self.free.try_send(Buffer {
+            data: std::mem::take(&mut self.data),
+            index: std::mem::take(&mut self.index),
+        });
     }
+}
+
+/// A buffer of the ring, and the index of the CSV records in it.
+pub(super) struct Buffer {
+    pub data: Vec<u8>,
+    pub index: BlockIndex,
 }
 
 /// What the reader thread sends: a block's buffer, its filled length,
 /// offset and first line.
-pub(super) type Message = io::Result<(Vec<u8>, usize, u64, u64)>;
+pub(super) type Message = io::Result<(Buffer, usize, u64, u64)>;
 
 /// Reads an input in large chunks on a read-ahead thread; see the
 /// module docs.
 pub struct ChunkReader {
     full: Receiver<Message>,
-    free: Sender<Vec<u8>>,
+    free: Sender<Buffer>,
     thread: Option<JoinHandle<()>>,
     /// Dropped to tell the thread to stop.
     stop: Option<Sender<()>>,
@@ -232,7 +253,15 @@ impl ChunkReader {
         let (full_tx, full) = bounded(options.buffers);
         let (free, free_rx) = bounded(options.buffers);
         for _ in 0..options.buffers {
-            free.send(Vec::new()).expect("room for every buffer");
+            let index = match options.format {
+                Format::Csv(_) => BlockIndex::for_block_len(options.buffer_len),
+                Format::Lines => BlockIndex::default(),
+            };
+            let buffer = Buffer {
+                data: Vec::new(),
+                index,
+            };
+            free.send(buffer).expect("room for every buffer");
         }
         let (delimiter, format) = (options.delimiter, options.format);
         let (stop, stop_rx) = bounded::<()>(0);
@@ -305,8 +334,9 @@ impl ChunkReader {
             },
         };
         match received {
-            Ok(Ok((data, len, offset, first_line))) => Ok(Some(Block {
+            Ok(Ok((Buffer { data, index }, len, offset, first_line))) => Ok(Some(Block {
                 data,
+                index,
                 len,
                 offset,
                 first_line,

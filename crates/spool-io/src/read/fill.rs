@@ -8,7 +8,7 @@ use std::io::{self, Read};
 
 use crossbeam_channel::{select, Receiver, Sender};
 
-use super::chunk_reader::{Message, ReadOptions};
+use super::chunk_reader::{Buffer, Message, ReadOptions};
 use super::cut::Cutter;
 
 /// The reader thread: fills recycled buffers with whole records.
@@ -20,7 +20,7 @@ pub(super) fn fill(
     mut input: impl Read,
     options: &ReadOptions,
     full: &Sender<Message>,
-    free: &Receiver<Vec<u8>>,
+    free: &Receiver<Buffer>,
     stop: &Receiver<()>,
 ) {
     let mut cutter = Cutter::new(options.format, options.delimiter);
@@ -28,13 +28,17 @@ pub(super) fn fill(
     let mut offset = 0u64;
     let mut line = 1u64;
     loop {
-        let mut buf = select! {
+        let Buffer {
+            data: mut buf,
+            mut index,
+        } = select! {
             recv(free) -> buf => match buf {
                 Ok(buf) => buf,
                 Err(_) => return,
             },
             recv(stop) -> _ => return,
         };
+        index.clear();
         if buf.len() > 2 * options.buffer_len {
             buf = Vec::new(); // a grown buffer: let it go
         }
@@ -67,9 +71,11 @@ pub(super) fn fill(
                 }
             }
             if eof {
+                cutter.last_block(&buf[..filled], &mut index);
                 break filled;
             }
-            match cutter.last_end(&buf[..filled], scanned, offset, options.max_record_len) {
+            let limit = options.max_record_len;
+            match cutter.last_end(&buf[..filled], scanned, offset, limit, &mut index) {
                 Ok(Some(end)) => break end,
                 Ok(None) => {}
                 Err(e) => {
@@ -93,8 +99,9 @@ pub(super) fn fill(
         if cut == 0 {
             return; // end of input, nothing left
         }
-        let next_line = cutter.line_after(&buf[..cut], line, eof);
-        if full.send(Ok((buf, cut, offset, line))).is_err() || eof {
+        let next_line = cutter.cut(&buf[..filled], cut, line, eof);
+        let buffer = Buffer { data: buf, index };
+        if full.send(Ok((buffer, cut, offset, line))).is_err() || eof {
             return;
         }
         offset += cut as u64;

@@ -106,6 +106,36 @@ impl Index {
     /// the open one) and scans on through `data` until the index is nearly
     /// full or the data ends.
     pub(crate) fn refill(&mut self, data: &[u8], splitter: &Splitter) {
+        self.refill_to(data, data.len(), splitter);
+    }
+
+    /// [`refill`](Self::refill) that stops scanning at `end`, reading the
+    /// bytes after it only to see whether a CR there is followed by an LF.
+    ///
+    /// Unless `end` is `data.len()`, `end - base` must be a whole number
+    /// of chunks, or this must be the index's last scan: a record that
+    /// starts in a short chunk has its masks completed by the next chunk
+    /// only, so two short chunks in a row would leave them incomplete.
+    pub(crate) fn refill_to(&mut self, data: &[u8], end: usize, splitter: &Splitter) {
+        self.compact();
+        #[cfg(target_arch = "x86_64")]
+        if splitter.fused() {
+            // SAFETY: `fused` is set only when the CPU has AVX2, PCLMULQDQ
+            // and POPCNT, the features `fill_fused` is compiled for.
+            #[allow(unsafe_code)]
+            unsafe {
+                fill_fused(self, data, end, splitter)
+            };
+            return;
+        }
+        fill(self, data, end, |carry, chunk, len| {
+            splitter.scan_unfused(carry, chunk, len)
+        });
+    }
+
+    /// Once every end was handed out: drops the records handed out, keeping
+    /// the one still open.
+    fn compact(&mut self) {
         debug_assert_eq!(self.ends_taken, self.n_ends);
         let kept = self.n_starts - self.n_ends;
         if kept == 1 {
@@ -126,19 +156,6 @@ impl Index {
         self.n_starts = kept;
         self.n_ends = 0;
         self.ends_taken = 0;
-        #[cfg(target_arch = "x86_64")]
-        if splitter.fused() {
-            // SAFETY: `fused` is set only when the CPU has AVX2, PCLMULQDQ
-            // and POPCNT, the features `fill_fused` is compiled for.
-            #[allow(unsafe_code)]
-            unsafe {
-                fill_fused(self, data, splitter)
-            };
-            return;
-        }
-        fill(self, data, |carry, chunk, len| {
-            splitter.scan_unfused(carry, chunk, len)
-        });
     }
 }
 
@@ -146,26 +163,33 @@ impl Index {
 /// AVX2, PCLMULQDQ and POPCNT.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,pclmulqdq,popcnt")]
-fn fill_fused(ix: &mut Index, data: &[u8], splitter: &Splitter) {
+fn fill_fused(ix: &mut Index, data: &[u8], end: usize, splitter: &Splitter) {
     // The closure inherits this function's target features, so calling
     // the fused scan from it is safe, and it is inlined.
     fill(
         ix,
         data,
+        end,
         #[inline(always)]
         |carry, chunk, len| super::scan::x86::scan(splitter, carry, chunk, len),
     );
 }
 
 /// Stage one's loop: scans chunks from `ix.base` with `scan` until the
-/// index is nearly full or `data` ends.
+/// index is nearly full or `stop` is reached (see [`Index::refill_to`]).
 #[inline(always)]
-fn fill(ix: &mut Index, data: &[u8], scan: impl Fn(&mut Carry, &[u8; 64], usize) -> Scanned) {
+fn fill(
+    ix: &mut Index,
+    data: &[u8],
+    stop: usize,
+    scan: impl Fn(&mut Carry, &[u8; 64], usize) -> Scanned,
+) {
+    debug_assert!(stop <= data.len());
     let (mut base, mut line, mut carry, mut open) = (ix.base, ix.line, ix.carry, ix.open);
     let (mut n_starts, mut n_ends, mut prev_from) = (ix.n_starts, ix.n_ends, ix.prev_from);
-    while n_ends < FULL && base < data.len() {
+    while n_ends < FULL && base < stop {
         let rest = &data[base..];
-        let len = rest.len().min(64);
+        let len = (stop - base).min(64);
         // One call site, so that the scan is inlined into this loop.
         let tail;
         let chunk = match rest.first_chunk::<64>() {

@@ -131,6 +131,7 @@
 //! # Ok::<(), spool::text::csv::UnterminatedQuote>(())
 //! ```
 
+mod block;
 mod bom;
 mod classify;
 mod cutter;
@@ -138,12 +139,15 @@ mod dialect;
 mod error;
 mod fields;
 mod index;
+mod indexed;
 mod records;
 mod scan;
 
+pub use block::{BlockCutter, BlockIndex, BYTES_PER_ENTRY};
 pub use bom::{strip_bom, BOM};
 pub use cutter::{Position, RecordCutter};
 pub use dialect::{Dialect, InvalidDialect};
 pub use error::UnterminatedQuote;
 pub use fields::{Field, Fields};
+pub use indexed::IndexedRecords;
 pub use records::{Record, Records};

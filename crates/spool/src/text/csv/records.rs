@@ -1,6 +1,7 @@
 //! The records of a block of CSV as borrowed views.
 
 use super::fields::{Field, Fields};
+use alloc::borrow::Cow;
 use alloc::boxed::Box;
 
 use super::index::Index;
@@ -41,6 +42,27 @@ pub struct Record<'a> {
 }
 
 impl<'a> Record<'a> {
+    /// A record whose place and masks an index kept (see `block.rs`).
+    #[inline(always)]
+    pub(crate) fn indexed(
+        raw: &'a [u8],
+        line: u64,
+        offset: u64,
+        dialect: Dialect,
+        delims: u64,
+        quotes: u64,
+    ) -> Self {
+        Record {
+            raw,
+            line,
+            lf_before: 0,
+            offset,
+            dialect,
+            delims,
+            quotes,
+        }
+    }
+
     /// The record exactly as read, with its line break (LF, CRLF or CR;
     /// absent only on an input's last record).
     #[inline]
@@ -92,12 +114,69 @@ impl<'a> Record<'a> {
     #[inline(always)]
     pub fn field(&self, index: usize) -> Option<Field<'a>> {
         let bytes = self.bytes();
+        match self.locate(bytes, index) {
+            Located::Here { start, end, quotes } => Some(Field::with_quotes(
+                &bytes[start..end],
+                self.dialect.quote(),
+                quotes,
+            )),
+            Located::Past { start, fields } => scan_fields(&bytes[start..], self.dialect, fields),
+        }
+    }
+
+    /// The value of field `index` (from 0), as [`Field::value`] gives it,
+    /// or `None` if the record has fewer fields.
+    ///
+    /// What [`field`](Self::field) then [`value`](Field::value) give,
+    /// without the [`Field`] in between: a field in the record's first 64
+    /// bytes that is unquoted, or quoted with nothing to unescape, is cut
+    /// from the masks' bits alone, in registers; every other field takes
+    /// an out-of-line path.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::text::csv::{Dialect, Records};
+    /// let record = Records::new(b"a,\"b,c\",\"d\"\"\"\n", Dialect::CSV, 1, 0).next().unwrap()?;
+    /// assert_eq!(record.value(1).unwrap(), &b"b,c"[..]);
+    /// assert_eq!(record.value(2).unwrap(), &b"d\""[..]);
+    /// assert!(record.value(3).is_none());
+    /// # Ok::<(), spool::text::csv::UnterminatedQuote>(())
+    /// ```
+    #[inline(always)]
+    pub fn value(&self, index: usize) -> Option<Cow<'a, [u8]>> {
+        let bytes = self.bytes();
+        let Located::Here { start, end, quotes } = self.locate(bytes, index) else {
+            return self.value_scanned(index);
+        };
+        let len = end - start;
+        let quoted = quotes & 1 != 0;
+        let enclosed = len >= 2 && quotes == 1 | 1 << (len - 1);
+        if quoted && !enclosed {
+            return self.value_scanned(index);
+        }
+        let trim = usize::from(quoted);
+        Some(Cow::Borrowed(&bytes[start + trim..end - trim]))
+    }
+
+    /// [`value`](Self::value) for the fields the masks cannot cut alone.
+    #[cold]
+    #[inline(never)]
+    fn value_scanned(&self, index: usize) -> Option<Cow<'a, [u8]>> {
+        self.field(index).map(|f| f.value())
+    }
+
+    /// Where field `index` is in `bytes` (the record's), as far as the
+    /// masks of its first 64 bytes tell.
+    #[inline(always)]
+    fn locate(&self, bytes: &[u8], index: usize) -> Located {
         let known = bytes.len().min(64);
         let mut delims = self.delims & low_bits(known);
         let mut start = 0;
         for skipped in 0..index {
             if delims == 0 {
-                return scan_fields(&bytes[start..], self.dialect, index - skipped);
+                let fields = index - skipped;
+                return Located::Past { start, fields };
             }
             start = delims.trailing_zeros() as usize + 1;
             delims &= delims - 1;
@@ -107,15 +186,11 @@ impl<'a> Record<'a> {
         } else if known == bytes.len() {
             bytes.len()
         } else {
-            return scan_fields(&bytes[start..], self.dialect, 0);
+            return Located::Past { start, fields: 0 };
         };
         // `start` is 64 for an empty last field after a delimiter at byte 63.
         let quotes = self.quotes.checked_shr(start as u32).unwrap_or(0) & low_bits(end - start);
-        Some(Field::with_quotes(
-            &bytes[start..end],
-            self.dialect.quote(),
-            quotes,
-        ))
+        Located::Here { start, end, quotes }
     }
 
     /// All fields, in order.
@@ -123,6 +198,19 @@ impl<'a> Record<'a> {
     pub fn fields(&self) -> Fields<'a> {
         Fields::new(self.bytes(), self.dialect)
     }
+}
+
+/// Where [`Record::locate`] found a field.
+enum Located {
+    /// At `start..end` of the record's bytes, with these quote bits.
+    Here {
+        start: usize,
+        end: usize,
+        quotes: u64,
+    },
+    /// Not within the masks: `fields` fields on from the field that
+    /// starts at `start`.
+    Past { start: usize, fields: usize },
 }
 
 /// Iterator over the records of a block of whole records.

@@ -1,0 +1,119 @@
+//! The records of a block read off its [`BlockIndex`], without looking at
+//! the bytes again; see [`block`](super::block) for why.
+
+use core::slice;
+
+use super::block::{BlockIndex, Entry};
+use super::records::{Record, Records};
+use super::{Dialect, UnterminatedQuote, BOM};
+
+/// Iterator over the records of a block that a [`BlockCutter`] cut and
+/// indexed: the same records, lines and offsets [`Records`] finds in it.
+///
+/// The records the index holds come out of it; the ones after its last
+/// entry (past its capacity, or the input's last record when it has no
+/// line break or an unterminated quote) are found by scanning, as
+/// [`Records`] does.
+///
+/// [`BlockCutter`]: super::BlockCutter
+///
+/// # Examples
+///
+/// See [`BlockCutter`](super::BlockCutter).
+#[derive(Clone, Debug)]
+pub struct IndexedRecords<'a> {
+    data: &'a [u8],
+    entries: slice::Iter<'a, Entry>,
+    dialect: Dialect,
+    first_line: u64,
+    offset: u64,
+    /// The index's last entry: the records not in the index follow it.
+    last: Option<Entry>,
+    /// The records after the index's last entry, once reached.
+    rest: Option<Records<'a>>,
+    done: bool,
+}
+
+impl<'a> IndexedRecords<'a> {
+    /// The records of `data`, a block that starts at input offset `offset`
+    /// and line `first_line` and was indexed into `index` (an empty index
+    /// works too: every record is then scanned). At offset 0 a UTF-8 byte
+    /// order mark is not part of the first record.
+    pub fn new(
+        data: &'a [u8],
+        index: &'a BlockIndex,
+        dialect: Dialect,
+        first_line: u64,
+        offset: u64,
+    ) -> Self {
+        IndexedRecords {
+            data,
+            entries: index.entries.iter(),
+            dialect,
+            first_line,
+            offset,
+            last: index.entries.last().copied(),
+            rest: None,
+            done: false,
+        }
+    }
+
+    /// The records after the index, scanned.
+    #[cold]
+    #[inline(never)]
+    fn rest(&mut self) -> Option<Result<Record<'a>, UnterminatedQuote>> {
+        if self.rest.is_none() {
+            if self.done {
+                return None;
+            }
+            self.done = true;
+            let (from, line) = self.after_index();
+            if from >= self.data.len() {
+                return None;
+            }
+            self.rest = Some(Records::new(
+                &self.data[from..],
+                self.dialect,
+                line,
+                self.offset + from as u64,
+            ));
+        }
+        self.rest.as_mut()?.next()
+    }
+
+    /// Where the records not in the index start, and their line: after the
+    /// last entry, or at the block's first record if there is none.
+    fn after_index(&self) -> (usize, u64) {
+        match self.last {
+            Some(e) => {
+                let raw = &self.data[e.start as usize..e.end as usize];
+                let lines = memchr::memchr_iter(b'\n', raw).count() as u64;
+                (e.end as usize, self.first_line + u64::from(e.line) + lines)
+            }
+            None if self.offset == 0 && self.data.starts_with(BOM) => (BOM.len(), self.first_line),
+            None => (0, self.first_line),
+        }
+    }
+}
+
+impl<'a> Iterator for IndexedRecords<'a> {
+    type Item = Result<Record<'a>, UnterminatedQuote>;
+
+    // Always inlined: see `Records::next`.
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.entries.next() {
+            Some(e) => Some(Ok(Record::indexed(
+                &self.data[e.start as usize..e.end as usize],
+                self.first_line + u64::from(e.line),
+                self.offset + u64::from(e.start),
+                self.dialect,
+                e.delims,
+                e.quotes,
+            ))),
+            None => self.rest(),
+        }
+    }
+}
+
+impl core::iter::FusedIterator for IndexedRecords<'_> {}
