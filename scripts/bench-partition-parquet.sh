@@ -85,7 +85,7 @@ for tool in "${tools[@]}"; do
     failure=""
     started=$SECONDS
     for ((run = 1; run <= RUNS; run++)); do
-        rm -rf "$OUT"
+        rm -rf "$OUT" "$WORK/duckdb-tmp"
         status=0
         /usr/bin/time -f "%e %U %S %M" -o "$WORK/time.txt" timeout "$TIMEOUT" sh -c "$cmd" \
             >/dev/null 2>"$WORK/stderr.txt" || status=$?
@@ -124,4 +124,4 @@ for tool in "${tools[@]}"; do
             printf "| %s | %.2f (%.2f-%.2f) | %.2f | %d | %d | %d | %s |\n", name, med(wall, NR), lo, hi, med(cpu, NR), med(rss, NR) / 1024, files, NR, load
         }' "$WORK/times.txt"
 done
-rm -rf "$OUT"
+rm -rf "$OUT" "$WORK/duckdb-tmp"

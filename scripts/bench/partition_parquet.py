@@ -43,6 +43,8 @@ def duckdb_peer(src, out, threads, memory_mb):
 
     con = duckdb.connect()
     con.execute(f"SET threads = {threads}")
+    # Spilled data goes beside the output, not into the working directory.
+    con.execute(f"SET temp_directory = '{os.path.dirname(os.path.abspath(out))}/duckdb-tmp'")
     if memory_mb:
         con.execute(f"SET memory_limit = '{memory_mb}MB'")
     con.execute(
