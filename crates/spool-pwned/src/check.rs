@@ -162,7 +162,6 @@ pub fn check_batch<E>(
         // Up to CHUNK hashes, or up to the end or the first line that
         // stops the batch (whose error waits for the answers before it).
         let mut stop = None;
-        let mut end = true;
         for (n, line) in lines.by_ref() {
             let line_no = n as u64 + 1;
             match line.map(|line| batch_line(&line, kind)) {
@@ -180,7 +179,6 @@ pub fn check_batch<E>(
                 Err(e) => stop = Some(BatchError::Io(e)),
             }
             if stop.is_some() || keys.len() == CHUNK {
-                end = stop.is_some();
                 break;
             }
         }
@@ -194,7 +192,8 @@ pub fn check_batch<E>(
         if let Some(stop) = stop {
             return Err(stop);
         }
-        if end {
+        // A chunk short of CHUNK with no stop means the lines ran out.
+        if keys.len() < CHUNK {
             return Ok(any);
         }
         keys.clear();
