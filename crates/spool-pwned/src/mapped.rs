@@ -171,14 +171,14 @@ impl Mapped {
     /// is the first record not below `want`: their blocks are checked, so
     /// damage there is an error, never a wrong answer.
     ///
+    /// `KEY` is a constant so that each caller's key compare compiles to a
+    /// fixed-width compare rather than a `memcmp` call: measured, a
+    /// runtime width made t64 lookups twice as slow.
+    ///
     /// # Errors
     ///
     /// [`Damaged`] if the prefix's fanout entries or those records fail
     /// their checksums.
-    ///
-    /// `KEY` is a constant so that each caller's key compare compiles to a
-    /// fixed-width compare rather than a `memcmp` call: measured, a
-    /// runtime width made t64 lookups twice as slow.
     #[inline]
     pub fn seek<const KEY: usize>(
         &self,
