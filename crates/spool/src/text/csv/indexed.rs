@@ -29,9 +29,9 @@ pub struct IndexedRecords<'a> {
     offset: u64,
     /// The index's last entry: the records not in the index follow it.
     last: Option<Entry>,
-    /// The records after the index's last entry, once reached.
+    /// The records after the index's last entry, once reached (possibly
+    /// none: then an iterator over no bytes).
     rest: Option<Records<'a>>,
-    done: bool,
 }
 
 impl<'a> IndexedRecords<'a> {
@@ -54,7 +54,6 @@ impl<'a> IndexedRecords<'a> {
             offset,
             last: index.entries.last().copied(),
             rest: None,
-            done: false,
         }
     }
 
@@ -63,14 +62,8 @@ impl<'a> IndexedRecords<'a> {
     #[inline(never)]
     fn rest(&mut self) -> Option<Result<Record<'a>, UnterminatedQuote>> {
         if self.rest.is_none() {
-            if self.done {
-                return None;
-            }
-            self.done = true;
             let (from, line) = self.after_index();
-            if from >= self.data.len() {
-                return None;
-            }
+            let from = from.min(self.data.len());
             self.rest = Some(Records::new(
                 &self.data[from..],
                 self.dialect,
