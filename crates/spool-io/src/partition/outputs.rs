@@ -188,16 +188,23 @@ impl Outputs {
     }
 
     /// Closes the workers' queues and waits for them; adds up their
-    /// reports.
+    /// reports. Every queue is closed before the first join, so the
+    /// workers finish their files (with Parquet, the conversion of every
+    /// spilled group) side by side rather than one after another.
     ///
     /// # Errors
     ///
     /// The first error a worker reported, or one saying it panicked.
     pub fn join_workers(&mut self) -> Result<(), PartitionError> {
         let mut first_error = None;
-        for worker in self.workers.drain(..) {
-            drop(worker.jobs);
-            match worker.thread.join() {
+        let threads: Vec<_> = (self.workers.drain(..))
+            .map(|Worker { jobs, thread }| {
+                drop(jobs);
+                thread
+            })
+            .collect();
+        for thread in threads {
+            match thread.join() {
                 Ok(report) => {
                     self.bytes_out += report.bytes_out;
                     self.reopened += report.reopened;
