@@ -25,8 +25,10 @@ pub mod values;
 
 use std::sync::{Arc, OnceLock};
 
+use arrow_schema::{DataType, Schema};
 use parquet::basic::{Compression as Codec, ZstdLevel};
 use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
 
 pub use schema::{ColumnType, Misfit, SchemaSpec, Table};
 pub(crate) use spill::READ_PIECE;
@@ -71,10 +73,12 @@ pub const fn row_group_metadata_bytes(columns: usize) -> usize {
     512 + columns * 1024
 }
 
-/// The table a dictionary-encoded column of an open writer allocates at
-/// its first value (and again after each flush), reported by
-/// `memory_size()`: about 37 KiB per column. Used to estimate an open
-/// writer's typical footprint when admitting it.
+/// What a dictionary-encoded column (a string column: see
+/// [`file_properties`]) of an open writer is allowed for its dictionary
+/// when the writer is admitted: its hash table and distinct values, a few
+/// KiB at the first values and growing with each new one. Used to
+/// estimate an open writer's typical footprint when admitting it; what it
+/// really holds is charged as it grows.
 pub const DICTIONARY_TABLE_BYTES: usize = 40 << 10;
 
 /// What the codec of one column of an in-progress row group holds outside
@@ -159,6 +163,8 @@ impl ParquetOptions {
         };
         let rows = self.row_group_size.max(1);
         Ok(WriterProperties::builder()
+            // Per column, string columns only: see `file_properties`.
+            .set_dictionary_enabled(false)
             .set_compression(codec)
             .set_max_row_group_row_count(Some(rows))
             // One page per column chunk: compressed once, at the flush.
@@ -167,6 +173,47 @@ impl ParquetOptions {
             .set_created_by(format!("spool {}", env!("CARGO_PKG_VERSION")))
             .build())
     }
+}
+
+/// The properties of the files of one grouping (`schema`): the run's
+/// `properties` with dictionary encoding on for the string columns only.
+///
+/// A dictionary pays off where values repeat; a string column (a colour,
+/// a country, a status) is where they usually do, and where a reader gains
+/// most from it. Numbers, dates and timestamps of a partition are mostly
+/// distinct: arrow-rs would hash every value into a dictionary that ends
+/// as large as the column, write both, and fall back to plain only past
+/// 1 MiB of dictionary — which a partition's column chunk often never
+/// reaches. Plain pages of such columns compress as well under zstd.
+///
+/// # Examples
+///
+/// ```
+/// use arrow_schema::{DataType, Field, Schema};
+/// use parquet::schema::types::ColumnPath;
+/// use spool_io::partition::parquet::{file_properties, ParquetOptions};
+/// let run = ParquetOptions::default().writer_properties(1 << 20)?;
+/// let schema = Schema::new(vec![
+///     Field::new("id", DataType::Int64, true),
+///     Field::new("name", DataType::Utf8, true),
+/// ]);
+/// let file = file_properties(&run, &schema);
+/// assert!(!file.dictionary_enabled(&ColumnPath::from("id")));
+/// assert!(file.dictionary_enabled(&ColumnPath::from("name")));
+/// # Ok::<(), spool_io::partition::PartitionError>(())
+/// ```
+pub fn file_properties(properties: &WriterProperties, schema: &Schema) -> WriterProperties {
+    dictionary_columns(schema)
+        .fold(properties.clone().into_builder(), |builder, field| {
+            builder.set_column_dictionary_enabled(ColumnPath::from(field.name().as_str()), true)
+        })
+        .build()
+}
+
+/// The columns of `schema` written with a dictionary: its strings (see
+/// [`file_properties`]).
+pub fn dictionary_columns(schema: &Schema) -> impl Iterator<Item = &arrow_schema::FieldRef> {
+    (schema.fields().iter()).filter(|field| field.data_type() == &DataType::Utf8)
 }
 
 impl Default for ParquetOptions {

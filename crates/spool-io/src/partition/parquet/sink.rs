@@ -57,7 +57,10 @@ use parquet::file::properties::WriterProperties;
 
 use super::batch::BatchBuilder;
 use super::spill::{self, spill_path, Spill};
-use super::{row_group_metadata_bytes, writer_state_bytes, ParquetRun, DICTIONARY_TABLE_BYTES};
+use super::{
+    dictionary_columns, file_properties, row_group_metadata_bytes, writer_state_bytes, ParquetRun,
+    DICTIONARY_TABLE_BYTES,
+};
 use crate::input::with_path;
 use crate::partition::layout::part_path;
 use crate::partition::writer_memory::WriterMemory;
@@ -119,6 +122,8 @@ pub(crate) struct ParquetSink {
     spill: Spill,
     groups: foldhash::HashMap<u32, Group>,
     builders: Vec<Option<BatchBuilder>>,
+    /// Each grouping's file properties ([`file_properties`]), once used.
+    properties: Vec<Option<WriterProperties>>,
     seen_pressure: u64,
     /// Bytes of the part files finished so far.
     bytes_out: u64,
@@ -133,6 +138,7 @@ impl ParquetSink {
             spill: Spill::new(max_open),
             groups: foldhash::HashMap::default(),
             builders: Vec::new(),
+            properties: Vec::new(),
             seen_pressure: 0,
             bytes_out: 0,
         }
@@ -233,9 +239,13 @@ impl ParquetSink {
     /// `max_open` open and the budget admits and has room for one more
     /// writer; `false` if not.
     fn try_open_part(&mut self, gid: u32) -> io::Result<bool> {
-        let columns = self.columns(self.groups[&gid].grouping);
+        let grouping = self.groups[&gid].grouping;
+        let table = self.run.table.get().expect("set before the first block");
+        let schema = &table.files[grouping].1;
+        let (columns, dictionaries) = (schema.fields().len(), dictionary_columns(schema).count());
         let fixed = writer_state_bytes(columns);
-        let footprint = fixed + columns * (DICTIONARY_TABLE_BYTES + self.run.codec_bytes);
+        let footprint =
+            fixed + dictionaries * DICTIONARY_TABLE_BYTES + columns * self.run.codec_bytes;
         if self.open.len() >= self.max_open || !self.memory().try_admit(footprint) {
             return Ok(false);
         }
@@ -276,12 +286,18 @@ impl ParquetSink {
             group.earlier.push(std::mem::take(&mut group.records));
         }
         group.parts += 1;
+        let grouping = group.grouping;
         let table = self.run.table.get().expect("set before the first block");
-        let schema = table.files[group.grouping].1.clone();
+        let schema = table.files[grouping].1.clone();
+        if self.properties.len() <= grouping {
+            self.properties.resize_with(grouping + 1, || None);
+        }
+        let properties = (self.properties[grouping])
+            .get_or_insert_with(|| file_properties(&self.run.properties, &schema));
         ArrowWriter::try_new(
             BufWriter::with_capacity(FILE_BUFFER, file),
             schema,
-            Some(WriterProperties::clone(&self.run.properties)),
+            Some(properties.clone()),
         )
         .map_err(io::Error::other)
     }
