@@ -298,13 +298,18 @@ impl Options {
             }
             // Per writer thread: a batch being built (its arrays, about
             // three times the text of a largest chunk, or of a piece of a
-            // spill file being converted, and that piece), a row group being compressed
+            // spilled group being converted, and that piece), the spill
+            // log's write buffer, a row group being compressed
             // (its output, and a zstd context); per open file its write
             // buffer (the writers' own state is charged to the budget as
             // they open).
             OutputFormat::Parquet(_) => {
                 self.workers.max(1)
-                    * (3 * MAX_CHUNK + parquet::READ_PIECE + self.row_group_bytes() + (4 << 20))
+                    * (3 * MAX_CHUNK
+                        + parquet::READ_PIECE
+                        + parquet::spill::WRITE_BUFFER
+                        + self.row_group_bytes()
+                        + (4 << 20))
                     + self.max_open * parquet::sink::FILE_BUFFER
             }
         };

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use super::commit::Staging;
 use super::layout::{part_path, FileLayout};
+use super::parquet::spill;
 use super::workers::{self, Job, Output, Worker};
 use super::{Options, PartitionError};
 use crate::write::Chunk;
@@ -76,7 +77,10 @@ impl Outputs {
         let n = options.workers.clamp(1, options.max_open.max(1));
         let per_worker_open = (options.max_open / n).max(1);
         let workers = (0..n)
-            .map(|_| workers::spawn(output, per_worker_open, QUEUE, failed.clone()))
+            .map(|i| {
+                let spill_log = spill::log_path(staged.dir(), i);
+                workers::spawn(output, per_worker_open, QUEUE, failed.clone(), spill_log)
+            })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Outputs {
             layout: FileLayout::new(options),

@@ -6,7 +6,8 @@
 //! out; a closed text file is reopened in append mode when its group writes
 //! again (blocks are self-contained frames, so appending keeps it valid).
 //! Parquet files are never closed early: groups beyond the open writers
-//! spill as text and become one part each at the end ([`ParquetSink`]).
+//! spill as text to the thread's spill log and become one part each at the
+//! end ([`ParquetSink`]).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -63,11 +64,13 @@ pub(crate) struct Worker {
 
 /// Starts a worker; `failed` is raised if it hits an error (it then keeps
 /// draining its queue without writing, so the router never blocks on it).
+/// A Parquet worker keeps its spill log at `spill_log`.
 pub(crate) fn spawn(
     output: &Output,
     max_open: usize,
     queue: usize,
     failed: Arc<AtomicBool>,
+    spill_log: PathBuf,
 ) -> io::Result<Worker> {
     let (jobs, rx) = crossbeam_channel::bounded(queue);
     let builder = std::thread::Builder::new().name("spool-partition-writer".into());
@@ -77,7 +80,7 @@ pub(crate) fn spawn(
             builder.spawn(move || run(rx, encoder, max_open, &failed))?
         }
         Output::Parquet(parquet) => {
-            let sink = ParquetSink::new(parquet.clone(), max_open);
+            let sink = ParquetSink::new(parquet.clone(), max_open, spill_log);
             builder.spawn(move || run_parquet(rx, sink, &failed))?
         }
     };
@@ -119,7 +122,6 @@ fn run_parquet(jobs: Receiver<Job>, mut sink: ParquetSink, failed: &AtomicBool) 
         sink.discard();
     }
     report.bytes_out = sink.bytes_out();
-    report.reopened = sink.reopened();
     report
 }
 

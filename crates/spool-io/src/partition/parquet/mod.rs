@@ -15,12 +15,12 @@
 //! | [`schema`] | `--schema`, the table, each grouping's file schema |
 //! | `batch` | buffered records into an Arrow batch |
 //! | `sink` | a writer thread's open Parquet files under the budget |
-//! | `spill` | the records of groups without an open writer, until the end |
+//! | `spill` | the records of groups without an open writer, in one log per thread, until the end |
 
 mod batch;
 pub mod schema;
 pub(crate) mod sink;
-mod spill;
+pub(crate) mod spill;
 pub mod values;
 
 use std::sync::{Arc, OnceLock};

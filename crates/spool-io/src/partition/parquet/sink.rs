@@ -1,6 +1,7 @@
 //! A writer thread's Parquet files: an [`ArrowWriter`] for each group
-//! admitted to one, the other groups' records spilled as text and each
-//! turned into one part file at the end of the input.
+//! admitted to one, the other groups' records spilled as text to the
+//! thread's spill log and each turned into one part file at the end of
+//! the input.
 //!
 //! ```text
 //!  job (group g, text records)
@@ -9,8 +10,8 @@
 //!    │                                      ▼
 //!    │                  charge d to the pool; no room ─► flush the
 //!    │                  largest in-progress row groups of this thread
-//!    └─ g spills ─────► append the text to g's spill file
-//!                       (end of input: spill file ─► one part file)
+//!    └─ g spills ─────► append the text to the spill log, a run of g
+//!                       (end of input: g's runs ─► one part file)
 //! ```
 //!
 //! A new group gets a writer while the thread has fewer than `max_open`
@@ -43,7 +44,7 @@
 //! spent and raises the pressure epoch. Pages are as large as a row group
 //! may be, so a column chunk is compressed once, as its row group is
 //! flushed: the compressor's state lives only during that flush, one per
-//! thread, not one per open column. Converting a spill file needs one
+//! thread, not one per open column. Converting a spilled group needs one
 //! writer, one [`READ_PIECE`](super::spill::READ_PIECE) and one batch per
 //! thread, set aside from `--memory` like the batch of a direct write.
 
@@ -56,7 +57,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
 
 use super::batch::BatchBuilder;
-use super::spill::{self, spill_path, Spill};
+use super::spill::Spill;
 use super::{
     dictionary_columns, file_properties, row_group_metadata_bytes, writer_state_bytes, ParquetRun,
     DICTIONARY_TABLE_BYTES,
@@ -71,7 +72,7 @@ pub(crate) const FILE_BUFFER: usize = 8 << 10;
 
 struct OpenPart {
     writer: ArrowWriter<BufWriter<File>>,
-    /// Charged to the budget (a spill file's conversion is not: see the
+    /// Charged to the budget (a spilled group's conversion is not: see the
     /// module docs).
     budgeted: bool,
     /// Bytes of `writer.memory_size()` charged to the budget.
@@ -95,8 +96,9 @@ struct Group {
     /// Records of each earlier part, in order (empty for the usual one
     /// part: no allocation per group).
     earlier: Vec<u64>,
-    /// Its records go to its spill file (see the `spill` module).
-    spilled: bool,
+    /// Its records go to the spill log (see the `spill` module): the
+    /// offset of its last run there.
+    spilled: Option<u64>,
     /// The start of a record cut at a chunk's end (a record longer than
     /// the largest chunk arrives in pieces).
     carry: Vec<u8>,
@@ -130,12 +132,14 @@ pub(crate) struct ParquetSink {
 }
 
 impl ParquetSink {
-    pub fn new(run: Arc<ParquetRun>, max_open: usize) -> Self {
+    /// A thread's sink, with at most `max_open` writers open, spilling to
+    /// a log at `spill_log`.
+    pub fn new(run: Arc<ParquetRun>, max_open: usize, spill_log: PathBuf) -> Self {
         ParquetSink {
             run,
             max_open: max_open.max(1),
             open: foldhash::HashMap::default(),
-            spill: Spill::new(max_open),
+            spill: Spill::new(spill_log),
             groups: foldhash::HashMap::default(),
             builders: Vec::new(),
             properties: Vec::new(),
@@ -154,8 +158,8 @@ impl ParquetSink {
         table.files[grouping].1.fields().len()
     }
 
-    /// Appends the records in `data` to group `gid`'s file or spill file
-    /// (creating the group's first part or spill file at `create`).
+    /// Appends the records in `data` to group `gid`'s file or spill log
+    /// (creating the group's first part, or its directory, at `create`).
     pub fn write(
         &mut self,
         gid: u32,
@@ -175,19 +179,16 @@ impl ParquetSink {
                     parts: 0,
                     records: 0,
                     earlier: Vec::new(),
-                    spilled: false,
+                    spilled: None,
                     carry: Vec::new(),
                 },
             );
             if !self.try_open_part(gid)? {
-                return self.start_spill(gid, data);
+                return self.spill_run(gid, data);
             }
         }
-        let group = &self.groups[&gid];
-        if group.spilled {
-            return self
-                .spill
-                .append(gid, &spill_path(&group.first), false, data);
+        if self.groups[&gid].spilled.is_some() {
+            return self.spill_run(gid, data);
         }
         self.write_batch(gid, data)?;
         self.settle(gid)
@@ -357,15 +358,15 @@ impl ParquetSink {
         let part = self.open.remove(&gid).expect("open");
         self.close(part)?;
         let carry = std::mem::take(&mut self.groups.get_mut(&gid).expect("known").carry);
-        self.start_spill(gid, &carry)
+        self.spill_run(gid, &carry)
     }
 
-    /// Group `gid` spills from now on, starting with `data`.
-    fn start_spill(&mut self, gid: u32, data: &[u8]) -> io::Result<()> {
+    /// Appends `data` to the spill log as group `gid`'s next run (its
+    /// first makes it a spilled group).
+    fn spill_run(&mut self, gid: u32, data: &[u8]) -> io::Result<()> {
         let group = self.groups.get_mut(&gid).expect("known group");
-        group.spilled = true;
-        self.spill
-            .append(gid, &spill_path(&group.first), true, data)
+        group.spilled = Some(self.spill.append(gid, group.spilled, data)?);
+        Ok(())
     }
 
     /// If the router raised the pressure epoch since last time, flushes the
@@ -410,11 +411,6 @@ impl ParquetSink {
         self.bytes_out
     }
 
-    /// Spill files opened again after their LRU closed them.
-    pub fn reopened(&self) -> u64 {
-        self.spill.reopened()
-    }
-
     /// Finishes every open part, then turns each spilled group's records
     /// into its next part, one group at a time; returns each group's
     /// parts (see [`parts`](Self::parts)).
@@ -424,23 +420,22 @@ impl ParquetSink {
             let part = self.open.remove(&gid).expect("open");
             self.close(part)?;
         }
-        self.spill.close_all();
-        let mut spilled: Vec<u32> = (self.groups.iter())
-            .filter(|(_, group)| group.spilled)
-            .map(|(&gid, _)| gid)
+        self.spill.flush()?;
+        let mut spilled: Vec<(u32, u64)> = (self.groups.iter())
+            .filter_map(|(&gid, group)| Some((gid, group.spilled?)))
             .collect();
         spilled.sort_unstable();
-        for gid in spilled {
-            self.convert(gid)?;
+        for (gid, last) in spilled {
+            self.convert(gid, last)?;
         }
+        self.spill.remove()?;
         Ok(self.parts())
     }
 
-    /// Writes group `gid`'s spill file as its next part file, in row
-    /// groups of `row_group_bytes`, outside the budget (see the module
-    /// docs), and removes the spill file.
-    fn convert(&mut self, gid: u32) -> io::Result<()> {
-        let path = spill_path(&self.groups[&gid].first);
+    /// Writes group `gid`'s spilled runs (the last at `last`) as its next
+    /// part file, in row groups of `row_group_bytes`, outside the budget
+    /// (see the module docs).
+    fn convert(&mut self, gid: u32, last: u64) -> io::Result<()> {
         let writer = self.create_part(gid)?;
         self.open.insert(
             gid,
@@ -452,7 +447,10 @@ impl ParquetSink {
                 footprint: 0,
             },
         );
-        spill::drain(&path, |piece| self.write_batch(gid, piece))?;
+        let mut drain = self.spill.drain(gid, last)?;
+        while let Some(piece) = drain.next_piece()? {
+            self.write_batch(gid, piece)?;
+        }
         let part = self.open.remove(&gid).expect("open");
         self.close(part)
     }

@@ -1,101 +1,268 @@
 //! Groups without an open Parquet writer: their records, as the router
-//! buffered them (text), appended to one spill file per group, and turned
-//! into the group's Parquet part once, when the input ends.
+//! buffered them (text), appended to one spill log per writer thread, and
+//! turned into each group's Parquet part once, when the input ends.
 //!
 //! A writer thread keeps an `ArrowWriter` open only for as many groups as
 //! `--max-open` and the budget allow (see the bounds of the `sink`
 //! module); closing one to make room for another would finish its part
 //! file, and the group would come back with a new part each time — with
 //! 100,000 keys and 1,024 open writers, several part files per key of a
-//! few rows each. A spill file costs a file descriptor and no memory, and
-//! can be appended to: the rows of a group that had no writer stay in one
-//! file, in input order, until [`drain`] hands them back a piece at
-//! a time for the one Parquet part they become.
+//! few rows each. The other groups' blocks go to the log instead, each as
+//! a *run* that points back at the same group's previous run:
 //!
-//! Spill files are hidden (`.part.spill`) in the group's directory inside
-//! the run's staging directory, removed once converted; a failed or killed
-//! run removes them with the rest of the staging directory.
+//! ```text
+//!  offset 0                 r1                       r2
+//!  ├─ gid 7, len, prev: ∅ ─┼─ gid 3, len, prev: ∅ ──┼─ gid 7, len, prev: 0 ─┼─ …
+//!  │  text of block        │  text of block         │  text of block        │
+//! ```
+//!
+//! so the thread remembers one offset per spilled group (its last run)
+//! and nothing else; [`Spill::drain`] walks a group's chain back to its
+//! first run, and [`Drain`] hands its text back in order. One log per thread, written
+//! through one buffer, replaces a file per group: at 100,000 keys the
+//! per-group files cost millions of `open` calls (an LRU of `--max-open`
+//! files thrashing) and 100,000 creations and removals, most of the run's
+//! time in the kernel; the log costs one sequential write of the spilled
+//! text and one read of each run back.
+//!
+//! The log is hidden (`.spill-N`) at the root of the run's staging
+//! directory and removed once every group is converted; a failed or killed
+//! run removes it with the rest of the staging directory.
+//!
+//! # Bounds
+//!
+//! Appending holds [`WRITE_BUFFER`] bytes. Draining a group holds one
+//! [`READ_PIECE`] and its chain: 12 bytes per run of that group (a run is
+//! a block the router sent, at least one record), given back before the
+//! next group.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Write};
-use std::num::NonZeroUsize;
+use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-
-use lru::LruCache;
 
 use crate::input::with_path;
 
-/// Bytes read back from a spill file at a time when converting it.
+/// Bytes read back from the log at a time when converting a group: its
+/// runs' text, joined.
 pub(crate) const READ_PIECE: usize = 1 << 20;
 
-/// A group's spill file, beside where its part files go.
-pub(crate) fn spill_path(first_part: &Path) -> PathBuf {
-    first_part.with_file_name(".part.spill")
-}
+/// The log's write buffer: blocks spilled under memory pressure are often
+/// a few hundred bytes, and are joined into writes of this size.
+pub(crate) const WRITE_BUFFER: usize = 64 << 10;
 
-/// One writer thread's open spill files; see the module docs. Which
-/// groups spill, and where, the caller keeps (every group's bookkeeping
-/// is charged to the budget once, by the router).
+/// Bytes of a run's header: group, length, the group's previous run.
+const HEADER: usize = 16;
+
+/// `prev` of a group's first run.
+const NONE: u64 = u64::MAX;
+
+/// One writer thread's spill log; see the module docs. Which groups spill
+/// and the offset of each one's last run, the caller keeps.
 pub(crate) struct Spill {
-    /// Open spill files, least recently used closed first.
-    open: LruCache<u32, File>,
-    /// Times a closed spill file was opened again.
-    reopened: u64,
+    path: PathBuf,
+    /// Created with the first run.
+    log: Option<BufWriter<File>>,
+    /// Bytes appended so far (the next run's offset).
+    len: u64,
 }
 
 impl Spill {
-    /// Spill files of one thread, at most `max_open` open at once.
-    pub fn new(max_open: usize) -> Self {
-        let cap = NonZeroUsize::new(max_open.max(1)).expect("at least one");
+    /// A log at `path`, created when the first run is appended.
+    pub fn new(path: PathBuf) -> Self {
         Spill {
-            open: LruCache::new(cap),
-            reopened: 0,
+            path,
+            log: None,
+            len: 0,
         }
     }
 
-    /// Appends `data` to group `gid`'s spill file at `path`, creating it
-    /// with the group's first piece (`create`).
-    pub fn append(&mut self, gid: u32, path: &Path, create: bool, data: &[u8]) -> io::Result<()> {
-        if create || !self.open.contains(&gid) {
-            if self.open.len() == self.open.cap().get() {
-                self.open.pop_lru();
+    /// Appends `data` as a run of group `gid`, whose previous run is at
+    /// `prev` (`None` for its first); returns the new run's offset, to be
+    /// passed as `prev` next time.
+    ///
+    /// # Errors
+    ///
+    /// The log cannot be created or written, or a run longer than 4 GiB.
+    pub fn append(&mut self, gid: u32, prev: Option<u64>, data: &[u8]) -> io::Result<u64> {
+        let len = u32::try_from(data.len()).map_err(|_| {
+            io::Error::new(io::ErrorKind::InvalidInput, "a spilled block over 4 GiB")
+        })?;
+        let log = match &mut self.log {
+            Some(log) => log,
+            None => {
+                let file = OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create_new(true)
+                    .open(&self.path)
+                    .map_err(|e| with_path(e, &self.path))?;
+                self.log
+                    .insert(BufWriter::with_capacity(WRITE_BUFFER, file))
             }
-            let file = if create {
-                File::create(path)
-            } else {
-                self.reopened += 1;
-                OpenOptions::new().append(true).open(path)
-            }
-            .map_err(|e| with_path(e, path))?;
-            self.open.push(gid, file);
+        };
+        let mut header = [0u8; HEADER];
+        header[..4].copy_from_slice(&gid.to_le_bytes());
+        header[4..8].copy_from_slice(&len.to_le_bytes());
+        header[8..].copy_from_slice(&prev.unwrap_or(NONE).to_le_bytes());
+        let at = self.len;
+        (log.write_all(&header).and_then(|()| log.write_all(data)))
+            .map_err(|e| with_path(e, &self.path))?;
+        self.len += (HEADER + data.len()) as u64;
+        Ok(at)
+    }
+
+    /// Writes out what is buffered, so that runs can be read back.
+    ///
+    /// # Errors
+    ///
+    /// The write fails.
+    pub fn flush(&mut self) -> io::Result<()> {
+        match &mut self.log {
+            Some(log) => log.flush().map_err(|e| with_path(e, &self.path)),
+            None => Ok(()),
         }
-        let file = self.open.get_mut(&gid).expect("just opened");
-        file.write_all(data).map_err(|e| with_path(e, path))
     }
 
-    /// Times a spill file was opened again after the LRU closed it.
-    pub fn reopened(&self) -> u64 {
-        self.reopened
+    /// Group `gid`'s text, whose last run is at `last`, to be read back
+    /// in input order. Call [`flush`](Self::flush) after the last append.
+    ///
+    /// # Errors
+    ///
+    /// Reading fails, or a run's header does not belong to `gid` (the log
+    /// was changed under the run).
+    pub fn drain(&self, gid: u32, last: u64) -> io::Result<Drain> {
+        let log = self.log.as_ref().map(BufWriter::get_ref);
+        let log = log.ok_or_else(|| io::Error::other("internal error: drain without a log"))?;
+        let runs = self.chain(log, gid, last)?;
+        Ok(Drain {
+            log: log.try_clone().map_err(|e| with_path(e, &self.path))?,
+            path: self.path.clone(),
+            runs: runs.into_iter(),
+            run: (0, 0),
+            buf: vec![0u8; READ_PIECE],
+        })
     }
 
-    /// Closes every spill file.
-    pub fn close_all(&mut self) {
-        self.open.clear();
+    /// Group `gid`'s runs as (offset of its text, length), first first.
+    fn chain(&self, log: &File, gid: u32, last: u64) -> io::Result<Vec<(u64, u32)>> {
+        let mut runs = Vec::new();
+        let mut at = last;
+        while at != NONE {
+            let mut header = [0u8; HEADER];
+            log.read_exact_at(&mut header, at)
+                .map_err(|e| with_path(e, &self.path))?;
+            let [g0, g1, g2, g3, l0, l1, l2, l3, prev @ ..] = header;
+            if u32::from_le_bytes([g0, g1, g2, g3]) != gid {
+                return Err(io::Error::other(format!(
+                    "{}: spill log corrupt at byte {at}",
+                    self.path.display()
+                )));
+            }
+            runs.push((at + HEADER as u64, u32::from_le_bytes([l0, l1, l2, l3])));
+            at = u64::from_le_bytes(prev);
+        }
+        runs.reverse();
+        Ok(runs)
+    }
+
+    /// Closes and removes the log (after every group was drained).
+    ///
+    /// # Errors
+    ///
+    /// The removal fails.
+    pub fn remove(&mut self) -> io::Result<()> {
+        if self.log.take().is_some() {
+            std::fs::remove_file(&self.path).map_err(|e| with_path(e, &self.path))?;
+        }
+        Ok(())
     }
 }
 
-/// Feeds the spill file at `path` to `piece` in pieces of at most
-/// [`READ_PIECE`] bytes, in order, then removes it.
-pub(crate) fn drain(path: &Path, mut piece: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
-    let mut file = File::open(path).map_err(|e| with_path(e, path))?;
-    let mut buf = vec![0u8; READ_PIECE];
-    loop {
-        let n = file.read(&mut buf).map_err(|e| with_path(e, path))?;
-        if n == 0 {
-            break;
+/// One group's text read back from a spill log ([`Spill::drain`]).
+pub(crate) struct Drain {
+    log: File,
+    path: PathBuf,
+    /// The runs not started yet.
+    runs: std::vec::IntoIter<(u64, u32)>,
+    /// What is left of the run being read: offset, length.
+    run: (u64, u32),
+    buf: Vec<u8>,
+}
+
+impl Drain {
+    /// The next piece of the group's text: its runs joined, at most
+    /// [`READ_PIECE`] bytes (a piece may end inside a record; the next one
+    /// goes on from there); `None` at the end.
+    ///
+    /// # Errors
+    ///
+    /// Reading fails.
+    pub fn next_piece(&mut self) -> io::Result<Option<&[u8]>> {
+        let mut filled = 0;
+        while filled < READ_PIECE {
+            if self.run.1 == 0 {
+                match self.runs.next() {
+                    Some(run) => self.run = run,
+                    None => break,
+                }
+                continue;
+            }
+            let (at, len) = self.run;
+            let n = (len as usize).min(READ_PIECE - filled);
+            self.log
+                .read_exact_at(&mut self.buf[filled..filled + n], at)
+                .map_err(|e| with_path(e, &self.path))?;
+            filled += n;
+            self.run = (at + n as u64, len - n as u32);
         }
-        piece(&buf[..n])?;
+        Ok((filled > 0).then(|| &self.buf[..filled]))
     }
-    drop(file);
-    std::fs::remove_file(path).map_err(|e| with_path(e, path))
+}
+
+/// Where writer thread `index` of a run keeps its log: hidden, at the
+/// root of the staging directory `root`.
+pub(crate) fn log_path(root: &Path, index: usize) -> PathBuf {
+    root.join(format!(".spill-{index}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Interleaved groups come back whole and in order, in pieces no
+    /// larger than `READ_PIECE` (a run larger than one is split).
+    #[test]
+    fn drain_returns_each_groups_runs_in_order() {
+        let dir = std::env::temp_dir().join(format!("spool-spill-log-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut spill = Spill::new(log_path(&dir, 0));
+        let mut last: [Option<u64>; 3] = [None; 3];
+        let mut expected: [Vec<u8>; 3] = Default::default();
+        for i in 0..500u32 {
+            let g = (i * 7 % 3) as usize;
+            let len = if i == 250 {
+                READ_PIECE + 17
+            } else {
+                (i % 50) as usize
+            };
+            let data: Vec<u8> = (0..len).map(|j| (i as usize + j) as u8).collect();
+            last[g] = Some(spill.append(g as u32, last[g], &data).unwrap());
+            expected[g].extend_from_slice(&data);
+        }
+        spill.flush().unwrap();
+        for g in 0..3 {
+            let mut got = Vec::new();
+            let mut drain = spill.drain(g as u32, last[g].unwrap()).unwrap();
+            while let Some(piece) = drain.next_piece().unwrap() {
+                assert!(piece.len() <= READ_PIECE);
+                got.extend_from_slice(piece);
+            }
+            assert_eq!(got, expected[g], "group {g}");
+        }
+        assert!(spill.drain(1, last[0].unwrap()).is_err());
+        spill.remove().unwrap();
+        assert!(!log_path(&dir, 0).exists());
+        std::fs::remove_dir(&dir).unwrap();
+    }
 }
