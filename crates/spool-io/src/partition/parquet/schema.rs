@@ -194,13 +194,16 @@ impl Table {
     ///
     /// The [`Misfit`].
     pub fn check<'a>(&self, record: &'a [u8], syntax: Syntax) -> Result<(), Misfit<'a>> {
+        // In a valid UTF-8 record every value is valid UTF-8 (see
+        // `splits_on_ascii`): string columns then need no check of their own.
+        let utf8 = syntax.splits_on_ascii() && std::str::from_utf8(record).is_ok();
         let mut bad = None;
         let mut count = 0;
         values::for_each_value(record, syntax, |i, value| {
             count += 1;
             if bad.is_none() && !value.is_empty() {
-                if let Some(kind) = self.types.get(i) {
-                    if !kind.accepts(&value) {
+                if let Some(&kind) = self.types.get(i) {
+                    if !(utf8 && kind == ColumnType::String) && !kind.accepts(&value) {
                         bad = Some((i, value));
                     }
                 }
@@ -229,4 +232,46 @@ pub enum Misfit<'a> {
     },
     /// The record has this many fields, not the table's number.
     Fields(usize),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::Format;
+    use spool::text::csv::Dialect;
+
+    fn table() -> Table {
+        let names = vec!["k".to_owned(), "n".to_owned(), "s".to_owned()];
+        let spec = SchemaSpec::parse("n:int64").unwrap();
+        Table::new(names, &spec, &[0]).unwrap()
+    }
+
+    /// A string column's value that is not UTF-8 is found whether the
+    /// record is checked whole (ASCII delimiters) or value by value (a
+    /// delimiter byte that can sit inside a UTF-8 character).
+    #[test]
+    fn string_values_are_checked_with_either_delimiter() {
+        let table = table();
+        let tsv = Syntax::new(Format::Lines, b'\t', b'\n');
+        assert_eq!(table.check(b"a\t1\tgr\xc3\xbcn", tsv), Ok(()));
+        let bad = table.check(b"a\t1\t\xff", tsv);
+        assert!(
+            matches!(bad, Err(Misfit::Value { column: 2, .. })),
+            "{bad:?}"
+        );
+        let csv = Syntax::new(Format::Csv(Dialect::CSV), b',', b'\n');
+        assert_eq!(table.check(b"a,1,\"x,\xc3\xbc\"", csv), Ok(()));
+        assert!(table.check(b"a,1,\"\xc3\"", csv).is_err());
+        // 0xA7 splits the two bytes of U+00A7 ("§"): the record is valid
+        // UTF-8, its values are not.
+        let odd = Syntax::new(Format::Lines, 0xA7, b'\n');
+        assert!(!odd.splits_on_ascii());
+        let record = "a§1§s".as_bytes();
+        assert!(std::str::from_utf8(record).is_ok());
+        let bad = table.check(record, odd);
+        assert!(
+            matches!(bad, Err(Misfit::Value { column: 0, .. })),
+            "{bad:?}"
+        );
+    }
 }
