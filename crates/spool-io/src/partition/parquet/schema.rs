@@ -203,7 +203,8 @@ impl Table {
             count += 1;
             if bad.is_none() && !value.is_empty() {
                 if let Some(&kind) = self.types.get(i) {
-                    if !(utf8 && kind == ColumnType::String) && !kind.accepts(&value) {
+                    let valid_string = utf8 && kind == ColumnType::String;
+                    if !(valid_string || kind.accepts(&value)) {
                         bad = Some((i, value));
                     }
                 }
