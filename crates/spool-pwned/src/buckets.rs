@@ -19,20 +19,13 @@
 //! Each record is written to disk and read back at most once, and no
 //! comparison-based merge of runs is needed.
 //!
-//! The arena holds records in their 20-byte [`compact`](crate::compact)
-//! form, whose bucket gives their leading bits. A record whose count does
-//! not fit that form stays whole (24 bytes); such records are stacked from
-//! the arena's far end, in arrival order, and sorted by hash (so grouped by
-//! bucket) when the arena is spilled or drained:
-//!
-//! ```text
-//! arena:  [blk 0][blk 1][blk 2] ...free...  [whole record][whole record]
-//!          blocks grow this way ──►      ◄── whole records grow this way
-//! ```
-//!
-//! The arena is full when the two meet. Compact records of a bucket are
-//! turned back into whole records as it is gathered, so everything after
-//! the gathering sees the same records as without packing.
+//! The arena holds records in their short [`compact`](crate::compact)
+//! form, whose bucket gives their leading bits: 20 bytes, or 21 to 24 for
+//! a large count. A bucket's blocks hold one stream of such entries,
+//! back to back; an entry may run from one block into the next. Entries
+//! are turned back into whole records as a bucket is gathered, so
+//! everything after the gathering sees the same records as without
+//! packing.
 //!
 //! This file holds the arena and its spill files; the record layout is
 //! [`record`](crate::record)'s and the sorting [`sort`](crate::sort)'s.
@@ -45,34 +38,25 @@ use std::path::{Path, PathBuf};
 
 use spool_io::input::with_path;
 
-use crate::compact::{Compact, Packing, COMPACT_BYTES};
+use crate::compact::{Packing, COMPACT_BYTES, MAX_ENTRY_BYTES};
 use crate::record::{digit, Record, RECORD_BYTES};
-use crate::sort::{group_in_place, sort_uniform, BucketRun};
+use crate::sort::{sort_uniform, BucketRun};
 
-/// Compact records per block: a block is 1020 bytes, a quarter of a page.
+/// Bytes of a block: 1020, a quarter of a page, 51 entries of 20 bytes.
 /// Each bucket's last block is partly empty, and the arena is filled block
 /// after block, so that emptiness is resident memory: about half a block
 /// per bucket, 2 MiB with 4096 buckets (4 MiB with blocks of 2040 bytes).
-const BLOCK_RECORDS: usize = 51;
-const BLOCK_BYTES: usize = BLOCK_RECORDS * COMPACT_BYTES;
+const BLOCK_BYTES: usize = 51 * COMPACT_BYTES;
 
 /// Most buckets: 4096 (12 bits). At a billion hashes a bucket is about
 /// 250,000 records (6 MB), so the final phase needs little memory.
 const MAX_BUCKET_BITS: u32 = 12;
 
-/// Where a bucket's piece of a spill file is: its compact records, then
-/// its whole ones.
+/// Where a bucket's piece of a spill file is: a stream of entries.
 #[derive(Clone, Copy, Default)]
 struct Segment {
     offset: u64,
-    compact: u64,
-    whole: u64,
-}
-
-impl Segment {
-    fn records(&self) -> u64 {
-        self.compact + self.whole
-    }
+    bytes: u64,
 }
 
 struct Spill {
@@ -92,11 +76,6 @@ pub struct Buckets {
     arena: memmap2::MmapMut,
     /// Blocks handed out from the arena so far.
     used: usize,
-    /// Whole records stacked at the arena's end.
-    whole: usize,
-    /// Where each bucket's whole records start, once they are grouped by
-    /// bucket ([`Self::seal`]; emptied by the next push).
-    whole_starts: Vec<usize>,
     /// Each bucket's blocks in the arena, in order.
     lists: Vec<Vec<u32>>,
     /// Where each bucket's next record goes in the arena (a byte offset),
@@ -126,8 +105,6 @@ impl Buckets {
             packing: Packing::new(hash_bytes, bits),
             arena: anonymous(blocks * BLOCK_BYTES)?,
             used: 0,
-            whole: 0,
-            whole_starts: Vec::new(),
             lists: vec![Vec::new(); buckets],
             cursor: vec![0; buckets],
             block_end: vec![0; buckets],
@@ -188,72 +165,61 @@ impl Buckets {
         Ok(())
     }
 
-    /// Adds `r`, of bucket `b`: compact into the bucket's blocks if its
-    /// count fits, whole at the arena's end if not.
+    /// Adds `r`, of bucket `b`, to the end of the bucket's stream.
     #[inline]
     fn push_into(&mut self, b: usize, r: &Record) -> io::Result<()> {
-        let Some(c) = self.packing.pack(r) else {
-            return self.push_whole(r);
-        };
-        if self.cursor[b] == self.block_end[b] {
-            self.new_block(b)?;
-        }
         let at = self.cursor[b];
-        self.arena[at..at + COMPACT_BYTES].copy_from_slice(&c);
-        self.cursor[b] = at + COMPACT_BYTES;
-        Ok(())
+        if self.block_end[b] - at >= MAX_ENTRY_BYTES {
+            // Room for any entry: pack in place (the bytes past the entry
+            // are scratch, overwritten by the next one).
+            let slot = (&mut self.arena[at..at + MAX_ENTRY_BYTES])
+                .try_into()
+                .expect("24 bytes");
+            self.cursor[b] = at + self.packing.pack(r, slot);
+            return Ok(());
+        }
+        let mut entry = [0u8; MAX_ENTRY_BYTES];
+        let len = self.packing.pack(r, &mut entry);
+        self.append(b, &entry[..len])
     }
 
-    /// Stacks a whole record at the arena's end, spilling first if the
-    /// arena is full.
+    /// Appends an entry to bucket `b`'s stream across the end of its last
+    /// block: the part that fits there, the rest at the start of a new
+    /// block. If the arena has no block left, it is spilled first (so no
+    /// entry is ever split by a spill) and the entry starts the bucket's
+    /// first block.
     #[cold]
-    fn push_whole(&mut self, r: &Record) -> io::Result<()> {
+    fn append(&mut self, b: usize, entry: &[u8]) -> io::Result<()> {
         assert!(
             self.blocks() > 0,
             "records pushed after the arena was released"
         );
-        if self.free_bytes() < RECORD_BYTES {
+        if self.free_bytes() < BLOCK_BYTES {
             self.spill()?;
         }
-        self.whole += 1;
-        self.whole_starts.clear();
-        let at = self.arena.len() - self.whole * RECORD_BYTES;
-        self.arena[at..at + RECORD_BYTES].copy_from_slice(r);
+        let (at, end) = (self.cursor[b], self.block_end[b]);
+        let (head, rest) = entry.split_at(entry.len().min(end - at));
+        self.arena[at..end][..head.len()].copy_from_slice(head);
+        self.cursor[b] = at + head.len();
+        if !rest.is_empty() {
+            self.new_block(b);
+            let at = self.cursor[b];
+            self.arena[at..at + rest.len()].copy_from_slice(rest);
+            self.cursor[b] = at + rest.len();
+        }
         Ok(())
     }
 
-    /// Bytes between the last block handed out and the whole records.
+    /// Bytes after the last block handed out.
     fn free_bytes(&self) -> usize {
-        self.arena.len() - self.used * BLOCK_BYTES - self.whole * RECORD_BYTES
-    }
-
-    /// The whole records of bucket `b` in the arena, as bytes; only once
-    /// sealed.
-    fn whole_of(&self, b: usize) -> &[u8] {
-        match self.whole_starts.get(b..b + 2) {
-            Some(&[start, end]) => {
-                let base = self.arena.len() - self.whole * RECORD_BYTES;
-                &self.arena[base + start * RECORD_BYTES..base + end * RECORD_BYTES]
-            }
-            _ => {
-                assert_eq!(self.whole, 0, "whole records not grouped yet");
-                &[]
-            }
-        }
-    }
-
-    /// Groups the whole records by bucket, for a spill or the drain.
-    fn seal(&mut self) {
-        if self.whole > 0 && self.whole_starts.is_empty() {
-            let start = self.arena.len() - self.whole * RECORD_BYTES;
-            self.whole_starts = group_in_place(&mut self.arena[start..], self.bits);
-        }
+        self.arena.len() - self.used * BLOCK_BYTES
     }
 
     /// Adds records grouped by bucket (as
     /// [`group_by_bucket`](crate::sort::group_by_bucket) leaves them):
-    /// each run is copied into its bucket's blocks whole, instead of one
-    /// record at a time to a different place each.
+    /// each run goes into its bucket's blocks with that bucket's cursor in
+    /// a register, instead of one record at a time to a different place
+    /// each.
     ///
     /// # Errors
     ///
@@ -262,50 +228,34 @@ impl Buckets {
         for run in runs {
             let b = run.bucket as usize;
             debug_assert!(b < self.buckets());
-            let mut rest = &records[run.start as usize..run.end as usize];
-            while let Some((r, after)) = rest.split_first() {
-                if self.cursor[b] == self.block_end[b] {
-                    self.new_block(b)?;
-                }
-                // Packs straight into the bucket's block until it is full
-                // or a record must stay whole.
-                let (mut at, end) = (self.cursor[b], self.block_end[b]);
-                let block = self.arena[at..end].chunks_exact_mut(COMPACT_BYTES);
-                let mut packed = 0;
-                for (slot, r) in block.zip(rest) {
-                    let slot: &mut Compact = slot.try_into().expect("20 bytes");
-                    if !self.packing.pack_into(r, slot) {
-                        break;
-                    }
-                    packed += 1;
-                }
-                at += packed * COMPACT_BYTES;
-                self.cursor[b] = at;
-                rest = &rest[packed..];
-                if packed == 0 {
-                    self.push_whole(r)?;
-                    rest = after;
+            let (mut at, mut end) = (self.cursor[b], self.block_end[b]);
+            for r in &records[run.start as usize..run.end as usize] {
+                if end - at >= MAX_ENTRY_BYTES {
+                    let slot = (&mut self.arena[at..at + MAX_ENTRY_BYTES])
+                        .try_into()
+                        .expect("24 bytes");
+                    at += self.packing.pack(r, slot);
+                } else {
+                    self.cursor[b] = at;
+                    let mut entry = [0u8; MAX_ENTRY_BYTES];
+                    let len = self.packing.pack(r, &mut entry);
+                    self.append(b, &entry[..len])?;
+                    (at, end) = (self.cursor[b], self.block_end[b]);
                 }
             }
+            self.cursor[b] = at;
             self.len += u64::from(run.end - run.start);
         }
         Ok(())
     }
 
-    #[cold]
-    fn new_block(&mut self, b: usize) -> io::Result<()> {
-        assert!(
-            self.blocks() > 0,
-            "records pushed after the arena was released"
-        );
-        if self.free_bytes() < BLOCK_BYTES {
-            self.spill()?;
-        }
+    /// Hands bucket `b` a new last block; the arena must have one free.
+    fn new_block(&mut self, b: usize) {
+        debug_assert!(self.free_bytes() >= BLOCK_BYTES);
         self.lists[b].push(self.used as u32);
         self.cursor[b] = self.used * BLOCK_BYTES;
         self.block_end[b] = self.cursor[b] + BLOCK_BYTES;
         self.used += 1;
-        Ok(())
     }
 
     /// The records of bucket `b` that are in the arena, block by block, as
@@ -338,22 +288,14 @@ impl Buckets {
         let mut out = BufWriter::with_capacity(1 << 20, file);
         let mut segments = Vec::with_capacity(self.buckets());
         let mut offset = 0u64;
-        self.seal();
         for b in 0..self.buckets() {
-            let mut compact = 0u64;
+            let mut bytes = 0u64;
             for piece in self.arena_pieces(b) {
                 out.write_all(piece).map_err(|e| with_path(e, &path))?;
-                compact += (piece.len() / COMPACT_BYTES) as u64;
+                bytes += piece.len() as u64;
             }
-            let whole = self.whole_of(b);
-            out.write_all(whole).map_err(|e| with_path(e, &path))?;
-            let seg = Segment {
-                offset,
-                compact,
-                whole: (whole.len() / RECORD_BYTES) as u64,
-            };
-            segments.push(seg);
-            offset += compact * COMPACT_BYTES as u64 + seg.whole * RECORD_BYTES as u64;
+            segments.push(Segment { offset, bytes });
+            offset += bytes;
         }
         let file = out
             .into_inner()
@@ -369,8 +311,6 @@ impl Buckets {
         self.cursor.fill(0);
         self.block_end.fill(0);
         self.used = 0;
-        self.whole = 0;
-        self.whole_starts.clear();
         Ok(())
     }
 
@@ -381,47 +321,30 @@ impl Buckets {
     }
 
     /// Bucket `b` gathered from every spill file and the arena, as whole
-    /// records. Only once sealed.
+    /// records: its streams copied back to back, then unpacked.
     fn gather(&self, b: usize) -> io::Result<Vec<Record>> {
-        let spilled: u64 = self.spills.iter().map(|s| s.segments[b].records()).sum();
-        let whole = self.whole_of(b);
-        let in_arena = self.arena_pieces(b).map(<[u8]>::len).sum::<usize>() / COMPACT_BYTES;
-        let mut out = Vec::with_capacity(spilled as usize + in_arena + whole.len() / RECORD_BYTES);
-        let mut compact = Vec::new();
+        let spilled: u64 = self.spills.iter().map(|s| s.segments[b].bytes).sum();
+        let in_arena: usize = self.arena_pieces(b).map(<[u8]>::len).sum();
+        let mut stream = vec![0u8; spilled as usize + in_arena];
+        let mut at = 0;
         for spill in &self.spills {
             let seg = spill.segments[b];
-            compact.resize(seg.compact as usize * COMPACT_BYTES, 0);
-            read_exact_at(&spill.file, &mut compact, seg.offset)
-                .map_err(|e| with_path(e, &spill.path))?;
-            self.unpack_into(b, &compact, &mut out);
-            let at = out.len();
-            out.resize(at + seg.whole as usize, [0u8; RECORD_BYTES]);
-            let whole_at = seg.offset + seg.compact * COMPACT_BYTES as u64;
-            read_exact_at(&spill.file, out[at..].as_flattened_mut(), whole_at)
-                .map_err(|e| with_path(e, &spill.path))?;
+            let piece = &mut stream[at..at + seg.bytes as usize];
+            read_exact_at(&spill.file, piece, seg.offset).map_err(|e| with_path(e, &spill.path))?;
+            at += piece.len();
         }
         for piece in self.arena_pieces(b) {
-            self.unpack_into(b, piece, &mut out);
+            stream[at..at + piece.len()].copy_from_slice(piece);
+            at += piece.len();
         }
-        out.extend(
-            whole
-                .chunks_exact(RECORD_BYTES)
-                .map(|r| -> Record { r.try_into().expect("24 bytes") }),
-        );
+        let mut out = Vec::with_capacity(stream.len() / COMPACT_BYTES);
+        let mut rest = &stream[..];
+        while !rest.is_empty() {
+            let (r, len) = self.packing.unpack(b, rest);
+            out.push(r);
+            rest = &rest[len..];
+        }
         Ok(out)
-    }
-
-    /// Appends the whole form of the compact records in `bytes`, of
-    /// bucket `b`, to `out`.
-    fn unpack_into(&self, b: usize, bytes: &[u8], out: &mut Vec<Record>) {
-        let start = out.len();
-        out.resize(start + bytes.len() / COMPACT_BYTES, [0u8; RECORD_BYTES]);
-        for (r, c) in out[start..]
-            .iter_mut()
-            .zip(bytes.chunks_exact(COMPACT_BYTES))
-        {
-            *r = self.packing.unpack(b, c.try_into().expect("20 bytes"));
-        }
     }
 
     /// Bytes the final phase holds at once with `threads` workers, as
@@ -466,7 +389,6 @@ impl Buckets {
         finish: impl Fn(Vec<Record>) -> T + Sync,
         mut emit: impl FnMut(T) -> io::Result<()>,
     ) -> io::Result<()> {
-        self.seal();
         let this = &*self;
         crate::ordered::for_each_ordered(
             (0..self.buckets()).map(Ok),

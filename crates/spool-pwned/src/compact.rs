@@ -1,4 +1,4 @@
-//! The arena's 20-byte form of a record: the bits its bucket already says
+//! The arena's short form of a record: the bits its bucket already says
 //! are dropped, and the count moves into the room they leave.
 //!
 //! The sorting arena holds every record of a build until it is sorted, and
@@ -7,40 +7,45 @@
 //! kernel zeroes every one of those pages on first touch. A record of
 //! bucket `b` (of `bits` bits, 8 to 16) starts with the bits of `b`, so
 //! the arena need not store them: the hash's first byte goes, and the
-//! bucket's bits past it leave room for the top of the count in the second.
+//! bucket's bits past it leave room for a `bits`-bit count field.
 //!
 //! ```text
 //!  record (24 bytes):   [h0][h1][h2 … h19               ][count, u32 LE]
-//!  SHA-1, 20 bytes:         [c|h1'][h2 … h19             ][count low byte]
-//!        c = the count's bits above the low 8 (bits − 8 of them),
+//!  SHA-1, 20 bytes:         [c|h1'][h2 … h19             ][c low byte][ext …]
+//!        c = the count field's bits above the low 8 (bits − 8 of them),
 //!        h1' = h1 without its top bits − 8 bits (the bucket's)
 //!  NTLM, 20 bytes:          [h1 … h15    ][count, u32 LE][unused]
 //! ```
 //!
-//! A SHA-1 record keeps `bits` bits for its count (12 with 4096 buckets:
-//! counts up to 4095); an NTLM hash is 4 bytes shorter and keeps a whole
-//! `u32`. A count too large for its field makes no compact form
-//! ([`Packing::pack`] returns `None`), nor does any record when buckets
-//! have fewer than 8 bits (tiny arenas): the record stays whole. The arena
-//! keeps whole records apart (see `buckets.rs`), and with them any count
-//! up to `u32::MAX` and any sum of counts come out exactly as before.
+//! A SHA-1 count below `LIMIT = 2^bits − 64` (4032 with 4096 buckets) is
+//! the field itself. A larger one escapes: the field holds `LIMIT` plus
+//! the low 6 bits of `count − LIMIT`, and the bits above them follow as a
+//! LEB128 number of 1 to 4 bytes (`ext`): a count up to 12,223 takes 21
+//! bytes, up to 1,052,607 22 bytes, any `u32` at most 24. An entry's
+//! length is known from its first 20 bytes, so a bucket is a plain stream
+//! of entries, read front to back. An NTLM hash is 4 bytes shorter and
+//! keeps a whole `u32`; with fewer than 8 or more than 16 bucket bits
+//! (tiny arenas) an entry is the whole 24-byte record.
 //!
-//! Compact records never leave the build's memory and spill files: a
-//! bucket is turned back into whole records ([`Packing::unpack`]) as it is
-//! gathered for sorting, so sorting, merging and encoding see the same
-//! records as without packing, and the index is byte for byte the same.
+//! Entries never leave the build's memory and spill files: a bucket is
+//! turned back into whole records ([`Packing::unpack`]) as it is gathered
+//! for sorting, so sorting, merging and encoding see the same records as
+//! without packing, and the index is byte for byte the same.
 
 use crate::record::{Record, HASH_BYTES, RECORD_BYTES};
 
-/// Bytes of a compact record.
+/// Bytes of an entry without an escaped count.
 pub const COMPACT_BYTES: usize = 20;
 
-/// A record in its compact form; see the module docs.
-pub type Compact = [u8; COMPACT_BYTES];
+/// The most bytes an entry takes.
+pub const MAX_ENTRY_BYTES: usize = RECORD_BYTES;
 
-/// The fewest and most bucket bits with a compact form.
+/// The fewest and most bucket bits with a short form.
 const MIN_BITS: u32 = 8;
 const MAX_BITS: u32 = 16;
+
+/// Low bits of an escaped count kept in the count field.
+const ESCAPE_BITS: u32 = 6;
 
 /// How the records of one build are packed: which leading bits the bucket
 /// gives, and how wide the count field is.
@@ -50,8 +55,8 @@ pub struct Packing {
     bits: u32,
     /// Whether hashes are 16 bytes (NTLM) rather than 20.
     short: bool,
-    /// The largest count a compact record holds (`None`: no compact form).
-    max_count: Option<u32>,
+    /// Whether there is a short form at all (else entries are records).
+    compact: bool,
 }
 
 impl Packing {
@@ -66,26 +71,32 @@ impl Packing {
             hash_bytes == 16 || hash_bytes == HASH_BYTES,
             "hash bytes {hash_bytes}"
         );
-        let short = hash_bytes == 16;
-        let max_count = (MIN_BITS..=MAX_BITS).contains(&bits).then(|| {
-            if short {
-                u32::MAX
-            } else {
-                (1 << bits) - 1
-            }
-        });
         Packing {
             bits,
-            short,
-            max_count,
+            short: hash_bytes == 16,
+            compact: (MIN_BITS..=MAX_BITS).contains(&bits),
         }
     }
 
-    /// The largest count a compact record holds, if there is a compact
-    /// form at all.
+    /// The largest count whose entry takes [`COMPACT_BYTES`], if there is
+    /// a short form at all.
+    /// The largest count whose entry takes [`COMPACT_BYTES`], if there is
+    /// a short form at all.
     #[cfg(test)]
     pub fn max_count(&self) -> Option<u32> {
-        self.max_count
+        self.compact.then(|| {
+            if self.short {
+                u32::MAX
+            } else {
+                self.limit() - 1
+            }
+        })
+    }
+
+    /// The first SHA-1 count that escapes.
+    #[inline]
+    fn limit(&self) -> u32 {
+        (1 << self.bits) - (1 << ESCAPE_BITS)
     }
 
     /// Bits of the second hash byte that the bucket gives: the low
@@ -95,50 +106,67 @@ impl Packing {
         16 - self.bits
     }
 
-    /// Writes the compact form of `r` (an NTLM record's padding zero) to
-    /// `out`; returns `false`, leaving `out` as it was, if its count does
-    /// not fit.
+    /// Writes the entry of `r` to the front of `out` (what follows it in
+    /// `out` is scratch); returns its length in bytes.
     #[inline]
-    pub fn pack_into(&self, r: &Record, out: &mut Compact) -> bool {
+    pub fn pack(&self, r: &Record, out: &mut [u8; MAX_ENTRY_BYTES]) -> usize {
+        if !self.compact {
+            *out = *r;
+            return RECORD_BYTES;
+        }
         // The record as two little-endian integers: byte i of the record is
         // bits 8i.. of `front` (i < 16) or 8(i − 16).. of `back`.
         let front = u128::from_le_bytes(r[..16].try_into().expect("16 bytes"));
         let back = u64::from_le_bytes(r[16..].try_into().expect("8 bytes"));
         let count = (back >> 32) as u32;
-        match self.max_count {
-            Some(max) if count <= max => {}
-            _ => return false,
-        }
-        // Bytes 1.. of the record: h1…h15, then h16…h19 and the count.
-        let mut body = (front >> 8) | (u128::from(back as u8) << 120);
-        let tail = if self.short {
-            body = (front >> 8) | (u128::from(count as u8) << 120);
-            count >> 8
+        let (body, tail, mut escaped) = if self.short {
+            let body = (front >> 8) | (u128::from(count as u8) << 120);
+            (body, count >> 8, None)
         } else {
+            let (field, escaped) = match count.checked_sub(self.limit()) {
+                None => (count, None),
+                Some(over) => (
+                    self.limit() | (over & ((1 << ESCAPE_BITS) - 1)),
+                    Some(over >> ESCAPE_BITS),
+                ),
+            };
+            // Bytes 1.. of the record: h1…h15, then h16…h19 and the field.
+            let body = (front >> 8) | (u128::from(back as u8) << 120);
             let kept = self.kept();
             let h1 = (front >> 8) as u32 & ((1 << kept) - 1);
-            body = (body & !0xFF) | u128::from(h1 | ((count >> 8) << kept));
-            (back >> 8) as u32
+            let body = (body & !0xFF) | u128::from(h1 | ((field >> 8) << kept));
+            let tail = ((back >> 8) as u32 & 0x00FF_FFFF) | (field << 24);
+            (body, tail, escaped)
         };
         out[..16].copy_from_slice(&body.to_le_bytes());
-        out[16..].copy_from_slice(&tail.to_le_bytes());
-        true
+        out[16..20].copy_from_slice(&tail.to_le_bytes());
+        let mut len = COMPACT_BYTES;
+        while let Some(rest) = escaped {
+            let more = rest >> 7;
+            out[len] = (rest & 0x7F) as u8 | if more > 0 { 0x80 } else { 0 };
+            len += 1;
+            escaped = (more > 0).then_some(more);
+        }
+        len
     }
 
-    /// The compact form of `r`, or `None` if its count does not fit.
+    /// The whole record of the entry at the front of `bytes`, of bucket
+    /// `bucket`, and the entry's length.
+    ///
+    /// # Panics
+    ///
+    /// If `bytes` ends inside the entry.
     #[inline]
-    pub fn pack(&self, r: &Record) -> Option<Compact> {
-        let mut c = [0u8; COMPACT_BYTES];
-        self.pack_into(r, &mut c).then_some(c)
-    }
-
-    /// The whole record of `c`, a compact record of bucket `bucket`.
-    #[inline]
-    pub fn unpack(&self, bucket: usize, c: &Compact) -> Record {
-        let body = u128::from_le_bytes(c[..16].try_into().expect("16 bytes"));
-        let tail = u32::from_le_bytes(c[16..].try_into().expect("4 bytes"));
+    pub fn unpack(&self, bucket: usize, bytes: &[u8]) -> (Record, usize) {
+        if !self.compact {
+            let r: Record = bytes[..RECORD_BYTES].try_into().expect("24 bytes");
+            return (r, RECORD_BYTES);
+        }
+        let body = u128::from_le_bytes(bytes[..16].try_into().expect("16 bytes"));
+        let tail = u32::from_le_bytes(bytes[16..20].try_into().expect("4 bytes"));
         let bucket = bucket as u32;
         let h0 = u128::from((bucket >> (self.bits - 8)) as u8);
+        let mut len = COMPACT_BYTES;
         let (front, back) = if self.short {
             let count = (body >> 120) as u32 | (tail << 8);
             ((body << 8) | h0, u64::from(count) << 32)
@@ -148,14 +176,33 @@ impl Packing {
             let c0 = body as u32 & 0xFF;
             let h1 = ((bucket << kept) & 0xFF & !mask) | (c0 & mask);
             let front = (((body & !0xFF) | u128::from(h1)) << 8) | h0;
-            let back =
-                (body >> 120) as u64 | (u64::from(tail) << 8) | (u64::from(c0 >> kept) << 40);
+            let field = (tail >> 24) | ((c0 >> kept) << 8);
+            let count = match field.checked_sub(self.limit()) {
+                None => field,
+                Some(low) => {
+                    let mut high = 0u32;
+                    let mut shift = 0;
+                    loop {
+                        let byte = bytes[len];
+                        len += 1;
+                        high |= u32::from(byte & 0x7F) << shift;
+                        shift += 7;
+                        if byte < 0x80 {
+                            break;
+                        }
+                    }
+                    self.limit() + low + (high << ESCAPE_BITS)
+                }
+            };
+            let back = (body >> 120) as u64
+                | (u64::from(tail & 0x00FF_FFFF) << 8)
+                | (u64::from(count) << 32);
             (front, back)
         };
         let mut r = [0u8; RECORD_BYTES];
         r[..16].copy_from_slice(&front.to_le_bytes());
         r[16..].copy_from_slice(&back.to_le_bytes());
-        r
+        (r, len)
     }
 }
 
@@ -171,46 +218,65 @@ mod tests {
         k
     }
 
+    /// Packs `r`, checks the length against the count, and unpacks it from
+    /// a stream where other bytes follow.
+    fn round_trip(packing: &Packing, r: &Record) -> (Record, usize) {
+        let mut entry = [0xA5u8; MAX_ENTRY_BYTES];
+        let len = packing.pack(r, &mut entry);
+        let mut stream = entry[..len].to_vec();
+        stream.extend_from_slice(&[0xFF; 30]);
+        let (back, used) = packing.unpack(digit(r, 0, packing.bits), &stream);
+        assert_eq!(used, len);
+        (back, len)
+    }
+
     proptest! {
-        /// Packing then unpacking gives the record back whenever the count
-        /// fits, for every bucket width and both hash lengths; a count that
-        /// does not fit makes no compact form.
+        /// Packing then unpacking gives the record back, for every bucket
+        /// width, both hash lengths and any count; an entry is 20 bytes
+        /// exactly when its count is at most `max_count`.
         #[test]
         fn unpack_inverts_pack(
             bytes in proptest::array::uniform20(any::<u8>()),
-            count in prop_oneof![0u32..70_000, any::<u32>()],
-            bits in 0u32..=16,
+            count in prop_oneof![0u32..70_000, any::<u32>(), u32::MAX - 5..=u32::MAX],
+            bits in 0u32..=17,
             ntlm in any::<bool>(),
         ) {
             let len = if ntlm { 16 } else { 20 };
             let r = record(&hash(&bytes, len), count);
             let packing = Packing::new(len, bits);
-            match packing.pack(&r) {
-                Some(c) => {
-                    prop_assert!(count <= packing.max_count().unwrap());
-                    prop_assert_eq!(packing.unpack(digit(&r, 0, bits), &c), r);
-                }
-                None => prop_assert!(packing.max_count().is_none_or(|max| count > max)),
+            let (back, used) = round_trip(&packing, &r);
+            prop_assert_eq!(back, r);
+            match packing.max_count() {
+                Some(max) => prop_assert_eq!(used == COMPACT_BYTES, count <= max),
+                None => prop_assert_eq!(used, RECORD_BYTES),
             }
+            prop_assert!(used <= MAX_ENTRY_BYTES);
         }
     }
 
     #[test]
-    fn count_fields() {
-        assert_eq!(Packing::new(20, 12).max_count(), Some(4095));
-        assert_eq!(Packing::new(20, 8).max_count(), Some(255));
-        assert_eq!(Packing::new(20, 16).max_count(), Some(65_535));
+    fn entry_lengths() {
+        assert_eq!(Packing::new(20, 12).max_count(), Some(4031));
+        assert_eq!(Packing::new(20, 8).max_count(), Some(191));
+        assert_eq!(Packing::new(20, 16).max_count(), Some(65_471));
         assert_eq!(Packing::new(20, 7).max_count(), None);
         assert_eq!(Packing::new(16, 0).max_count(), None);
         assert_eq!(Packing::new(16, 12).max_count(), Some(u32::MAX));
-        let r = record(&[0xFF; HASH_BYTES], 4096);
-        assert_eq!(Packing::new(20, 12).pack(&r), None);
-        let r = record(&[0xFF; HASH_BYTES], 4095);
         let packing = Packing::new(20, 12);
-        assert_eq!(packing.unpack(4095, &packing.pack(&r).unwrap()), r);
+        for (count, len) in [
+            (0, 20),
+            (4031, 20),
+            (4032, 21),
+            (12_223, 21),
+            (12_224, 22),
+            (1_052_607, 22),
+            (1_052_608, 23),
+            (u32::MAX, 24),
+        ] {
+            let r = record(&[0xFF; HASH_BYTES], count);
+            assert_eq!(round_trip(&packing, &r), (r, len), "count {count}");
+        }
         let r = record(&hash(&[0xFF; HASH_BYTES], 16), u32::MAX);
-        let packing = Packing::new(16, 12);
-        let c = packing.pack(&r).expect("an NTLM count always fits");
-        assert_eq!(packing.unpack(4095, &c), r);
+        assert_eq!(round_trip(&Packing::new(16, 12), &r), (r, 20));
     }
 }

@@ -80,45 +80,6 @@ pub fn group_by_bucket(
     (sorted, runs)
 }
 
-/// Groups the records in `bytes` (whole records, back to back) by their
-/// bucket of `bits` bits in place, without a second buffer (an American
-/// flag sort: one counting pass, then each record swapped straight into
-/// its bucket's group); returns where each bucket's group starts, in
-/// records (`2^bits + 1` entries, the last is the end). Order within a
-/// group is not kept.
-pub fn group_in_place(bytes: &mut [u8], bits: u32) -> Vec<usize> {
-    let bucket = |bytes: &[u8], i: usize| {
-        let r: &Record = bytes[i * RECORD_BYTES..(i + 1) * RECORD_BYTES]
-            .try_into()
-            .expect("24 bytes");
-        digit(r, 0, bits)
-    };
-    let n = bytes.len() / RECORD_BYTES;
-    let mut starts = vec![0usize; (1 << bits) + 1];
-    for i in 0..n {
-        starts[bucket(bytes, i) + 1] += 1;
-    }
-    for d in 1..starts.len() {
-        starts[d] += starts[d - 1];
-    }
-    let mut next = starts.clone();
-    for b in 0..1 << bits {
-        while next[b] < starts[b + 1] {
-            let d = bucket(bytes, next[b]);
-            if d == b {
-                next[b] += 1;
-            } else {
-                // Record `next[b]` goes to `next[d]`, a later position.
-                let (front, back) = bytes.split_at_mut(next[d] * RECORD_BYTES);
-                front[next[b] * RECORD_BYTES..(next[b] + 1) * RECORD_BYTES]
-                    .swap_with_slice(&mut back[..RECORD_BYTES]);
-                next[d] += 1;
-            }
-        }
-    }
-    starts
-}
-
 /// Sorts records whose top `skip_bits` bits are all equal and whose next
 /// bits are uniform (hashes): one counting pass on the next `log2(n)` bits
 /// places each record in a group of about one, and each group is then
@@ -203,24 +164,6 @@ pub(crate) mod tests {
                 w.sort();
                 assert_eq!(g, w, "same records, n {n}");
             }
-        }
-    }
-
-    #[test]
-    fn grouping_in_place_groups_every_record() {
-        for (n, bits) in [(0u64, 4), (1, 0), (1000, 4), (5000, 12)] {
-            let mut records: Vec<Record> =
-                (0..n).map(|i| record(&key_of(i % 700), i as u32)).collect();
-            let mut before = records.clone();
-            let starts = group_in_place(records.as_flattened_mut(), bits);
-            assert_eq!(starts.len(), (1 << bits) + 1);
-            assert_eq!((starts[0], starts[1 << bits]), (0, n as usize));
-            for (b, w) in starts.windows(2).enumerate() {
-                assert!(records[w[0]..w[1]].iter().all(|r| digit(r, 0, bits) == b));
-            }
-            records.sort();
-            before.sort();
-            assert_eq!(records, before, "same records");
         }
     }
 
