@@ -314,37 +314,43 @@ impl Buckets {
         Ok(())
     }
 
-    /// Bucket `b` gathered from every spill file and the arena, sorted.
-    fn sorted_bucket(&self, b: usize) -> io::Result<Vec<Record>> {
-        let gathered = self.gather(b)?;
-        Ok(sort_uniform(&gathered, self.bits))
+    /// Bucket `b` gathered from every spill file and the arena, sorted,
+    /// in `scratch.sorted`.
+    fn sort_bucket(&self, b: usize, scratch: &mut DrainScratch) -> io::Result<()> {
+        self.gather(b, scratch)?;
+        sort_uniform(&scratch.gathered, &mut scratch.sorted, self.bits);
+        Ok(())
     }
 
     /// Bucket `b` gathered from every spill file and the arena, as whole
-    /// records: its streams copied back to back, then unpacked.
-    fn gather(&self, b: usize) -> io::Result<Vec<Record>> {
+    /// records in `scratch.gathered`: its streams copied back to back into
+    /// `scratch.stream`, then unpacked.
+    fn gather(&self, b: usize, scratch: &mut DrainScratch) -> io::Result<()> {
         let spilled: u64 = self.spills.iter().map(|s| s.segments[b].bytes).sum();
         let in_arena: usize = self.arena_pieces(b).map(<[u8]>::len).sum();
-        let mut stream = vec![0u8; spilled as usize + in_arena];
-        let mut at = 0;
+        let stream = &mut scratch.stream;
+        stream.clear();
+        stream.reserve(spilled as usize + in_arena);
         for spill in &self.spills {
             let seg = spill.segments[b];
-            let piece = &mut stream[at..at + seg.bytes as usize];
-            read_exact_at(&spill.file, piece, seg.offset).map_err(|e| with_path(e, &spill.path))?;
-            at += piece.len();
+            let at = stream.len();
+            stream.resize(at + seg.bytes as usize, 0);
+            read_exact_at(&spill.file, &mut stream[at..], seg.offset)
+                .map_err(|e| with_path(e, &spill.path))?;
         }
         for piece in self.arena_pieces(b) {
-            stream[at..at + piece.len()].copy_from_slice(piece);
-            at += piece.len();
+            stream.extend_from_slice(piece);
         }
-        let mut out = Vec::with_capacity(stream.len() / COMPACT_BYTES);
+        let out = &mut scratch.gathered;
+        out.clear();
+        out.reserve(stream.len() / COMPACT_BYTES);
         let mut rest = &stream[..];
         while !rest.is_empty() {
             let (r, len) = self.packing.unpack(b, rest);
             out.push(r);
             rest = &rest[len..];
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Bytes the final phase holds at once with `threads` workers, as
@@ -386,18 +392,34 @@ impl Buckets {
     pub fn drain_sorted<T: Send>(
         &mut self,
         threads: usize,
-        finish: impl Fn(Vec<Record>) -> T + Sync,
+        finish: impl Fn(&[Record]) -> T + Sync,
         mut emit: impl FnMut(T) -> io::Result<()>,
     ) -> io::Result<()> {
         let this = &*self;
         crate::ordered::for_each_ordered(
             (0..self.buckets()).map(Ok),
             threads.clamp(1, this.buckets()),
-            || (),
-            |b, _| this.sorted_bucket(b).map(&finish),
+            DrainScratch::default,
+            |b, scratch| -> io::Result<T> {
+                this.sort_bucket(b, scratch)?;
+                Ok(finish(&scratch.sorted))
+            },
             |bucket| emit(bucket?),
         )
     }
+}
+
+/// A drain worker's buffers, kept from bucket to bucket: allocating them
+/// per bucket left the allocator's per-thread pools growing (and their
+/// fresh pages to be zeroed) all through the drain.
+#[derive(Default)]
+struct DrainScratch {
+    /// A bucket's entries, spilled pieces and arena blocks back to back.
+    stream: Vec<u8>,
+    /// The same as whole records, in arrival order.
+    gathered: Vec<Record>,
+    /// The same in hash order.
+    sorted: Vec<Record>,
 }
 
 /// `len` zeroed bytes of anonymous memory (backed by huge pages where the
@@ -451,14 +473,10 @@ mod tests {
 
     fn drain(b: &mut Buckets) -> Vec<Record> {
         let mut out = Vec::new();
-        b.drain_sorted(
-            2,
-            |bucket| bucket,
-            |bucket| {
-                out.extend(bucket);
-                Ok(())
-            },
-        )
+        b.drain_sorted(2, <[Record]>::to_vec, |bucket| {
+            out.extend(bucket);
+            Ok(())
+        })
         .unwrap();
         out
     }

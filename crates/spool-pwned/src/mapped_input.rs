@@ -39,7 +39,7 @@ use std::sync::Arc;
 use memmap2::{Advice, Mmap, MmapOptions};
 
 /// Bytes per window (before it is cut back to its last newline).
-pub const WINDOW: usize = 1 << 20;
+pub const WINDOW: usize = 1 << 19;
 
 /// One window of whole lines, mapped; unmapped on drop.
 pub struct Window {

@@ -11,6 +11,7 @@
 
 use std::io;
 use std::path::Path;
+use std::sync::{Mutex, PoisonError};
 
 use spool_io::progress::{Phase, Progress};
 
@@ -192,12 +193,18 @@ impl Sink {
         let spills = store.spills();
         let mut writer = IndexWriter::create(output, kind)?;
         let mut duplicates = 0;
+        // Encoding buffers go back to the workers once written.
+        let buffers = Mutex::new(Vec::new());
+        let reuse = || buffers.lock().unwrap_or_else(PoisonError::into_inner).pop();
         store.drain_sorted(
             threads,
-            |bucket| EncodedRun::new(&bucket, kind),
+            |bucket| EncodedRun::new(bucket, kind, reuse().unwrap_or_default()),
             |run| {
                 duplicates += run.duplicates;
-                writer.append(&run)
+                writer.append(&run)?;
+                let mut buffers = buffers.lock().unwrap_or_else(PoisonError::into_inner);
+                buffers.push(run.into_bytes());
+                Ok(())
             },
         )?;
         // The arena and spill files go before the index is finished: its

@@ -86,15 +86,18 @@ pub fn group_by_bucket(
 /// sorted on its own — linear time in expectation. Skewed input (not
 /// hashes) only makes groups larger; a large group is sorted with
 /// `sort_unstable`, so the worst case stays `O(n log n)`.
-pub fn sort_uniform(records: &[Record], skip_bits: u32) -> Vec<Record> {
+///
+/// The sorted records go into `out` (emptied first), so that a caller
+/// sorting bucket after bucket reuses one vector.
+pub fn sort_uniform(records: &[Record], out: &mut Vec<Record>, skip_bits: u32) {
     let n = records.len();
     if n < 64 {
-        let mut v = records.to_vec();
-        v.sort_unstable_by_key(|r| sort_key(r));
-        return v;
+        out.clear();
+        out.extend_from_slice(records);
+        out.sort_unstable_by_key(|r| sort_key(r));
+        return;
     }
-    let mut out = Vec::new();
-    let starts = counting_sort(records, &mut out, skip_bits, n.ilog2().min(20));
+    let starts = counting_sort(records, out, skip_bits, n.ilog2().min(20));
     for w in starts.windows(2) {
         let group = &mut out[w[0]..w[1]];
         match group.len() {
@@ -103,7 +106,6 @@ pub fn sort_uniform(records: &[Record], skip_bits: u32) -> Vec<Record> {
             _ => group.sort_unstable_by_key(|r| sort_key(r)),
         }
     }
-    out
 }
 
 fn insertion_sort(v: &mut [Record]) {
@@ -154,7 +156,8 @@ pub(crate) mod tests {
                 })
                 .collect();
             for input in [uniform, skewed] {
-                let got = sort_uniform(&input, 4);
+                let mut got = vec![[9u8; RECORD_BYTES]; 3];
+                sort_uniform(&input, &mut got, 4);
                 let mut want = input.clone();
                 want.sort_by_key(|r| sort_key(r));
                 let keys = |v: &[Record]| v.iter().map(|r| sort_key(r)).collect::<Vec<_>>();

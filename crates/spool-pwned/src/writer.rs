@@ -164,10 +164,13 @@ pub(crate) struct EncodedRun {
 
 impl EncodedRun {
     /// Encodes `sorted` (in hash order; equal hashes adjacent) for an index
-    /// of `kind`.
-    pub fn new(sorted: &[Record], kind: HashKind) -> Self {
+    /// of `kind`, into `bytes` (emptied first: a vector handed back by
+    /// [`into_bytes`](Self::into_bytes), so that runs reuse their buffers).
+    pub fn new(sorted: &[Record], kind: HashKind, mut bytes: Vec<u8>) -> Self {
+        bytes.clear();
+        bytes.reserve(sorted.len() * format::record_len(kind));
         let mut run = EncodedRun {
-            bytes: Vec::with_capacity(sorted.len() * format::record_len(kind)),
+            bytes,
             crc: crc32fast::Hasher::new(),
             prefixes: Vec::new(),
             first: sorted.first().map(|r| sort_key(r)),
@@ -189,6 +192,11 @@ impl EncodedRun {
         run.duplicates = merge.duplicates;
         run.crc.update(&run.bytes);
         run
+    }
+
+    /// The buffer of the encoded bytes, for the next run.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.bytes
     }
 
     /// Appends one distinct record's index form: its hash after the
