@@ -62,8 +62,20 @@ pub fn group_by_bucket(
         .windows(2)
         .all(|w| sort_key(&w[0]) <= sort_key(&w[1]));
     if !sorted {
-        counting_sort(records, scratch, 0, bits);
+        // The counting sort's group starts are the runs.
+        let starts = counting_sort(records, scratch, 0, bits);
         std::mem::swap(records, scratch);
+        let runs = starts
+            .windows(2)
+            .enumerate()
+            .filter(|(_, w)| w[0] < w[1])
+            .map(|(bucket, w)| BucketRun {
+                bucket: bucket as u32,
+                start: w[0] as u32,
+                end: w[1] as u32,
+            })
+            .collect();
+        return (false, runs);
     }
     let mut runs: Vec<BucketRun> = Vec::new();
     for (i, r) in records.iter().enumerate() {

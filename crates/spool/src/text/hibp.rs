@@ -162,9 +162,15 @@ pub fn parse_whole_line(text: &[u8], hash: &mut [u8]) -> Option<(u32, usize)> {
     // At most ten digits, as `parse_count` takes; an eleventh is not a
     // line end below, so such a line goes the slow way.
     let limit = text.len().min(start + 10);
-    let mut at = start;
-    let mut value = 0u64;
-    while at < limit {
+    let (mut at, mut value, more) = match text.get(start..start + 8) {
+        Some(eight) => {
+            let (n, value) = swar_digits(eight.try_into().expect("8 bytes"));
+            (start + n, value, n == 8)
+        }
+        None => (start, 0, true),
+    };
+    // Past eight digits, or near the end of the text: a digit at a time.
+    while more && at < limit {
         let digit = text[at].wrapping_sub(b'0');
         if digit > 9 {
             break;
@@ -183,6 +189,32 @@ pub fn parse_whole_line(text: &[u8], hash: &mut [u8]) -> Option<(u32, usize)> {
         (Some(b'\r'), None) => Some((count, at + 1)),
         _ => None,
     }
+}
+
+/// The leading decimal digits of `eight` (up to all eight): how many,
+/// and their value. Eight bytes at once instead of a loop over them:
+/// find the first byte that is not a digit, shift the digits to the top
+/// (zeros move in as leading zeros), and add them up pairwise.
+#[inline]
+fn swar_digits(eight: [u8; 8]) -> (usize, u64) {
+    let word = u64::from_le_bytes(eight);
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    // A byte is a digit if its high nibble is 3 and stays 3 after adding
+    // 6 (low nibble at most 9). A byte of 0xFA or more carries into the
+    // next one, which is past the first non-digit and so does not matter.
+    let nibble = (word & (0xF0 * LOW)) ^ (0x30 * LOW);
+    let plus6 = (word.wrapping_add(0x06 * LOW) & (0xF0 * LOW)) ^ (0x30 * LOW);
+    let not_digit = nibble | plus6;
+    let n = (not_digit.trailing_zeros() / 8) as usize;
+    if n == 0 {
+        return (0, 0);
+    }
+    let digits = (word << (8 * (8 - n))) & (0x0F * LOW);
+    // Pairs, then fours, then all eight (first digit most significant).
+    let v = digits.wrapping_mul((10 << 8) + 1) >> 8;
+    let v = (v & 0x00FF_00FF_00FF_00FF).wrapping_mul((100 << 16) + 1) >> 16;
+    let v = (v & 0x0000_FFFF_0000_FFFF).wrapping_mul((10_000 << 32) + 1) >> 32;
+    (n, v)
 }
 
 fn is_hex(s: &[u8]) -> bool {
@@ -209,6 +241,16 @@ fn parse_count(s: &[u8]) -> Option<u32> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    proptest! {
+        /// Against a loop over the bytes, for digits followed by anything.
+        #[test]
+        fn swar_digits_agrees_with_a_loop(eight in proptest::array::uniform8(prop_oneof![b'0'..=b'9', any::<u8>()])) {
+            let n = eight.iter().take_while(|b| b.is_ascii_digit()).count();
+            let value = eight[..n].iter().fold(0u64, |v, &d| v * 10 + u64::from(d - b'0'));
+            prop_assert_eq!(swar_digits(eight), (n, value));
+        }
+    }
 
     /// The oracle: split at the first colon, `str::parse` the count, and
     /// decode the prefix and the digits as one hex string.
