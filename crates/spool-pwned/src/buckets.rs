@@ -228,20 +228,32 @@ impl Buckets {
         for run in runs {
             let b = run.bucket as usize;
             debug_assert!(b < self.buckets());
+            let packing = self.packing;
             let (mut at, mut end) = (self.cursor[b], self.block_end[b]);
-            for r in &records[run.start as usize..run.end as usize] {
-                if end - at >= MAX_ENTRY_BYTES {
-                    let slot = (&mut self.arena[at..at + MAX_ENTRY_BYTES])
-                        .try_into()
-                        .expect("24 bytes");
-                    at += self.packing.pack(r, slot);
-                } else {
+            let mut rest = &records[run.start as usize..run.end as usize];
+            while let Some((r, after)) = rest.split_first() {
+                // This many entries fit in the block whatever their counts.
+                let fit = (end - at) / MAX_ENTRY_BYTES;
+                if fit == 0 {
                     self.cursor[b] = at;
                     let mut entry = [0u8; MAX_ENTRY_BYTES];
-                    let len = self.packing.pack(r, &mut entry);
+                    let len = packing.pack(r, &mut entry);
                     self.append(b, &entry[..len])?;
                     (at, end) = (self.cursor[b], self.block_end[b]);
+                    rest = after;
+                    continue;
                 }
+                let (now, later) = rest.split_at(fit.min(rest.len()));
+                let block = &mut self.arena[at..end];
+                let mut used = 0;
+                for r in now {
+                    let slot = (&mut block[used..used + MAX_ENTRY_BYTES])
+                        .try_into()
+                        .expect("24 bytes");
+                    used += packing.pack(r, slot);
+                }
+                at += used;
+                rest = later;
             }
             self.cursor[b] = at;
             self.len += u64::from(run.end - run.start);
