@@ -335,33 +335,25 @@ impl Buckets {
     }
 
     /// Bucket `b` gathered from every spill file and the arena, as whole
-    /// records in `scratch.gathered`: its streams copied back to back into
-    /// `scratch.stream`, then unpacked.
+    /// records in `scratch.gathered`.
     fn gather(&self, b: usize, scratch: &mut DrainScratch) -> io::Result<()> {
         let spilled: u64 = self.spills.iter().map(|s| s.segments[b].bytes).sum();
         let in_arena: usize = self.arena_pieces(b).map(<[u8]>::len).sum();
-        let stream = &mut scratch.stream;
-        stream.clear();
-        stream.reserve(spilled as usize + in_arena);
-        for spill in &self.spills {
-            let seg = spill.segments[b];
-            let at = stream.len();
-            stream.resize(at + seg.bytes as usize, 0);
-            read_exact_at(&spill.file, &mut stream[at..], seg.offset)
-                .map_err(|e| with_path(e, &spill.path))?;
-        }
-        for piece in self.arena_pieces(b) {
-            stream.extend_from_slice(piece);
-        }
         let out = &mut scratch.gathered;
         out.clear();
-        out.reserve(stream.len() / COMPACT_BYTES);
-        let mut rest = &stream[..];
-        while !rest.is_empty() {
-            let (r, len) = self.packing.unpack(b, rest);
-            out.push(r);
-            rest = &rest[len..];
+        out.reserve((spilled as usize + in_arena) / COMPACT_BYTES);
+        // Each spill file holds the bucket's piece as one stream; the
+        // arena as a stream in blocks.
+        for spill in &self.spills {
+            let seg = spill.segments[b];
+            let stream = &mut scratch.stream;
+            stream.clear();
+            stream.resize(seg.bytes as usize, 0);
+            read_exact_at(&spill.file, stream, seg.offset)
+                .map_err(|e| with_path(e, &spill.path))?;
+            self.packing.unpack_pieces(b, [&stream[..]], out);
         }
+        self.packing.unpack_pieces(b, self.arena_pieces(b), out);
         Ok(())
     }
 
@@ -426,7 +418,7 @@ impl Buckets {
 /// fresh pages to be zeroed) all through the drain.
 #[derive(Default)]
 struct DrainScratch {
-    /// A bucket's entries, spilled pieces and arena blocks back to back.
+    /// A bucket's entries from one spill file.
     stream: Vec<u8>,
     /// The same as whole records, in arrival order.
     gathered: Vec<Record>,

@@ -156,7 +156,7 @@ impl Packing {
     /// # Panics
     ///
     /// If `bytes` ends inside the entry.
-    #[inline]
+    #[inline(always)]
     pub fn unpack(&self, bucket: usize, bytes: &[u8]) -> (Record, usize) {
         if !self.compact {
             let r: Record = bytes[..RECORD_BYTES].try_into().expect("24 bytes");
@@ -203,6 +203,72 @@ impl Packing {
         r[..16].copy_from_slice(&front.to_le_bytes());
         r[16..].copy_from_slice(&back.to_le_bytes());
         (r, len)
+    }
+
+    /// The length of the entry at the front of `bytes`, or `None` if
+    /// `bytes` ends inside it.
+    fn entry_len(&self, bytes: &[u8]) -> Option<usize> {
+        if !self.compact || self.short {
+            let len = if self.compact {
+                COMPACT_BYTES
+            } else {
+                RECORD_BYTES
+            };
+            return (bytes.len() >= len).then_some(len);
+        }
+        let head = bytes.get(..COMPACT_BYTES)?;
+        let field = u32::from(head[19]) | ((u32::from(head[0]) >> self.kept()) << 8);
+        if field < self.limit() {
+            return Some(COMPACT_BYTES);
+        }
+        let ext = bytes[COMPACT_BYTES..].iter().position(|&b| b < 0x80)?;
+        Some(COMPACT_BYTES + ext + 1)
+    }
+
+    /// Appends the whole records of a stream of entries of bucket
+    /// `bucket` to `out`. The stream comes in pieces (a bucket's blocks),
+    /// and an entry may run from one piece into the next: its bytes are
+    /// put together in a small buffer, the rest is read in place.
+    ///
+    /// # Panics
+    ///
+    /// If the stream ends inside an entry.
+    pub fn unpack_pieces<'a>(
+        &self,
+        bucket: usize,
+        pieces: impl IntoIterator<Item = &'a [u8]>,
+        out: &mut Vec<Record>,
+    ) {
+        let mut carry = [0u8; 2 * MAX_ENTRY_BYTES];
+        let mut carried = 0;
+        for piece in pieces {
+            let mut rest = piece;
+            if carried > 0 {
+                // The entry begun in an earlier piece: in a bucket's blocks
+                // it ends in the next one, in general in a later one.
+                let take = rest.len().min(MAX_ENTRY_BYTES);
+                carry[carried..carried + take].copy_from_slice(&rest[..take]);
+                let Some(len) = self.entry_len(&carry[..carried + take]) else {
+                    carried += take;
+                    continue;
+                };
+                out.push(self.unpack(bucket, &carry[..len]).0);
+                rest = &rest[len - carried..];
+            }
+            // An entry starting this far from the end ends inside.
+            while rest.len() >= MAX_ENTRY_BYTES {
+                let (r, len) = self.unpack(bucket, rest);
+                out.push(r);
+                rest = &rest[len..];
+            }
+            while let Some(len) = self.entry_len(rest) {
+                out.push(self.unpack(bucket, &rest[..len]).0);
+                rest = &rest[len..];
+            }
+            carry[..rest.len()].copy_from_slice(rest);
+            carried = rest.len();
+        }
+        assert_eq!(carried, 0, "a stream of entries ends inside one");
     }
 }
 
@@ -251,6 +317,39 @@ mod tests {
                 None => prop_assert_eq!(used, RECORD_BYTES),
             }
             prop_assert!(used <= MAX_ENTRY_BYTES);
+        }
+    }
+
+    proptest! {
+        /// A stream cut into pieces anywhere unpacks like the whole stream.
+        #[test]
+        fn pieces_unpack_like_the_whole_stream(
+            counts in proptest::collection::vec(prop_oneof![0u32..5000, any::<u32>()], 0..40),
+            cuts in proptest::collection::vec(0usize..1000, 0..12),
+            bits in prop_oneof![Just(4u32), 8u32..=16],
+            ntlm in any::<bool>(),
+        ) {
+            let len = if ntlm { 16 } else { 20 };
+            let packing = Packing::new(len, bits);
+            let mut want = Vec::new();
+            let mut stream = Vec::new();
+            for (i, &count) in counts.iter().enumerate() {
+                let mut k = hash(&[(i as u8).wrapping_mul(37); HASH_BYTES], len);
+                k[..2].fill(0);
+                let r = record(&k, count);
+                let mut entry = [0u8; MAX_ENTRY_BYTES];
+                let n = packing.pack(&r, &mut entry);
+                stream.extend_from_slice(&entry[..n]);
+                want.push(r);
+            }
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (stream.len() + 1)).collect();
+            cuts.push(0);
+            cuts.push(stream.len());
+            cuts.sort_unstable();
+            let pieces = cuts.windows(2).map(|w| &stream[w[0]..w[1]]);
+            let mut got = Vec::new();
+            packing.unpack_pieces(0, pieces, &mut got);
+            prop_assert_eq!(got, want);
         }
     }
 
