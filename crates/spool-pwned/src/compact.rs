@@ -114,6 +114,16 @@ impl Packing {
             *out = *r;
             return RECORD_BYTES;
         }
+        let count = u32::from_le_bytes(r[HASH_BYTES..].try_into().expect("4 bytes"));
+        if !self.short && count < self.limit() {
+            // The common case as byte moves: bytes 1..21 of the record
+            // (h1 … h19 and the count's low byte) are the entry, but for
+            // the count's high bits in h1's top bits.
+            out[..20].copy_from_slice(&r[1..21]);
+            let kept = self.kept();
+            out[0] = (u32::from(r[1]) & ((1 << kept) - 1) | ((count >> 8) << kept)) as u8;
+            return COMPACT_BYTES;
+        }
         // The record as two little-endian integers: byte i of the record is
         // bits 8i.. of `front` (i < 16) or 8(i − 16).. of `back`.
         let front = u128::from_le_bytes(r[..16].try_into().expect("16 bytes"));
@@ -161,6 +171,19 @@ impl Packing {
         if !self.compact {
             let r: Record = bytes[..RECORD_BYTES].try_into().expect("24 bytes");
             return (r, RECORD_BYTES);
+        }
+        let kept = self.kept();
+        let c0 = u32::from(bytes[0]);
+        if !self.short && (u32::from(bytes[19]) | ((c0 >> kept) << 8)) < self.limit() {
+            // The common case as byte moves; see `pack`.
+            let mut r = [0u8; RECORD_BYTES];
+            r[1..21].copy_from_slice(&bytes[..20]);
+            let bucket = bucket as u32;
+            let mask = (1u32 << kept) - 1;
+            r[0] = (bucket >> (self.bits - 8)) as u8;
+            r[1] = (((bucket << kept) & 0xFF & !mask) | (c0 & mask)) as u8;
+            r[21] = (c0 >> kept) as u8;
+            return (r, COMPACT_BYTES);
         }
         let body = u128::from_le_bytes(bytes[..16].try_into().expect("16 bytes"));
         let tail = u32::from_le_bytes(bytes[16..20].try_into().expect("4 bytes"));
