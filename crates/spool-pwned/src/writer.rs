@@ -149,7 +149,10 @@ impl IndexWriter {
 /// merged — made on a worker thread, so that the writer only copies bytes
 /// and joins checksums.
 pub(crate) struct EncodedRun {
+    /// The encoded records are `bytes[..len]`; the rest is room kept for
+    /// the next run that reuses the buffer.
     bytes: Vec<u8>,
+    len: usize,
     crc: crc32fast::Hasher,
     /// Records per 16-bit prefix, ascending.
     prefixes: Vec<(u16, u64)>,
@@ -167,10 +170,15 @@ impl EncodedRun {
     /// of `kind`, into `bytes` (emptied first: a vector handed back by
     /// [`into_bytes`](Self::into_bytes), so that runs reuse their buffers).
     pub fn new(sorted: &[Record], kind: HashKind, mut bytes: Vec<u8>) -> Self {
-        bytes.clear();
-        bytes.reserve(sorted.len() * format::record_len(kind));
+        // Sized up front (zero-filled only where it grows), so that each
+        // record is a copy of a fixed size, not a call to `memcpy`.
+        let most = sorted.len() * (HASH_BYTES - PREFIX_BYTES + 4);
+        if bytes.len() < most {
+            bytes.resize(most, 0);
+        }
         let mut run = EncodedRun {
             bytes,
+            len: 0,
             crc: crc32fast::Hasher::new(),
             prefixes: Vec::new(),
             first: sorted.first().map(|r| sort_key(r)),
@@ -190,7 +198,7 @@ impl EncodedRun {
             run.encode(&done, key_len);
         }
         run.duplicates = merge.duplicates;
-        run.crc.update(&run.bytes);
+        run.crc.update(&run.bytes[..run.len]);
         run
     }
 
@@ -214,11 +222,11 @@ impl EncodedRun {
         let suffix = key_len - PREFIX_BYTES;
         out[..HASH_BYTES - PREFIX_BYTES].copy_from_slice(&r[PREFIX_BYTES..HASH_BYTES]);
         out[suffix..suffix + 4].copy_from_slice(&r[HASH_BYTES..]);
-        if suffix + 4 == out.len() {
-            self.bytes.extend_from_slice(&out);
-        } else {
-            self.bytes.extend_from_slice(&out[..suffix + 4]);
-        }
+        // A whole longest form always fits (see `new`); a shorter one is
+        // cut back by the length.
+        let at = self.len;
+        self.bytes[at..at + out.len()].copy_from_slice(&out);
+        self.len = at + suffix + 4;
         self.records += 1;
         self.total += u64::from(record::count(r));
     }
@@ -236,7 +244,7 @@ impl IndexWriter {
             return Ok(());
         };
         self.check_follows(first)?;
-        self.body.append_with_crc(&run.bytes, &run.crc)?;
+        self.body.append_with_crc(&run.bytes[..run.len], &run.crc)?;
         for &(prefix, n) in &run.prefixes {
             self.fanout[usize::from(prefix) + 1] += n;
         }
