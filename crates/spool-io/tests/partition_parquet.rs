@@ -306,3 +306,56 @@ fn quoted_csv_values_are_written_unquoted() {
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A budget too small for any writer's typical footprint but roomy
+/// enough for parked ones: every group spills, and the writer threads
+/// convert spilled runs into row groups while the input is still being
+/// read. Each key still gets one part file, with every row in order, and
+/// those files have more than one row group (the runs converted before
+/// the end of the input, then the rest).
+#[test]
+fn spilled_groups_are_converted_before_the_input_ends() {
+    let dir = scratch("early");
+    let mut input = String::new();
+    let mut expected: Vec<Vec<Vec<Value>>> = vec![Vec::new(); 3];
+    for i in 0..120_000i64 {
+        let key = (i % 3) as usize;
+        let s = format!("row {i} {}", "x".repeat((i % 17) as usize));
+        input.push_str(&format!("k{key}\t{i}\t{s}\n"));
+        expected[key].push(vec![Value::Int(i), Value::Str(s)]);
+    }
+    fs::write(dir.join("in.txt"), &input).unwrap();
+    let types = [ColumnType::Int64, ColumnType::String];
+    let spec = SchemaSpec(vec![
+        ("col2".into(), ColumnType::Int64),
+        ("col3".into(), ColumnType::String),
+    ]);
+    let mut options = Options::new(
+        vec![dir.join("in.txt")],
+        dir.join("out"),
+        vec![ColumnRef("1".into())],
+    );
+    options.format = OutputFormat::Parquet(ParquetOptions {
+        schema: spec,
+        compression: ParquetCompression::Zstd(3),
+        ..ParquetOptions::default()
+    });
+    options.workers = 2;
+    options.max_open = 8;
+    options.min_chunk_len = 64;
+    options.chunk_len = 256;
+    options.chunk_budget = 400 << 10;
+    let summary = run(&options).unwrap();
+    assert_eq!(summary.groups.len(), 3);
+    let mut row_groups = 0;
+    for (key, want) in expected.into_iter().enumerate() {
+        let group = dir.join(format!("out/col1=k{key}"));
+        assert_eq!(rows_of(&group, &types), want, "key {key}");
+        let part = fs::File::open(group.join("part-00000.parquet")).unwrap();
+        let builder = ParquetRecordBatchReaderBuilder::try_new(part).unwrap();
+        row_groups += builder.metadata().num_row_groups();
+    }
+    assert!(summary.groups.iter().all(|g| g.files == 1));
+    assert!(row_groups > 3, "{row_groups} row groups in 3 files");
+    fs::remove_dir_all(&dir).unwrap();
+}
