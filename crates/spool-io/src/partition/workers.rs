@@ -6,8 +6,8 @@
 //! out; a closed text file is reopened in append mode when its group writes
 //! again (blocks are self-contained frames, so appending keeps it valid).
 //! Parquet files are never closed early: groups beyond the open writers
-//! spill as text to the thread's spill log and are converted to one part
-//! each, when the thread's queue is empty and at the end ([`ParquetSink`]).
+//! spill as text to the thread's spill log and become one part each at the
+//! end ([`ParquetSink`]).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -94,22 +94,7 @@ fn run_parquet(jobs: Receiver<Job>, mut sink: ParquetSink, failed: &AtomicBool) 
         failed.store(true, Ordering::Relaxed);
     };
     loop {
-        let next = match jobs.try_recv() {
-            Ok(job) => Ok(job),
-            Err(crossbeam_channel::TryRecvError::Disconnected) => break,
-            Err(crossbeam_channel::TryRecvError::Empty) => {
-                // Idle: convert a ready spilled group, then look again.
-                if report.error.is_none() {
-                    match sink.convert_early() {
-                        Ok(true) => continue,
-                        Ok(false) => {}
-                        Err(e) => fail(&mut report, e),
-                    }
-                }
-                jobs.recv_timeout(IDLE_CHECK)
-            }
-        };
-        let job = match next {
+        let job = match jobs.recv_timeout(IDLE_CHECK) {
             Ok(job) => Some(job),
             Err(crossbeam_channel::RecvTimeoutError::Timeout) => None,
             Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,

@@ -15,8 +15,7 @@
 //! | [`schema`] | `--schema`, the table, each grouping's file schema |
 //! | `batch` | buffered records into an Arrow batch |
 //! | `sink` | a writer thread's open Parquet files under the budget |
-//! | `spill` | the records of groups without an open writer, in one log per thread, until converted |
-//! | `sink::convert` | spilled groups into part files, while the input is read and at its end |
+//! | `spill` | the records of groups without an open writer, in one log per thread, until the end |
 
 mod batch;
 pub mod schema;

@@ -1,8 +1,7 @@
 //! A writer thread's Parquet files: an [`ArrowWriter`] for each group
 //! admitted to one, the other groups' records spilled as text to the
-//! thread's spill log and each turned into one part file — in the
-//! thread's idle moments while the input is read, and at its end (the
-//! `convert` module).
+//! thread's spill log and each turned into one part file at the end of
+//! the input.
 //!
 //! ```text
 //!  job (group g, text records)
@@ -12,8 +11,7 @@
 //!    │                  charge d to the pool; no room ─► flush the
 //!    │                  largest in-progress row groups of this thread
 //!    └─ g spills ─────► append the text to the spill log, a run of g
-//!                       (idle, or end of input: g's runs ─► row
-//!                        groups of g's one part file)
+//!                       (end of input: g's runs ─► one part file)
 //! ```
 //!
 //! A new group gets a writer while the thread has fewer than `max_open`
@@ -68,8 +66,6 @@ use crate::input::with_path;
 use crate::partition::layout::part_path;
 use crate::partition::writer_memory::WriterMemory;
 
-mod convert;
-
 /// Write buffer of an open part file: parquet writes a page header and a
 /// page as separate calls; this joins them into fewer system calls.
 pub(crate) const FILE_BUFFER: usize = 8 << 10;
@@ -100,12 +96,9 @@ struct Group {
     /// Records of each earlier part, in order (empty for the usual one
     /// part: no allocation per group).
     earlier: Vec<u64>,
-    /// Its records go to the spill log (see the `spill` module).
-    spills: bool,
-    /// The offset of its last run there not converted yet.
+    /// Its records go to the spill log (see the `spill` module): the
+    /// offset of its last run there.
     spilled: Option<u64>,
-    /// Bytes spilled since its last conversion.
-    pending: usize,
     /// The start of a record cut at a chunk's end (a record longer than
     /// the largest chunk arrives in pieces).
     carry: Vec<u8>,
@@ -136,11 +129,6 @@ pub(crate) struct ParquetSink {
     seen_pressure: u64,
     /// Bytes of the part files finished so far.
     bytes_out: u64,
-    /// Spilled groups with at least `early_bytes` not converted yet, in
-    /// the order they got there (see the `convert` module).
-    ready: std::collections::VecDeque<u32>,
-    /// See [`ready`](Self::ready).
-    early_bytes: usize,
 }
 
 impl ParquetSink {
@@ -148,6 +136,7 @@ impl ParquetSink {
     /// a log at `spill_log`.
     pub fn new(run: Arc<ParquetRun>, max_open: usize, spill_log: PathBuf) -> Self {
         ParquetSink {
+            run,
             max_open: max_open.max(1),
             open: foldhash::HashMap::default(),
             spill: Spill::new(spill_log),
@@ -156,9 +145,6 @@ impl ParquetSink {
             properties: Vec::new(),
             seen_pressure: 0,
             bytes_out: 0,
-            ready: std::collections::VecDeque::new(),
-            early_bytes: convert::early_bytes(run.row_group_bytes),
-            run,
         }
     }
 
@@ -193,9 +179,7 @@ impl ParquetSink {
                     parts: 0,
                     records: 0,
                     earlier: Vec::new(),
-                    spills: false,
                     spilled: None,
-                    pending: 0,
                     carry: Vec::new(),
                 },
             );
@@ -203,7 +187,7 @@ impl ParquetSink {
                 return self.spill_run(gid, data);
             }
         }
-        if self.groups[&gid].spills {
+        if self.groups[&gid].spilled.is_some() {
             return self.spill_run(gid, data);
         }
         self.write_batch(gid, data)?;
@@ -381,13 +365,7 @@ impl ParquetSink {
     /// first makes it a spilled group).
     fn spill_run(&mut self, gid: u32, data: &[u8]) -> io::Result<()> {
         let group = self.groups.get_mut(&gid).expect("known group");
-        group.spills = true;
         group.spilled = Some(self.spill.append(gid, group.spilled, data)?);
-        let before = group.pending;
-        group.pending += data.len();
-        if before < self.early_bytes && group.pending >= self.early_bytes {
-            self.ready.push_back(gid);
-        }
         Ok(())
     }
 
@@ -431,6 +409,50 @@ impl ParquetSink {
     /// Bytes of the part files finished so far.
     pub fn bytes_out(&self) -> u64 {
         self.bytes_out
+    }
+
+    /// Finishes every open part, then turns each spilled group's records
+    /// into its next part, one group at a time; returns each group's
+    /// parts (see [`parts`](Self::parts)).
+    pub fn finish(&mut self) -> io::Result<Vec<(u32, Vec<u64>)>> {
+        let open: Vec<u32> = self.open.keys().copied().collect();
+        for gid in open {
+            let part = self.open.remove(&gid).expect("open");
+            self.close(part)?;
+        }
+        self.spill.flush()?;
+        let mut spilled: Vec<(u32, u64)> = (self.groups.iter())
+            .filter_map(|(&gid, group)| Some((gid, group.spilled?)))
+            .collect();
+        spilled.sort_unstable();
+        for (gid, last) in spilled {
+            self.convert(gid, last)?;
+        }
+        self.spill.remove()?;
+        Ok(self.parts())
+    }
+
+    /// Writes group `gid`'s spilled runs (the last at `last`) as its next
+    /// part file, in row groups of `row_group_bytes`, outside the budget
+    /// (see the module docs).
+    fn convert(&mut self, gid: u32, last: u64) -> io::Result<()> {
+        let writer = self.create_part(gid)?;
+        self.open.insert(
+            gid,
+            OpenPart {
+                writer,
+                budgeted: false,
+                charged: 0,
+                fixed: 0,
+                footprint: 0,
+            },
+        );
+        let mut drain = self.spill.drain(gid, last)?;
+        while let Some(piece) = drain.next_piece()? {
+            self.write_batch(gid, piece)?;
+        }
+        let part = self.open.remove(&gid).expect("open");
+        self.close(part)
     }
 
     /// Each group's part files so far: the records of each, in order (a

@@ -1,7 +1,6 @@
 //! Groups without an open Parquet writer: their records, as the router
 //! buffered them (text), appended to one spill log per writer thread, and
-//! turned into row groups of each group's Parquet part (see the `sink`
-//! module: some while the input is read, the rest when it ends).
+//! turned into each group's Parquet part once, when the input ends.
 //!
 //! A writer thread keeps an `ArrowWriter` open only for as many groups as
 //! `--max-open` and the budget allow (see the bounds of the `sink`
@@ -17,8 +16,8 @@
 //!  │  text of block        │  text of block         │  text of block        │
 //! ```
 //!
-//! so the thread remembers one offset per spilled group (its last run
-//! not converted yet; a conversion starts a new chain) and nothing else; [`Spill::drain`] walks a group's chain back to its
+//! so the thread remembers one offset per spilled group (its last run)
+//! and nothing else; [`Spill::drain`] walks a group's chain back to its
 //! first run, and [`Drain`] hands its text back in order. One log per thread, written
 //! through one buffer, replaces a file per group: at 100,000 keys the
 //! per-group files cost millions of `open` calls (an LRU of `--max-open`
