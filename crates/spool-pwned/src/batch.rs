@@ -8,11 +8,11 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use spool::text::hibp::{parse_line, parse_whole_line, LineErrorKind};
+use spool::text::hibp::{parse_line, parse_whole_lines, LineErrorKind};
 
 use crate::build::BuildOptions;
 use crate::readahead::Chunk;
-use crate::record::{self, Record};
+use crate::record::{self, Record, HASH_BYTES};
 use crate::sort::{group_by_bucket, BucketRun};
 
 /// What a parsing thread made of one chunk.
@@ -71,17 +71,23 @@ pub fn parse_chunk(
     let mut key = [0u8; 20];
     let mut at = 0;
     while at < bytes.len() {
-        let rest = &bytes[at..];
-        parsed.all_lines += 1;
-        // Whole hashes: line splitting and parsing in one pass.
+        // Whole hashes: line splitting and parsing in one pass, as many
+        // lines as are well formed.
         if prefix.is_empty() {
-            if let Some((count, used)) = parse_whole_line(rest, &mut key[..key_len]) {
-                parsed.records.push(record::record(&key, count));
-                parsed.lines += 1;
-                at += used;
-                continue;
+            let (records, mut lines) = (&mut parsed.records, 0);
+            at += parse_whole_lines(&bytes[at..], key_len, |hash, count| {
+                let key = hash[..HASH_BYTES].try_into().expect("20 bytes");
+                records.push(record::record(key, count));
+                lines += 1;
+            });
+            parsed.lines += lines;
+            parsed.all_lines += lines;
+            if at == bytes.len() {
+                break;
             }
         }
+        let rest = &bytes[at..];
+        parsed.all_lines += 1;
         // Anything else (an empty line, a range file's line, a malformed
         // one): split the line off and parse it alone.
         let len = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);

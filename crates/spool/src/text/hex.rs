@@ -68,6 +68,32 @@ pub fn decode(hex: &[u8], out: &mut [u8]) -> bool {
     decode_with_table(hex, out)
 }
 
+/// [`decode`] compiled for AVX2: 32 digits per step, decoded straight
+/// into `out`. Inlines into a caller that is itself compiled for AVX2
+/// (the line parser's loop in [`hibp`](super::hibp)).
+///
+/// # Safety
+///
+/// The CPU must have AVX2 (`is_x86_feature_detected!("avx2")`).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn decode_avx2(hex: &[u8], out: &mut [u8]) -> bool {
+    if let (Ok(hex), Ok(out)) = (
+        <&[u8; 40]>::try_from(hex),
+        <&mut [u8; 20]>::try_from(&mut *out),
+    ) {
+        return avx2::decode_40(hex, out);
+    }
+    if let (Ok(hex), Ok(out)) = (
+        <&[u8; 32]>::try_from(hex),
+        <&mut [u8; 16]>::try_from(&mut *out),
+    ) {
+        return avx2::decode_32(hex, out);
+    }
+    decode_with_table(hex, out)
+}
+
 /// The portable decoder: one table lookup per digit.
 fn decode_with_table(hex: &[u8], out: &mut [u8]) -> bool {
     if hex.len() != 2 * out.len() {
@@ -141,6 +167,7 @@ mod sse2 {
         (byte, valid)
     }
 
+    #[inline]
     fn half(hex: &[u8; 40], at: usize) -> &[u8; 16] {
         hex[at..at + 16].try_into().expect("16 bytes")
     }
@@ -173,6 +200,107 @@ mod sse2 {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    //! 32 digits per step, the same arithmetic as `sse2` on twice the
+    //! lanes; pairs of values are joined with one multiply-add
+    //! (`hi * 16 + lo` per u16 lane) instead of shifts and masks.
+
+    use core::arch::x86_64::{
+        __m128i, _mm256_add_epi8, _mm256_and_si256, _mm256_castsi256_si128, _mm256_cmpgt_epi8,
+        _mm256_loadu_si256, _mm256_maddubs_epi16, _mm256_movemask_epi8, _mm256_or_si256,
+        _mm256_packus_epi16, _mm256_permute4x64_epi64, _mm256_set1_epi16, _mm256_set1_epi8,
+        _mm_add_epi8, _mm_and_si128, _mm_cmpgt_epi8, _mm_cvtsi128_si64, _mm_loadl_epi64,
+        _mm_maddubs_epi16, _mm_movemask_epi8, _mm_or_si128, _mm_packus_epi16, _mm_set1_epi16,
+        _mm_set1_epi8, _mm_storeu_si128,
+    };
+
+    /// 32 digits to 16 bytes (the low half of the result), and whether all
+    /// 32 were hex digits.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn bytes_32(hex: &[u8; 32]) -> (__m128i, bool) {
+        // SAFETY: `hex` is 32 readable bytes; `loadu` has no alignment
+        // requirement.
+        let v = unsafe { _mm256_loadu_si256(hex.as_ptr().cast()) };
+        let digit = _mm256_and_si256(
+            _mm256_cmpgt_epi8(v, _mm256_set1_epi8(b'0' as i8 - 1)),
+            _mm256_cmpgt_epi8(_mm256_set1_epi8(b'9' as i8 + 1), v),
+        );
+        let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+        let letter = _mm256_and_si256(
+            _mm256_cmpgt_epi8(folded, _mm256_set1_epi8(b'a' as i8 - 1)),
+            _mm256_cmpgt_epi8(_mm256_set1_epi8(b'f' as i8 + 1), folded),
+        );
+        let valid = _mm256_movemask_epi8(_mm256_or_si256(digit, letter)) == -1;
+        let value = _mm256_add_epi8(
+            _mm256_and_si256(v, _mm256_set1_epi8(0x0F)),
+            _mm256_and_si256(letter, _mm256_set1_epi8(9)),
+        );
+        // Each u16 lane: its first byte (the high digit) times 16 plus its
+        // second; at most 255, so the unsigned pack keeps it whole.
+        let pairs = _mm256_maddubs_epi16(value, _mm256_set1_epi16(0x0110));
+        // Packing works within each 128-bit half: bytes 0..8 and 16..24
+        // hold the result; gather those two quadwords into the low half.
+        let packed = _mm256_packus_epi16(pairs, pairs);
+        let low = _mm256_permute4x64_epi64::<0b00_00_10_00>(packed);
+        (_mm256_castsi256_si128(low), valid)
+    }
+
+    /// 8 digits to 4 bytes (a little-endian `u32`), and whether all 8 were
+    /// hex digits.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn bytes_8(hex: &[u8; 8]) -> ([u8; 4], bool) {
+        // SAFETY: `hex` is 8 readable bytes; `loadl_epi64` reads 8 bytes
+        // with no alignment requirement and zeroes the rest.
+        let v = unsafe { _mm_loadl_epi64(hex.as_ptr().cast()) };
+        let digit = _mm_and_si128(
+            _mm_cmpgt_epi8(v, _mm_set1_epi8(b'0' as i8 - 1)),
+            _mm_cmpgt_epi8(_mm_set1_epi8(b'9' as i8 + 1), v),
+        );
+        let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+        let letter = _mm_and_si128(
+            _mm_cmpgt_epi8(folded, _mm_set1_epi8(b'a' as i8 - 1)),
+            _mm_cmpgt_epi8(_mm_set1_epi8(b'f' as i8 + 1), folded),
+        );
+        // Only the 8 loaded bytes count (the zeroed rest is not hex).
+        let valid = _mm_movemask_epi8(_mm_or_si128(digit, letter)) & 0xFF == 0xFF;
+        let value = _mm_add_epi8(
+            _mm_and_si128(v, _mm_set1_epi8(0x0F)),
+            _mm_and_si128(letter, _mm_set1_epi8(9)),
+        );
+        let pairs = _mm_maddubs_epi16(value, _mm_set1_epi16(0x0110));
+        let packed = _mm_packus_epi16(pairs, pairs);
+        let four = (_mm_cvtsi128_si64(packed) as u32).to_le_bytes();
+        (four, valid)
+    }
+
+    /// 40 digits: 32 and 8.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn decode_40(hex: &[u8; 40], out: &mut [u8; 20]) -> bool {
+        let (first, ok_first) = bytes_32(hex[..32].try_into().expect("32 bytes"));
+        let (last, ok_last) = bytes_8(hex[32..].try_into().expect("8 bytes"));
+        // SAFETY: `out` has 16 writable bytes at its front; `storeu` has
+        // no alignment requirement.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), first) };
+        out[16..].copy_from_slice(&last);
+        ok_first & ok_last
+    }
+
+    /// 32 digits: one step.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn decode_32(hex: &[u8; 32], out: &mut [u8; 16]) -> bool {
+        let (bytes, ok) = bytes_32(hex);
+        // SAFETY: `out` is 16 writable bytes; `storeu` has no alignment
+        // requirement.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), bytes) };
+        ok
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,7 +320,8 @@ mod tests {
     }
 
     /// Every pair of byte values at every pair position of a 40- and a
-    /// 32-digit hash: the fast decoders must agree with the table.
+    /// 32-digit hash: the fast decoders (SSE2, and AVX2 where the CPU has
+    /// it) must agree with the table.
     #[test]
     fn fast_decoders_agree_with_the_table_everywhere() {
         let base = *b"0123456789abcdefABCDEF0123456789aBcDeF09";
@@ -211,6 +340,25 @@ mod tests {
                     );
                     if ok {
                         assert_eq!(fast, slow);
+                    }
+                    #[cfg(target_arch = "x86_64")]
+                    if std::is_x86_feature_detected!("avx2") {
+                        let mut wide = [0u8; 20];
+                        // SAFETY: the CPU has AVX2, just checked.
+                        let ok_wide = unsafe { decode_avx2(&hex, &mut wide) };
+                        assert_eq!(ok_wide, ok, "avx2 {pos} {a:#x} {b:#x}");
+                        if ok {
+                            assert_eq!(wide, slow);
+                        }
+                        if pos < 32 {
+                            let (mut wide, mut slow) = ([0u8; 16], [0u8; 16]);
+                            // SAFETY: as above.
+                            let ok = unsafe { decode_avx2(&hex[..32], &mut wide) };
+                            assert_eq!(ok, decode_with_table(&hex[..32], &mut slow));
+                            if ok {
+                                assert_eq!(wide, slow);
+                            }
+                        }
                     }
                     if pos < 32 {
                         let (mut fast, mut slow) = ([0u8; 16], [0u8; 16]);

@@ -154,8 +154,95 @@ pub fn parse_line(line: &[u8], prefix: &[u8], hash: &mut [u8]) -> Result<u32, Li
 /// ```
 #[inline]
 pub fn parse_whole_line(text: &[u8], hash: &mut [u8]) -> Option<(u32, usize)> {
+    whole_line(text, hash, super::hex::decode)
+}
+
+/// [`parse_whole_line`] for line after line: parses the whole lines at
+/// the start of `text`, one after another, handing each one's hash
+/// (decoded into the first `hash_len` bytes of a buffer whose other bytes
+/// are zero) and count to `each`, and stops before the first line that is
+/// not one, or at the end of `text`. Returns the bytes taken. The loop
+/// runs in one function compiled for AVX2 when the CPU has it (the hex
+/// digits then decoded 32 at a time), and with [`parse_whole_line`]'s
+/// decoder otherwise; both accept exactly the same lines.
+///
+/// # Panics
+///
+/// If `hash_len` is more than [`MAX_HASH_LEN`].
+///
+/// # Examples
+///
+/// ```
+/// use spool::text::hibp::parse_whole_lines;
+/// let text = b"5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:12\r\n\
+///              5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD9:3\r\n\r\nnext";
+/// let mut seen = Vec::new();
+/// let used = parse_whole_lines(text, 20, |hash, count| seen.push((hash[19], count)));
+/// assert_eq!(seen, [(0xd8, 12), (0xd9, 3)]);
+/// assert_eq!(&text[used..], b"\r\nnext");
+/// ```
+#[inline]
+pub fn parse_whole_lines(
+    text: &[u8],
+    hash_len: usize,
+    mut each: impl FnMut(&[u8; MAX_HASH_LEN], u32),
+) -> usize {
+    assert!(
+        hash_len <= MAX_HASH_LEN,
+        "hashes of up to {MAX_HASH_LEN} bytes"
+    );
+    #[cfg(all(target_arch = "x86_64", feature = "std"))]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, just checked.
+        return unsafe { whole_lines_avx2(text, hash_len, &mut each) };
+    }
+    whole_lines(text, hash_len, &mut each, super::hex::decode)
+}
+
+/// [`whole_lines`] compiled for AVX2, its decoder too.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+#[target_feature(enable = "avx2")]
+unsafe fn whole_lines_avx2(
+    text: &[u8],
+    hash_len: usize,
+    each: &mut impl FnMut(&[u8; MAX_HASH_LEN], u32),
+) -> usize {
+    whole_lines(text, hash_len, each, |hex, out| {
+        // SAFETY: this function runs only on a CPU with AVX2.
+        unsafe { super::hex::decode_avx2(hex, out) }
+    })
+}
+
+/// The loop of [`parse_whole_lines`], with the hex decoder given.
+#[inline(always)]
+fn whole_lines(
+    text: &[u8],
+    hash_len: usize,
+    each: &mut impl FnMut(&[u8; MAX_HASH_LEN], u32),
+    decode: impl Fn(&[u8], &mut [u8]) -> bool,
+) -> usize {
+    let mut hash = [0u8; MAX_HASH_LEN];
+    let mut at = 0;
+    while let Some((count, used)) = whole_line(&text[at..], &mut hash[..hash_len], &decode) {
+        each(&hash, count);
+        at += used;
+    }
+    at
+}
+
+/// [`parse_whole_line`] with the hex decoder given.
+#[inline(always)]
+fn whole_line(
+    text: &[u8],
+    hash: &mut [u8],
+    decode: impl Fn(&[u8], &mut [u8]) -> bool,
+) -> Option<(u32, usize)> {
     let digits = 2 * hash.len();
-    if text.get(digits) != Some(&b':') || !super::hex::decode(&text[..digits], hash) {
+    if text.get(digits) != Some(&b':') || !decode(&text[..digits], hash) {
         return None;
     }
     let start = digits + 1;
@@ -347,6 +434,51 @@ mod tests {
             let mut hash = vec![0u8; len];
             let got = parse_whole_line(&text, &mut hash).map(|(count, used)| (hash, count, used));
             prop_assert_eq!(got, want);
+        }
+    }
+
+    /// Each whole line of `text` with the portable decoder, one call at a
+    /// time: the oracle of the loop.
+    fn whole_lines_one_by_one(text: &[u8], len: usize) -> (Vec<(Vec<u8>, u32)>, usize) {
+        let (mut seen, mut at, mut hash) = (Vec::new(), 0, vec![0u8; len]);
+        while let Some((count, used)) = parse_whole_line(&text[at..], &mut hash) {
+            seen.push((hash.clone(), count));
+            at += used;
+        }
+        (seen, at)
+    }
+
+    proptest! {
+        /// The loop (AVX2 where the CPU has it) agrees with the one-line
+        /// parser called line after line, on runs of good lines broken by
+        /// bad bytes anywhere.
+        #[test]
+        fn whole_lines_agree_with_one_line_at_a_time(
+            len in prop_oneof![Just(16usize), Just(20)],
+            lines in proptest::collection::vec(
+                (proptest::collection::vec(
+                    proptest::sample::select(b"0123456789abcdefABCDEF".to_vec()),
+                    40,
+                ), 0u32..=u32::MAX, proptest::sample::select(vec!["\n", "\r\n"])),
+                0..20,
+            ),
+            stray in proptest::option::weighted(0.3, (any::<usize>(), any::<u8>())),
+        ) {
+            let mut text = Vec::new();
+            for (digits, count, ending) in &lines {
+                text.extend_from_slice(&digits[..2 * len]);
+                text.extend_from_slice(format!(":{count}{ending}").as_bytes());
+            }
+            if let (Some((at, byte)), false) = (stray, text.is_empty()) {
+                let at = at % text.len();
+                text[at] = byte;
+            }
+            let mut seen = Vec::new();
+            let used = parse_whole_lines(&text, len, |hash, count| {
+                assert!(hash[len..].iter().all(|&b| b == 0), "zeros past the hash");
+                seen.push((hash[..len].to_vec(), count));
+            });
+            prop_assert_eq!((seen, used), whole_lines_one_by_one(&text, len));
         }
     }
 

@@ -41,6 +41,7 @@ pub mod csv;
 pub mod fields;
 #[allow(unsafe_code)]
 pub mod hex;
+#[allow(unsafe_code)]
 pub mod hibp;
 mod records;
 
