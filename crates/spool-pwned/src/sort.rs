@@ -19,18 +19,34 @@ use crate::record::{digit, sort_key, Record, RECORD_BYTES};
 /// Stable counting sort of `records` into `out` by [`digit`]; returns where
 /// each digit's group starts (`2^bits + 1` entries, the last is the end).
 fn counting_sort(records: &[Record], out: &mut Vec<Record>, skip: u32, bits: u32) -> Vec<usize> {
+    if bits == 0 {
+        // One group: the records as they are.
+        out.clear();
+        out.extend_from_slice(records);
+        return vec![0, records.len()];
+    }
+    assert!(
+        bits <= 32 && skip + bits <= 64,
+        "a digit of {bits} bits after {skip}"
+    );
+    // `digit` with its shifts fixed for the whole pass.
+    let digit = |r: &Record| {
+        let top = u64::from_be_bytes(r[..8].try_into().expect("8 bytes"));
+        ((top << skip) >> (64 - bits)) as usize
+    };
     let mut starts = vec![0usize; (1 << bits) + 1];
     for r in records {
-        starts[digit(r, skip, bits) + 1] += 1;
+        starts[digit(r) + 1] += 1;
     }
     for d in 1..starts.len() {
         starts[d] += starts[d - 1];
     }
-    out.clear();
+    // Every slot is written below: only growth needs filling.
+    out.truncate(records.len());
     out.resize(records.len(), [0u8; RECORD_BYTES]);
     let mut next = starts.clone();
     for r in records {
-        let d = digit(r, skip, bits);
+        let d = digit(r);
         out[next[d]] = *r;
         next[d] += 1;
     }
