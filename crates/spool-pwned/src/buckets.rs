@@ -225,38 +225,31 @@ impl Buckets {
     ///
     /// I/O errors writing a spill file, naming it.
     pub fn push_runs(&mut self, records: &[Record], runs: &[BucketRun]) -> io::Result<()> {
+        let packing = self.packing;
         for run in runs {
             let b = run.bucket as usize;
             debug_assert!(b < self.buckets());
-            let packing = self.packing;
-            let (mut at, mut end) = (self.cursor[b], self.block_end[b]);
             let mut rest = &records[run.start as usize..run.end as usize];
+            self.len += rest.len() as u64;
+            // While the last block has room for any entry, pack in place
+            // (as `push_into` does, with the cursor in a register).
+            let (mut at, end) = (self.cursor[b], self.block_end[b]);
+            let block = &mut self.arena[..end];
             while let Some((r, after)) = rest.split_first() {
-                // This many entries fit in the block whatever their counts.
-                let fit = (end - at) / MAX_ENTRY_BYTES;
-                if fit == 0 {
-                    self.cursor[b] = at;
-                    let mut entry = [0u8; MAX_ENTRY_BYTES];
-                    let len = packing.pack(r, &mut entry);
-                    self.append(b, &entry[..len])?;
-                    (at, end) = (self.cursor[b], self.block_end[b]);
-                    rest = after;
-                    continue;
+                if end - at < MAX_ENTRY_BYTES {
+                    break;
                 }
-                let (now, later) = rest.split_at(fit.min(rest.len()));
-                let block = &mut self.arena[at..end];
-                let mut used = 0;
-                for r in now {
-                    let slot = (&mut block[used..used + MAX_ENTRY_BYTES])
-                        .try_into()
-                        .expect("24 bytes");
-                    used += packing.pack(r, slot);
-                }
-                at += used;
-                rest = later;
+                let slot = (&mut block[at..at + MAX_ENTRY_BYTES])
+                    .try_into()
+                    .expect("24 bytes");
+                at += packing.pack(r, slot);
+                rest = after;
             }
             self.cursor[b] = at;
-            self.len += u64::from(run.end - run.start);
+            // The block's end: one record at a time, into a new block.
+            for r in rest {
+                self.push_into(b, r)?;
+            }
         }
         Ok(())
     }
