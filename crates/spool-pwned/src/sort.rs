@@ -81,16 +81,18 @@ pub fn group_by_bucket(
         // The counting sort's group starts are the runs.
         let starts = counting_sort(records, scratch, 0, bits);
         std::mem::swap(records, scratch);
-        let runs = starts
-            .windows(2)
-            .enumerate()
-            .filter(|(_, w)| w[0] < w[1])
-            .map(|(bucket, w)| BucketRun {
-                bucket: bucket as u32,
-                start: w[0] as u32,
-                end: w[1] as u32,
-            })
-            .collect();
+        // A plain loop into a vector sized for every bucket: `collect`
+        // on a filter grows it step by step.
+        let mut runs = Vec::with_capacity(starts.len() - 1);
+        for (bucket, w) in starts.windows(2).enumerate() {
+            if w[0] < w[1] {
+                runs.push(BucketRun {
+                    bucket: bucket as u32,
+                    start: w[0] as u32,
+                    end: w[1] as u32,
+                });
+            }
+        }
         return (false, runs);
     }
     let mut runs: Vec<BucketRun> = Vec::new();
