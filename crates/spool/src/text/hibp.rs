@@ -196,10 +196,14 @@ pub fn parse_whole_lines(
         // SAFETY: the CPU has AVX2, just checked.
         return unsafe { whole_lines_avx2(text, hash_len, &mut each) };
     }
-    whole_lines(text, hash_len, &mut each, super::hex::decode)
+    match hash_len {
+        20 => whole_lines::<20>(text, &mut each, super::hex::decode),
+        16 => whole_lines::<16>(text, &mut each, super::hex::decode),
+        _ => whole_lines_of(text, hash_len, &mut each, super::hex::decode),
+    }
 }
 
-/// [`whole_lines`] compiled for AVX2, its decoder too.
+/// [`parse_whole_lines`] compiled for AVX2, its decoder too.
 ///
 /// # Safety
 ///
@@ -211,15 +215,79 @@ unsafe fn whole_lines_avx2(
     hash_len: usize,
     each: &mut impl FnMut(&[u8; MAX_HASH_LEN], u32),
 ) -> usize {
-    whole_lines(text, hash_len, each, |hex, out| {
+    let decode = |hex: &[u8], out: &mut [u8]| {
         // SAFETY: this function runs only on a CPU with AVX2.
         unsafe { super::hex::decode_avx2(hex, out) }
-    })
+    };
+    match hash_len {
+        20 => whole_lines::<20>(text, each, decode),
+        16 => whole_lines::<16>(text, each, decode),
+        _ => whole_lines_of(text, hash_len, each, decode),
+    }
 }
 
-/// The loop of [`parse_whole_lines`], with the hex decoder given.
+/// Bytes a line is read from in [`short_line`]: more than any line it
+/// takes (64 hex digits at most, a colon, 7 digits, `\r\n`).
+const WINDOW: usize = 2 * MAX_HASH_LEN + 10;
+
+/// The loop of [`parse_whole_lines`] for hashes of `LEN` bytes: while a
+/// whole window is ahead, a line with a count of up to seven digits (the
+/// common case by far) is read from it at fixed offsets, with no bounds
+/// checks; any other line, and the text's last lines, go through
+/// [`whole_line`], which decides alike.
 #[inline(always)]
-fn whole_lines(
+fn whole_lines<const LEN: usize>(
+    text: &[u8],
+    each: &mut impl FnMut(&[u8; MAX_HASH_LEN], u32),
+    decode: impl Fn(&[u8], &mut [u8]) -> bool,
+) -> usize {
+    let mut hash = [0u8; MAX_HASH_LEN];
+    let mut at = 0;
+    loop {
+        let rest = &text[at..];
+        let short = rest
+            .first_chunk::<WINDOW>()
+            .and_then(|window| short_line::<LEN>(window, &mut hash, &decode));
+        let Some((count, used)) = short.or_else(|| whole_line(rest, &mut hash[..LEN], &decode))
+        else {
+            return at;
+        };
+        each(&hash, count);
+        at += used;
+    }
+}
+
+/// The line at the start of `window` if it is a hash of `LEN` bytes, a
+/// colon, one to seven digits and `\n` or `\r\n`: its count and length.
+/// `None` says only that the line is not of that form (it may still be a
+/// whole line, e.g. with a longer count).
+#[inline(always)]
+fn short_line<const LEN: usize>(
+    window: &[u8; WINDOW],
+    hash: &mut [u8; MAX_HASH_LEN],
+    decode: impl Fn(&[u8], &mut [u8]) -> bool,
+) -> Option<(u32, usize)> {
+    let digits = 2 * LEN;
+    if window[digits] != b':' || !decode(&window[..digits], &mut hash[..LEN]) {
+        return None;
+    }
+    let eight = window[digits + 1..digits + 9].try_into().expect("8 bytes");
+    let (n, value) = swar_digits(eight);
+    if n == 0 || n == 8 {
+        return None;
+    }
+    // Seven digits at most: the value fits a `u32`.
+    let (end, count) = (digits + 1 + n, value as u32);
+    match (window[end], window[end + 1]) {
+        (b'\n', _) => Some((count, end + 1)),
+        (b'\r', b'\n') => Some((count, end + 2)),
+        _ => None,
+    }
+}
+
+/// The loop of [`parse_whole_lines`] for any hash length.
+#[inline(always)]
+fn whole_lines_of(
     text: &[u8],
     hash_len: usize,
     each: &mut impl FnMut(&[u8; MAX_HASH_LEN], u32),
@@ -449,9 +517,9 @@ mod tests {
     }
 
     proptest! {
-        /// The loop (AVX2 where the CPU has it) agrees with the one-line
-        /// parser called line after line, on runs of good lines broken by
-        /// bad bytes anywhere.
+        /// The loop (AVX2 where the CPU has it; short counts read at fixed
+        /// offsets) agrees with the one-line parser called line after
+        /// line, on runs of good lines broken by bad bytes anywhere.
         #[test]
         fn whole_lines_agree_with_one_line_at_a_time(
             len in prop_oneof![Just(16usize), Just(20)],
@@ -459,7 +527,9 @@ mod tests {
                 (proptest::collection::vec(
                     proptest::sample::select(b"0123456789abcdefABCDEF".to_vec()),
                     40,
-                ), 0u32..=u32::MAX, proptest::sample::select(vec!["\n", "\r\n"])),
+                ),
+                prop_oneof![0u32..10_000_000, any::<u32>()],
+                proptest::sample::select(vec!["\n", "\r\n"])),
                 0..20,
             ),
             stray in proptest::option::weighted(0.3, (any::<usize>(), any::<u8>())),
@@ -478,7 +548,23 @@ mod tests {
                 assert!(hash[len..].iter().all(|&b| b == 0), "zeros past the hash");
                 seen.push((hash[..len].to_vec(), count));
             });
-            prop_assert_eq!((seen, used), whole_lines_one_by_one(&text, len));
+            let want = whole_lines_one_by_one(&text, len);
+            prop_assert_eq!((seen, used), want.clone());
+            // The portable loops too, whatever this CPU has.
+            let portable = |loop_: &dyn Fn(&mut dyn FnMut(&[u8; MAX_HASH_LEN], u32)) -> usize| {
+                let mut seen = Vec::new();
+                let used = loop_(&mut |hash, count| seen.push((hash[..len].to_vec(), count)));
+                (seen, used)
+            };
+            let fixed = portable(&|each| match len {
+                20 => whole_lines::<20>(&text, &mut |h, c| each(h, c), super::super::hex::decode),
+                _ => whole_lines::<16>(&text, &mut |h, c| each(h, c), super::super::hex::decode),
+            });
+            prop_assert_eq!(fixed, want.clone());
+            let any = portable(&|each| {
+                whole_lines_of(&text, len, &mut |h, c| each(h, c), super::super::hex::decode)
+            });
+            prop_assert_eq!(any, want);
         }
     }
 
