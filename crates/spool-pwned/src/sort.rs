@@ -34,23 +34,29 @@ fn counting_sort(records: &[Record], out: &mut Vec<Record>, skip: u32, bits: u32
         let top = u64::from_be_bytes(r[..8].try_into().expect("8 bytes"));
         ((top << skip) >> (64 - bits)) as usize
     };
-    let mut starts = vec![0usize; (1 << bits) + 1];
+    // One array serves as the counts, the next free place of each group
+    // and the returned starts, shifted by one so that no copy is needed:
+    // counted at `d + 2`, summed so that `at[d + 1]` is where group `d`
+    // starts, advanced through the group while dealing, after which
+    // `at[d + 1]` is where it ends, the start of `d + 1`; `at[0]` is 0.
+    let groups = 1 << bits;
+    let mut at = vec![0usize; groups + 2];
     for r in records {
-        starts[digit(r) + 1] += 1;
+        at[digit(r) + 2] += 1;
     }
-    for d in 1..starts.len() {
-        starts[d] += starts[d - 1];
+    for d in 2..at.len() {
+        at[d] += at[d - 1];
     }
     // Every slot is written below: only growth needs filling.
     out.truncate(records.len());
     out.resize(records.len(), [0u8; RECORD_BYTES]);
-    let mut next = starts.clone();
     for r in records {
-        let d = digit(r);
-        out[next[d]] = *r;
-        next[d] += 1;
+        let d = digit(r) + 1;
+        out[at[d]] = *r;
+        at[d] += 1;
     }
-    starts
+    at.truncate(groups + 1);
+    at
 }
 
 /// Records `start..end` of a batch, all in bucket `bucket`.
