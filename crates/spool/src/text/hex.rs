@@ -6,11 +6,14 @@
 //!   (NTLM and SHA-1) on x86-64 it works on 16 digits at a time with SSE2,
 //!   which every x86-64 CPU has, so no runtime detection is needed; any
 //!   other length or target uses a 256-entry table.
+//! - `decode_avx2` (with the `std` feature, for run-time detection) does
+//!   32 digits per step; it is meant to inline into a loop compiled for
+//!   AVX2 as a whole, as [`hibp::parse_whole_lines`](super::hibp::parse_whole_lines)'s is.
 //! - Measured in the index build (BENCHMARKS.md, pwned section):
 //!   `faster-hex` first checks the digits, then decodes them, and its
 //!   setup costs more than 40 bytes repay.
 //!
-//! The table decoder is the reference the SIMD decoder is tested against,
+//! The table decoder is the reference the SIMD decoders are tested against,
 //! on every pair of byte values in every position.
 
 /// Value of each byte as a hex digit, or `INVALID`.
@@ -75,7 +78,7 @@ pub fn decode(hex: &[u8], out: &mut [u8]) -> bool {
 /// # Safety
 ///
 /// The CPU must have AVX2 (`is_x86_feature_detected!("avx2")`).
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn decode_avx2(hex: &[u8], out: &mut [u8]) -> bool {
@@ -200,7 +203,7 @@ mod sse2 {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
 mod avx2 {
     //! 32 digits per step, the same arithmetic as `sse2` on twice the
     //! lanes; pairs of values are joined with one multiply-add
@@ -341,7 +344,7 @@ mod tests {
                     if ok {
                         assert_eq!(fast, slow);
                     }
-                    #[cfg(target_arch = "x86_64")]
+                    #[cfg(all(target_arch = "x86_64", feature = "std"))]
                     if std::is_x86_feature_detected!("avx2") {
                         let mut wide = [0u8; 20];
                         // SAFETY: the CPU has AVX2, just checked.

@@ -505,6 +505,9 @@ mod tests {
         }
     }
 
+    /// What the line loops hand each line to.
+    type Each<'a> = dyn FnMut(&[u8; MAX_HASH_LEN], u32) + 'a;
+
     /// Each whole line of `text` with the portable decoder, one call at a
     /// time: the oracle of the loop.
     fn whole_lines_one_by_one(text: &[u8], len: usize) -> (Vec<(Vec<u8>, u32)>, usize) {
@@ -551,7 +554,7 @@ mod tests {
             let want = whole_lines_one_by_one(&text, len);
             prop_assert_eq!((seen, used), want.clone());
             // The portable loops too, whatever this CPU has.
-            let portable = |loop_: &dyn Fn(&mut dyn FnMut(&[u8; MAX_HASH_LEN], u32)) -> usize| {
+            let portable = |loop_: &dyn Fn(&mut Each) -> usize| {
                 let mut seen = Vec::new();
                 let used = loop_(&mut |hash, count| seen.push((hash[..len].to_vec(), count)));
                 (seen, used)
