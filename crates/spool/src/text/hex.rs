@@ -182,14 +182,23 @@ mod sse2 {
     pub fn decode_40(hex: &[u8; 40], out: &mut [u8; 20]) -> bool {
         let (a, ok_a) = lanes(load(half(hex, 0)));
         let (b, ok_b) = lanes(load(half(hex, 16)));
-        let (c, ok_c) = lanes(load(half(hex, 24)));
         let mut first = [0u8; 16];
         store(&mut first, _mm_packus_epi16(a, b));
+        let (last, ok_last) = last_8(hex);
+        out[..16].copy_from_slice(&first);
+        out[16..].copy_from_slice(&last);
+        ok_a & ok_b & ok_last
+    }
+
+    /// The last 8 of 40 digits as 4 bytes, from a vector that overlaps
+    /// the first 32 (digits 24..40), and whether those 16 were hex digits.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(super) fn last_8(hex: &[u8; 40]) -> ([u8; 4], bool) {
+        let (c, ok) = lanes(load(half(hex, 24)));
         let mut last = [0u8; 16];
         store(&mut last, _mm_packus_epi16(c, c));
-        out[..16].copy_from_slice(&first);
-        out[16..].copy_from_slice(&last[4..8]);
-        ok_a & ok_b & ok_c
+        (last[4..8].try_into().expect("4 bytes"), ok)
     }
 
     /// 32 digits: two vectors.
@@ -207,15 +216,14 @@ mod sse2 {
 mod avx2 {
     //! 32 digits per step, the same arithmetic as `sse2` on twice the
     //! lanes; pairs of values are joined with one multiply-add
-    //! (`hi * 16 + lo` per u16 lane) instead of shifts and masks.
+    //! (`hi * 16 + lo` per u16 lane) instead of shifts and masks. The
+    //! last 8 of 40 digits are `sse2`'s.
 
     use core::arch::x86_64::{
         __m128i, _mm256_add_epi8, _mm256_and_si256, _mm256_castsi256_si128, _mm256_cmpgt_epi8,
         _mm256_loadu_si256, _mm256_maddubs_epi16, _mm256_movemask_epi8, _mm256_or_si256,
         _mm256_packus_epi16, _mm256_permute4x64_epi64, _mm256_set1_epi16, _mm256_set1_epi8,
-        _mm_add_epi8, _mm_and_si128, _mm_cmpgt_epi8, _mm_cvtsi128_si64, _mm_loadl_epi64,
-        _mm_maddubs_epi16, _mm_movemask_epi8, _mm_or_si128, _mm_packus_epi16, _mm_set1_epi16,
-        _mm_set1_epi8, _mm_storeu_si128,
+        _mm_storeu_si128,
     };
 
     /// 32 digits to 16 bytes (the low half of the result), and whether all
@@ -250,41 +258,12 @@ mod avx2 {
         (_mm256_castsi256_si128(low), valid)
     }
 
-    /// 8 digits to 4 bytes (a little-endian `u32`), and whether all 8 were
-    /// hex digits.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn bytes_8(hex: &[u8; 8]) -> ([u8; 4], bool) {
-        // SAFETY: `hex` is 8 readable bytes; `loadl_epi64` reads 8 bytes
-        // with no alignment requirement and zeroes the rest.
-        let v = unsafe { _mm_loadl_epi64(hex.as_ptr().cast()) };
-        let digit = _mm_and_si128(
-            _mm_cmpgt_epi8(v, _mm_set1_epi8(b'0' as i8 - 1)),
-            _mm_cmpgt_epi8(_mm_set1_epi8(b'9' as i8 + 1), v),
-        );
-        let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
-        let letter = _mm_and_si128(
-            _mm_cmpgt_epi8(folded, _mm_set1_epi8(b'a' as i8 - 1)),
-            _mm_cmpgt_epi8(_mm_set1_epi8(b'f' as i8 + 1), folded),
-        );
-        // Only the 8 loaded bytes count (the zeroed rest is not hex).
-        let valid = _mm_movemask_epi8(_mm_or_si128(digit, letter)) & 0xFF == 0xFF;
-        let value = _mm_add_epi8(
-            _mm_and_si128(v, _mm_set1_epi8(0x0F)),
-            _mm_and_si128(letter, _mm_set1_epi8(9)),
-        );
-        let pairs = _mm_maddubs_epi16(value, _mm_set1_epi16(0x0110));
-        let packed = _mm_packus_epi16(pairs, pairs);
-        let four = (_mm_cvtsi128_si64(packed) as u32).to_le_bytes();
-        (four, valid)
-    }
-
-    /// 40 digits: 32 and 8.
+    /// 40 digits: 32 in one step, the last 8 as `sse2` does them.
     #[inline]
     #[target_feature(enable = "avx2")]
     pub(super) fn decode_40(hex: &[u8; 40], out: &mut [u8; 20]) -> bool {
         let (first, ok_first) = bytes_32(hex[..32].try_into().expect("32 bytes"));
-        let (last, ok_last) = bytes_8(hex[32..].try_into().expect("8 bytes"));
+        let (last, ok_last) = super::sse2::last_8(hex);
         // SAFETY: `out` has 16 writable bytes at its front; `storeu` has
         // no alignment requirement.
         unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), first) };
