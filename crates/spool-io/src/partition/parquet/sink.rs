@@ -461,6 +461,7 @@ impl ParquetSink {
         while let Some(piece) = drain.next_piece()? {
             self.write_batch(gid, piece)?;
         }
+        self.spill.recycle(drain);
         let part = self.open.remove(&gid).expect("open");
         self.close(part)
     }
