@@ -25,7 +25,8 @@ use super::dictionary::Dictionaries;
 
 enum State {
     Pending(BufWriter<File>, SchemaRef),
-    Writing(ArrowWriter<BufWriter<File>>),
+    /// Boxed: a writer is some 370 bytes, a pending part 40.
+    Writing(Box<ArrowWriter<BufWriter<File>>>),
     /// Only while moving from `Pending` to `Writing` (or after a failure
     /// to open).
     Failed,
@@ -63,7 +64,7 @@ impl PartWriter {
             unreachable!("checked above");
         };
         let writer = ArrowWriter::try_new(file, schema, Some(properties));
-        self.state = State::Writing(writer.map_err(io::Error::other)?);
+        self.state = State::Writing(Box::new(writer.map_err(io::Error::other)?));
         Ok(())
     }
 
