@@ -306,3 +306,55 @@ fn quoted_csv_values_are_written_unquoted() {
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Each file chooses its string columns' encoding from its first batch: a
+/// column whose values repeat gets a dictionary, one of distinct values is
+/// written plain, numbers never get one — and every value reads back.
+#[test]
+fn repeating_strings_get_a_dictionary_distinct_ones_do_not() {
+    use parquet::basic::Encoding;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let dir = scratch("dictionary");
+    let colours = ["red", "green", "blue"];
+    let mut input = String::from("key\tcolour\tname\tn\n");
+    for i in 0..3000 {
+        input.push_str(&format!("k{}\t{}\tname {i}\t{i}\n", i % 2, colours[i % 3]));
+    }
+    fs::write(dir.join("in.tsv"), &input).unwrap();
+    let mut options = Options::new(
+        vec![dir.join("in.tsv")],
+        dir.join("out"),
+        vec![ColumnRef("key".into())],
+    );
+    options.header = true;
+    options.format = OutputFormat::Parquet(ParquetOptions {
+        schema: SchemaSpec::parse("n:int64").unwrap(),
+        ..ParquetOptions::default()
+    });
+    run(&options).unwrap();
+    for key in ["k0", "k1"] {
+        let part = dir.join(format!("out/key={key}/part-00000.parquet"));
+        let reader = SerializedFileReader::new(fs::File::open(&part).unwrap()).unwrap();
+        let row_group = reader.metadata().row_group(0);
+        let dictionary =
+            |c: usize| (row_group.column(c).encodings()).any(|e| e == Encoding::RLE_DICTIONARY);
+        assert_eq!(
+            (dictionary(0), dictionary(1), dictionary(2)),
+            (true, false, false),
+            "{key}: colour, name, n"
+        );
+        let types = [ColumnType::String, ColumnType::String, ColumnType::Int64];
+        let rows = rows_of(&dir.join(format!("out/key={key}")), &types);
+        let first = usize::from(key == "k1");
+        assert_eq!(rows.len(), 1500);
+        assert_eq!(
+            rows[1],
+            vec![
+                Value::Str(colours[(first + 2) % 3].to_owned()),
+                Value::Str(format!("name {}", first + 2)),
+                Value::Int(first as i64 + 2),
+            ]
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -11,16 +11,18 @@ use std::io;
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    BooleanBuilder, Date32Builder, Float64Builder, Int64Builder, StringBuilder,
+    BinaryBuilder, BooleanBuilder, Date32Builder, Float64Builder, Int64Builder,
     TimestampMicrosecondBuilder,
 };
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::{ArrayRef, RecordBatch, StringArray};
 
 use super::schema::{ColumnType, Table};
 use super::values::{self, Syntax};
 
 enum Builder {
-    String(StringBuilder),
+    /// A string column's bytes, checked as UTF-8 once, whole, when the
+    /// batch is finished (value by value it costs a call per value).
+    String(BinaryBuilder),
     Int64(Int64Builder),
     Float64(Float64Builder),
     Bool(BooleanBuilder),
@@ -31,7 +33,7 @@ enum Builder {
 impl Builder {
     fn new(kind: ColumnType) -> Self {
         match kind {
-            ColumnType::String => Builder::String(StringBuilder::new()),
+            ColumnType::String => Builder::String(BinaryBuilder::new()),
             ColumnType::Int64 => Builder::Int64(Int64Builder::new()),
             ColumnType::Float64 => Builder::Float64(Float64Builder::new()),
             ColumnType::Bool => Builder::Bool(BooleanBuilder::new()),
@@ -48,10 +50,7 @@ impl Builder {
             return true;
         }
         match self {
-            Builder::String(b) => match std::str::from_utf8(value) {
-                Ok(s) => b.append_value(s),
-                Err(_) => return false,
-            },
+            Builder::String(b) => b.append_value(value),
             Builder::Int64(b) => return push_parsed(b, values::parse_i64(value)),
             Builder::Float64(b) => return push_parsed(b, values::parse_f64(value)),
             Builder::Bool(b) => match values::parse_bool(value) {
@@ -75,15 +74,20 @@ impl Builder {
         }
     }
 
-    fn finish(&mut self) -> ArrayRef {
-        match self {
-            Builder::String(b) => Arc::new(b.finish()),
+    /// The column; an error if a string column's bytes are not UTF-8.
+    fn finish(&mut self) -> io::Result<ArrayRef> {
+        Ok(match self {
+            Builder::String(b) => {
+                Arc::new(StringArray::try_from_binary(b.finish()).map_err(|e| {
+                    io::Error::other(format!("internal error: a checked string column: {e}"))
+                })?)
+            }
             Builder::Int64(b) => Arc::new(b.finish()),
             Builder::Float64(b) => Arc::new(b.finish()),
             Builder::Bool(b) => Arc::new(b.finish()),
             Builder::Date(b) => Arc::new(b.finish()),
             Builder::Timestamp(b) => Arc::new(b.finish()),
-        }
+        })
     }
 }
 
@@ -149,7 +153,10 @@ impl BatchBuilder {
             }
             Ok(())
         })?;
-        let arrays = builders.iter_mut().map(Builder::finish).collect();
+        let arrays = builders
+            .iter_mut()
+            .map(Builder::finish)
+            .collect::<io::Result<_>>()?;
         let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(io::Error::other)?;
         Ok((batch, whole))
     }

@@ -14,10 +14,14 @@
 //! | [`values`] | a record's unquoted field values, one parser per type |
 //! | [`schema`] | `--schema`, the table, each grouping's file schema |
 //! | `batch` | buffered records into an Arrow batch |
+//! | [`dictionary`] | which string columns of a file get a dictionary |
+//! | `part` | one part file, its writer created at its first batch |
 //! | `sink` | a writer thread's open Parquet files under the budget |
 //! | `spill` | the records of groups without an open writer, in one log per thread, until the end |
 
 mod batch;
+pub mod dictionary;
+mod part;
 pub mod schema;
 pub(crate) mod sink;
 pub(crate) mod spill;
@@ -28,8 +32,8 @@ use std::sync::{Arc, OnceLock};
 use arrow_schema::{DataType, Schema};
 use parquet::basic::{Compression as Codec, ZstdLevel};
 use parquet::file::properties::WriterProperties;
-use parquet::schema::types::ColumnPath;
 
+pub use dictionary::Dictionaries;
 pub use schema::{ColumnType, Misfit, SchemaSpec, Table};
 pub(crate) use spill::READ_PIECE;
 
@@ -175,8 +179,10 @@ impl ParquetOptions {
     }
 }
 
-/// The properties of the files of one grouping (`schema`): the run's
-/// `properties` with dictionary encoding on for the string columns only.
+/// The properties of a file of `schema` before its first batch is known:
+/// the run's `properties` with dictionary encoding on for the string
+/// columns only. A file's own choice, from its first batch, may turn some
+/// off (see [`Dictionaries`]).
 ///
 /// A dictionary pays off where values repeat; a string column (a colour,
 /// a country, a status) is where they usually do, and where a reader gains
@@ -203,11 +209,7 @@ impl ParquetOptions {
 /// # Ok::<(), spool_io::partition::PartitionError>(())
 /// ```
 pub fn file_properties(properties: &WriterProperties, schema: &Schema) -> WriterProperties {
-    dictionary_columns(schema)
-        .fold(properties.clone().into_builder(), |builder, field| {
-            builder.set_column_dictionary_enabled(ColumnPath::from(field.name().as_str()), true)
-        })
-        .build()
+    Dictionaries::strings(schema).properties(properties, schema)
 }
 
 /// The columns of `schema` written with a dictionary: its strings (see

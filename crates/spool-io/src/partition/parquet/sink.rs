@@ -53,13 +53,14 @@ use std::io::{self, BufWriter};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
 
 use super::batch::BatchBuilder;
+use super::dictionary::Dictionaries;
+use super::part::PartWriter;
 use super::spill::Spill;
 use super::{
-    dictionary_columns, file_properties, row_group_metadata_bytes, writer_state_bytes, ParquetRun,
+    dictionary_columns, row_group_metadata_bytes, writer_state_bytes, ParquetRun,
     DICTIONARY_TABLE_BYTES,
 };
 use crate::input::with_path;
@@ -71,7 +72,7 @@ use crate::partition::writer_memory::WriterMemory;
 pub(crate) const FILE_BUFFER: usize = 8 << 10;
 
 struct OpenPart {
-    writer: ArrowWriter<BufWriter<File>>,
+    writer: PartWriter,
     /// Charged to the budget (a spilled group's conversion is not: see the
     /// module docs).
     budgeted: bool,
@@ -107,7 +108,7 @@ struct Group {
 /// What an open writer holds that is charged as it grows: what
 /// `memory_size()` reports, and while a row group is in progress its
 /// columns' `codec` state (see [`codec_state_bytes`](super::codec_state_bytes)).
-fn held(writer: &ArrowWriter<BufWriter<File>>, codec: usize) -> usize {
+fn held(writer: &PartWriter, codec: usize) -> usize {
     let in_progress = if writer.in_progress_rows() > 0 {
         codec
     } else {
@@ -124,8 +125,8 @@ pub(crate) struct ParquetSink {
     spill: Spill,
     groups: foldhash::HashMap<u32, Group>,
     builders: Vec<Option<BatchBuilder>>,
-    /// Each grouping's file properties ([`file_properties`]), once used.
-    properties: Vec<Option<WriterProperties>>,
+    /// File properties by grouping and dictionary choice, once used.
+    properties: foldhash::HashMap<(usize, Dictionaries), WriterProperties>,
     seen_pressure: u64,
     /// Bytes of the part files finished so far.
     bytes_out: u64,
@@ -142,7 +143,7 @@ impl ParquetSink {
             spill: Spill::new(spill_log),
             groups: foldhash::HashMap::default(),
             builders: Vec::new(),
-            properties: Vec::new(),
+            properties: foldhash::HashMap::default(),
             seen_pressure: 0,
             bytes_out: 0,
         }
@@ -216,8 +217,13 @@ impl ParquetSink {
         if batch.num_rows() == 0 {
             return Ok(());
         }
+        if self.open[&gid].writer.is_pending() {
+            let properties = self.properties(grouping, Dictionaries::sampled(&batch));
+            let part = self.open.get_mut(&gid).expect("open");
+            part.writer.open(properties)?;
+        }
         let part = self.open.get_mut(&gid).expect("open");
-        part.writer.write(&batch).map_err(io::Error::other)?;
+        part.writer.write(&batch)?;
         self.groups.get_mut(&gid).expect("known group").records += batch.num_rows() as u64;
         if part.writer.memory_size() >= self.run.row_group_bytes {
             self.flush_row_group(gid)?;
@@ -276,8 +282,20 @@ impl ParquetSink {
         Ok(true)
     }
 
-    /// Creates group `gid`'s next part file and its writer.
-    fn create_part(&mut self, gid: u32) -> io::Result<ArrowWriter<BufWriter<File>>> {
+    /// The properties of a file of `grouping` with `dictionaries`.
+    fn properties(&mut self, grouping: usize, dictionaries: Dictionaries) -> WriterProperties {
+        let run = &self.run;
+        (self.properties.entry((grouping, dictionaries)))
+            .or_insert_with_key(|(grouping, dictionaries)| {
+                let table = run.table.get().expect("set before the first block");
+                dictionaries.properties(&run.properties, &table.files[*grouping].1)
+            })
+            .clone()
+    }
+
+    /// Creates group `gid`'s next part file; its writer follows at its
+    /// first batch (see the `part` module).
+    fn create_part(&mut self, gid: u32) -> io::Result<PartWriter> {
         let group = self.groups.get_mut(&gid).expect("known group");
         let path = part_path(&group.first, group.parts);
         // Under its final name: the run's staging directory is published
@@ -287,20 +305,12 @@ impl ParquetSink {
             group.earlier.push(std::mem::take(&mut group.records));
         }
         group.parts += 1;
-        let grouping = group.grouping;
         let table = self.run.table.get().expect("set before the first block");
-        let schema = table.files[grouping].1.clone();
-        if self.properties.len() <= grouping {
-            self.properties.resize_with(grouping + 1, || None);
-        }
-        let properties = (self.properties[grouping])
-            .get_or_insert_with(|| file_properties(&self.run.properties, &schema));
-        ArrowWriter::try_new(
+        let schema = table.files[group.grouping].1.clone();
+        Ok(PartWriter::pending(
             BufWriter::with_capacity(FILE_BUFFER, file),
             schema,
-            Some(properties.clone()),
-        )
-        .map_err(io::Error::other)
+        ))
     }
     /// Charges group `gid`'s writer's growth to the budget; when it does
     /// not fit, flushes this thread's largest row groups (this one's last)
@@ -343,7 +353,7 @@ impl ParquetSink {
         if part.writer.in_progress_rows() == 0 {
             return Ok(());
         }
-        part.writer.flush().map_err(io::Error::other)?;
+        part.writer.flush()?;
         if !part.budgeted {
             return Ok(());
         }
@@ -394,7 +404,7 @@ impl ParquetSink {
     /// Finishes one part file (its last row group and footer, flushed to
     /// the file) and gives its memory back.
     fn close(&mut self, mut part: OpenPart) -> io::Result<()> {
-        let result = part.writer.finish().map_err(io::Error::other);
+        let result = part.writer.finish(&self.run.properties);
         self.bytes_out += part.writer.bytes_written() as u64;
         self.release(&part);
         result.map(drop)
@@ -451,6 +461,7 @@ impl ParquetSink {
         while let Some(piece) = drain.next_piece()? {
             self.write_batch(gid, piece)?;
         }
+        self.spill.recycle(drain);
         let part = self.open.remove(&gid).expect("open");
         self.close(part)
     }

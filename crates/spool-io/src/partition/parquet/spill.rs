@@ -65,6 +65,10 @@ pub(crate) struct Spill {
     log: Option<BufWriter<File>>,
     /// Bytes appended so far (the next run's offset).
     len: u64,
+    /// The last drain's buffer, for the next ([`recycle`](Self::recycle)):
+    /// a fresh one per group would be fresh pages, zeroed by the kernel,
+    /// for every spilled group.
+    spare: Vec<u8>,
 }
 
 impl Spill {
@@ -74,6 +78,7 @@ impl Spill {
             path,
             log: None,
             len: 0,
+            spare: Vec::new(),
         }
     }
 
@@ -131,17 +136,25 @@ impl Spill {
     ///
     /// Reading fails, or a run's header does not belong to `gid` (the log
     /// was changed under the run).
-    pub fn drain(&self, gid: u32, last: u64) -> io::Result<Drain> {
+    pub fn drain(&mut self, gid: u32, last: u64) -> io::Result<Drain> {
         let log = self.log.as_ref().map(BufWriter::get_ref);
         let log = log.ok_or_else(|| io::Error::other("internal error: drain without a log"))?;
         let runs = self.chain(log, gid, last)?;
+        let log = log.try_clone().map_err(|e| with_path(e, &self.path))?;
+        let mut buf = std::mem::take(&mut self.spare);
+        buf.resize(READ_PIECE, 0);
         Ok(Drain {
-            log: log.try_clone().map_err(|e| with_path(e, &self.path))?,
+            log,
             path: self.path.clone(),
             runs: runs.into_iter(),
             run: (0, 0),
-            buf: vec![0u8; READ_PIECE],
+            buf,
         })
+    }
+
+    /// Takes back a finished drain's buffer for the next one.
+    pub fn recycle(&mut self, drain: Drain) {
+        self.spare = drain.buf;
     }
 
     /// Group `gid`'s runs as (offset of its text, length), first first.
@@ -258,6 +271,7 @@ mod tests {
                 assert!(piece.len() <= READ_PIECE);
                 got.extend_from_slice(piece);
             }
+            spill.recycle(drain);
             assert_eq!(got, expected[g], "group {g}");
         }
         assert!(spill.drain(1, last[0].unwrap()).is_err());
