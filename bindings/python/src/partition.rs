@@ -161,8 +161,10 @@ fn run_detached(py: Python<'_>, mut options: Options) -> PyResult<Summary> {
         let result = result.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         match (interrupt, result) {
             // The handler's own exception (KeyboardInterrupt), once the run
-            // has removed its partial output.
-            (Some(signal), Err(PartitionError::Interrupted)) => Err(signal),
+            // has removed its partial output — or, if the run had finished
+            // before it saw the cancel flag, after it published: the
+            // handler has run, and its exception is not to be lost.
+            (Some(signal), Err(PartitionError::Interrupted) | Ok(_)) => Err(signal),
             (_, result) => result.map_err(|e| to_python(py, e)),
         }
     })

@@ -189,14 +189,20 @@ os.mkfifo(fifo)
 """
 
 
-def run_script(script, tmp_path, timeout=60):
-    """Runs FIFO + `script` with `tmp_path` as argv[1]; returns its output."""
+def run_script_done(script, tmp_path, timeout=60):
+    """Runs FIFO + `script` with `tmp_path` as argv[1]; returns the
+    finished process (its output and error output)."""
     done = subprocess.run(
         [sys.executable, "-c", FIFO + script, str(tmp_path)],
         capture_output=True, text=True, timeout=timeout,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout
+    return done
+
+
+def run_script(script, tmp_path, timeout=60):
+    """Runs FIFO + `script` with `tmp_path` as argv[1]; returns its output."""
+    return run_script_done(script, tmp_path, timeout).stdout
 
 
 def test_gil_is_released_while_reading_a_pipe_python_fills(tmp_path):
@@ -219,7 +225,7 @@ print(summary["records"], summary["files"])
 
 
 def test_ctrl_c_stops_the_run_and_removes_its_output(tmp_path):
-    out = run_script(
+    done = run_script_done(
         """
 def fill_then_interrupt():
     with open(fifo, "w") as f:
@@ -236,4 +242,4 @@ except KeyboardInterrupt:
 """,
         tmp_path,
     )
-    assert out.split() == ["interrupted", "False"]
+    assert done.stdout.split() == ["interrupted", "False"], done.stderr
