@@ -225,8 +225,11 @@ print(summary["records"], summary["files"])
 
 
 def test_ctrl_c_stops_the_run_and_removes_its_output(tmp_path):
+    # Python installs its SIGINT handler only where SIGINT is not ignored,
+    # and a shell starts background jobs with it ignored: set it here.
     done = run_script_done(
         """
+signal.signal(signal.SIGINT, signal.default_int_handler)
 def fill_then_interrupt():
     with open(fifo, "w") as f:
         f.write("1\\ta\\n" * 1000)
