@@ -112,6 +112,22 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// Options to partition `dir/input` (a header line, then records) by the
+/// column named `by` into `dir/out` as Parquet with `schema`.
+fn parquet_options(dir: &Path, input: &str, by: &str, schema: &str) -> Options {
+    let mut options = Options::new(
+        vec![dir.join(input)],
+        dir.join("out"),
+        vec![ColumnRef(by.into())],
+    );
+    options.header = true;
+    options.format = OutputFormat::Parquet(ParquetOptions {
+        schema: SchemaSpec::parse(schema).unwrap(),
+        ..ParquetOptions::default()
+    });
+    options
+}
+
 /// Every row of a group's part files, in part order.
 fn rows_of(dir: &Path, types: &[ColumnType]) -> Vec<Vec<Value>> {
     let mut parts: Vec<PathBuf> = fs::read_dir(dir)
@@ -219,16 +235,7 @@ proptest! {
 fn a_bad_value_names_file_line_offset_column_and_value() {
     let dir = scratch("bad");
     fs::write(dir.join("in.tsv"), "k\tn\na\t1\nb\ttwo\nc\t3\n").unwrap();
-    let mut options = Options::new(
-        vec![dir.join("in.tsv")],
-        dir.join("out"),
-        vec![ColumnRef("k".into())],
-    );
-    options.header = true;
-    options.format = OutputFormat::Parquet(ParquetOptions {
-        schema: SchemaSpec::parse("n:int64").unwrap(),
-        ..ParquetOptions::default()
-    });
+    let mut options = parquet_options(&dir, "in.tsv", "k", "n:int64");
     let err = run(&options).unwrap_err().to_string();
     assert!(err.contains("in.tsv:3: byte offset 8:"), "{err}");
     assert!(
@@ -321,16 +328,7 @@ fn repeating_strings_get_a_dictionary_distinct_ones_do_not() {
         input.push_str(&format!("k{}\t{}\tname {i}\t{i}\n", i % 2, colours[i % 3]));
     }
     fs::write(dir.join("in.tsv"), &input).unwrap();
-    let mut options = Options::new(
-        vec![dir.join("in.tsv")],
-        dir.join("out"),
-        vec![ColumnRef("key".into())],
-    );
-    options.header = true;
-    options.format = OutputFormat::Parquet(ParquetOptions {
-        schema: SchemaSpec::parse("n:int64").unwrap(),
-        ..ParquetOptions::default()
-    });
+    let options = parquet_options(&dir, "in.tsv", "key", "n:int64");
     run(&options).unwrap();
     for key in ["k0", "k1"] {
         let part = dir.join(format!("out/key={key}/part-00000.parquet"));
