@@ -196,11 +196,7 @@ pub fn parse_whole_lines(
         // SAFETY: the CPU has AVX2, just checked.
         return unsafe { whole_lines_avx2(text, hash_len, &mut each) };
     }
-    match hash_len {
-        20 => whole_lines::<20>(text, &mut each, super::hex::decode),
-        16 => whole_lines::<16>(text, &mut each, super::hex::decode),
-        _ => whole_lines_of(text, hash_len, &mut each, super::hex::decode),
-    }
+    whole_lines_by_len(text, hash_len, &mut each, super::hex::decode)
 }
 
 /// [`parse_whole_lines`] compiled for AVX2, its decoder too.
@@ -219,6 +215,19 @@ unsafe fn whole_lines_avx2(
         // SAFETY: this function runs only on a CPU with AVX2.
         unsafe { super::hex::decode_avx2(hex, out) }
     };
+    whole_lines_by_len(text, hash_len, each, decode)
+}
+
+/// The loop for `hash_len`: one with the length a constant for SHA-1 and
+/// NTLM, [`whole_lines_of`] for any other. Inlined, so that it is compiled
+/// for AVX2 inside [`whole_lines_avx2`].
+#[inline(always)]
+fn whole_lines_by_len(
+    text: &[u8],
+    hash_len: usize,
+    each: &mut impl FnMut(&[u8; MAX_HASH_LEN], u32),
+    decode: impl Fn(&[u8], &mut [u8]) -> bool,
+) -> usize {
     match hash_len {
         20 => whole_lines::<20>(text, each, decode),
         16 => whole_lines::<16>(text, each, decode),
