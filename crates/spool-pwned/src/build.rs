@@ -239,7 +239,7 @@ pub fn build(
             Group::Mapped(i, file, len) => {
                 let name = inputs[i].0.clone();
                 Box::new(
-                    mapped_chunks(file, len, i, raw_bytes.clone())
+                    mapped_chunks(file, len, i, 2 * workers, raw_bytes.clone())
                         .map(move |c| c.map_err(|e| with_path(e, name.as_ref()))),
                 )
             }
