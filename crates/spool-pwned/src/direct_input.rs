@@ -131,7 +131,10 @@ pub fn windows(
     buffers: usize,
     counter: Arc<AtomicU64>,
 ) -> Result<impl Iterator<Item = io::Result<Window>>, File> {
-    assert!(window > 0 && window % ALIGN == 0, "window {window}");
+    assert!(
+        window > 0 && window.is_multiple_of(ALIGN),
+        "window {window}"
+    );
     let file = direct::enable(file)?;
     let mut first = Aligned::new(HEAD + window);
     let got = match read_area(&file, &mut first, 0, len) {
@@ -311,6 +314,8 @@ mod direct {
 
     /// Turns `O_DIRECT` on for `file`, or gives it back.
     pub fn enable(file: File) -> Result<File, File> {
+        // `f_type`'s integer type differs between targets.
+        #[allow(clippy::unnecessary_cast)]
         let in_memory = fstatfs(&file).map_or(true, |s| MEMORY_BACKED.contains(&(s.f_type as i64)));
         let Ok(flags) = fcntl_getfl(&file) else {
             return Err(file);
