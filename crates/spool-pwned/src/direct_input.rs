@@ -351,7 +351,14 @@ mod direct {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
+    use std::path::{Path, PathBuf};
+
+    /// A file name in `dir` no other test uses (tests run in parallel).
+    fn unique(dir: &Path, what: &str) -> PathBuf {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        dir.join(format!("spool-direct-{what}-{}-{n}", std::process::id()))
+    }
 
     /// A directory whose file system takes `O_DIRECT` reads: the temporary
     /// directory, or else the one the test binary is in (on the build's
@@ -360,7 +367,7 @@ mod tests {
     fn direct_dir() -> Option<PathBuf> {
         let exe_dir = std::env::current_exe().ok()?.parent()?.to_path_buf();
         [std::env::temp_dir(), exe_dir].into_iter().find(|dir| {
-            let path = dir.join(format!("spool-direct-probe-{}", std::process::id()));
+            let path = unique(dir, "probe");
             let ok = std::fs::write(&path, b"x\n").is_ok()
                 && windows(File::open(&path).unwrap(), 2, ALIGN, 2, Arc::default()).is_ok();
             let _ = std::fs::remove_file(&path);
@@ -376,11 +383,7 @@ mod tests {
         window: usize,
         buffers: usize,
     ) -> Vec<(u64, Vec<u8>)> {
-        let path = dir.join(format!(
-            "spool-direct-{}-{window}-{buffers}-{}",
-            std::process::id(),
-            text.len()
-        ));
+        let path = unique(dir, "windows");
         std::fs::write(&path, text).unwrap();
         let file = File::open(&path).unwrap();
         let counter = Arc::new(AtomicU64::new(0));
@@ -480,7 +483,7 @@ mod tests {
         let text: Vec<u8> = (0..100_000)
             .flat_map(|i| format!("{i}\n").into_bytes())
             .collect();
-        let path = dir.join(format!("spool-direct-stop-{}", std::process::id()));
+        let path = unique(&dir, "stop");
         std::fs::write(&path, &text).unwrap();
         let mut windows = windows(
             File::open(&path).unwrap(),
@@ -504,11 +507,11 @@ mod tests {
     #[test]
     #[cfg(target_os = "linux")]
     fn a_file_in_memory_is_handed_back() {
-        let dir = std::path::Path::new("/dev/shm");
+        let dir = Path::new("/dev/shm");
         if !dir.is_dir() {
             return;
         }
-        let path = dir.join(format!("spool-direct-shm-{}", std::process::id()));
+        let path = unique(dir, "shm");
         std::fs::write(&path, b"a:1\nb:2\n").unwrap();
         let file = File::open(&path).unwrap();
         let Err(file) = windows(file, 8, ALIGN, 2, Arc::default()) else {
@@ -529,7 +532,7 @@ mod tests {
         let Some(dir) = direct_dir() else {
             return;
         };
-        let path = dir.join(format!("spool-direct-flags-{}", std::process::id()));
+        let path = unique(&dir, "flags");
         std::fs::write(&path, b"a:1\n").unwrap();
         let file = direct::enable(File::open(&path).unwrap()).unwrap_or_else(|_| panic!());
         assert!(rustix::fs::fcntl_getfl(&file)
