@@ -34,8 +34,11 @@
 //!
 //! # Bounds
 //!
-//! At most `buffers` aligned buffers of `HEAD + WINDOW` bytes are ever
-//! allocated; the reader waits for one to come back before reading on.
+//! At most `buffers` buffers of `HEAD + window` bytes (anonymous maps,
+//! page-aligned) are ever allocated; the reader waits for one to come back
+//! before reading on, and they are unmapped when the file is done. Lines
+//! longer than `HEAD` are gathered in an owned vector as long as the line
+//! (as the mapped path maps a window as long as the line).
 
 use std::fs::File;
 use std::io;
@@ -87,29 +90,27 @@ impl Drop for Window {
     }
 }
 
-/// A buffer whose area (`HEAD + window` bytes) starts at an `ALIGN`ed
-/// address: a plain vector, over-allocated by `ALIGN` and used from its
-/// first aligned byte, so no `unsafe` allocation is needed.
-struct Aligned {
-    vec: Vec<u8>,
-    start: usize,
-    len: usize,
-}
+/// A buffer of `HEAD + window` bytes at a page-aligned address: an
+/// anonymous map of its own (so the allocator neither over-allocates to
+/// align it nor keeps its pages after the build is done with it).
+struct Aligned(memmap2::MmapMut);
 
 impl Aligned {
-    fn new(len: usize) -> Self {
-        let vec = vec![0u8; len + ALIGN];
-        let start = vec.as_ptr().align_offset(ALIGN);
-        assert!(start < ALIGN, "a byte pointer can always be aligned");
-        Aligned { vec, start, len }
+    fn new(len: usize) -> io::Result<Self> {
+        let map = memmap2::MmapMut::map_anon(len)?;
+        debug_assert!(
+            map.as_ptr().align_offset(ALIGN) == 0,
+            "maps are page-aligned"
+        );
+        Ok(Aligned(map))
     }
 
     fn area(&self) -> &[u8] {
-        &self.vec[self.start..self.start + self.len]
+        &self.0
     }
 
     fn area_mut(&mut self) -> &mut [u8] {
-        &mut self.vec[self.start..self.start + self.len]
+        &mut self.0
     }
 }
 
@@ -136,7 +137,9 @@ pub fn windows(
         "window {window}"
     );
     let file = direct::enable(file)?;
-    let mut first = Aligned::new(HEAD + window);
+    let Ok(mut first) = Aligned::new(HEAD + window) else {
+        return Err(direct::disable(file));
+    };
     let got = match read_area(&file, &mut first, 0, len) {
         Ok(got) => got,
         Err(_) => return Err(direct::disable(file)),
@@ -233,7 +236,10 @@ impl Reader {
             Ok(buf) => return Some(buf),
             Err(TryRecvError::Empty) if self.allocated < self.buffers => {
                 self.allocated += 1;
-                return Some(Aligned::new(HEAD + self.window));
+                // Out of memory for one more: wait for one instead.
+                if let Ok(buf) = Aligned::new(HEAD + self.window) {
+                    return Some(buf);
+                }
             }
             Err(_) => {}
         }
