@@ -1,5 +1,5 @@
 //! A plain input file read with `O_DIRECT` into a few reused, aligned
-//! buffers, one window of whole lines at a time, on a reader thread.
+//! buffers, one window of whole lines at a time.
 //!
 //! Read through maps ([`mapped_input`](crate::mapped_input)), a cold file
 //! costs the kernel a page-cache page for every 4 KiB of input (allocated,
@@ -31,6 +31,13 @@
 //! the file back for the mapped path. A file that is already in the page
 //! cache would be cheaper to map; reading it here still gives the same
 //! bytes (the kernel writes dirty pages back before a direct read).
+//!
+//! The reads are made on the thread that takes the windows (the build's
+//! main thread, which hands them to the parsing threads), not on a reader
+//! thread of their own: that one woke a thread twice more per window (the
+//! window handed over, its buffer handed back), and on this kind of
+//! machine the wake-ups cost more CPU than the overlap of reading and
+//! dealing saved in wall time (see BENCHMARKS.md).
 //!
 //! # Bounds
 //!
@@ -116,8 +123,13 @@ impl Aligned {
 
 /// The windows of `file` (a regular file of `len` bytes), each about
 /// `window` bytes (a multiple of [`ALIGN`]) of whole lines, in order, read
-/// with `O_DIRECT` on a reader thread into at most `buffers` buffers; the
+/// with `O_DIRECT` into at most `buffers` buffers (each read made as the
+/// iterator is advanced; it waits for a buffer if all are taken); the
 /// bytes of each window are added to `counter` as it is read.
+///
+/// Advancing the iterator while the caller's own thread holds all
+/// `buffers` windows waits forever: windows must be dropped (or handed to
+/// threads that drop them without waiting for the caller).
 ///
 /// # Errors
 ///
@@ -144,24 +156,21 @@ pub fn windows(
         Ok(got) => got,
         Err(_) => return Err(direct::disable(file)),
     };
-    let (tx, rx) = mpsc::sync_channel::<io::Result<Window>>(1);
-    std::thread::spawn(move || {
-        let mut reader = Reader {
-            file,
-            len,
-            window,
-            buffers: buffers.max(2),
-            allocated: 1,
-            pool: mpsc::sync_channel(buffers.max(2)),
-            carry: Vec::new(),
-            read_at: 0,
-            emitted: 0,
-            counter,
-            tx,
-        };
-        reader.run(first, got);
-    });
-    Ok(rx.into_iter())
+    let mut reader = Reader {
+        file,
+        len,
+        window,
+        buffers: buffers.max(2),
+        allocated: 1,
+        pool: mpsc::sync_channel(buffers.max(2)),
+        carry: Vec::new(),
+        read_at: 0,
+        emitted: 0,
+        counter,
+        first: Some((first, got)),
+        done: false,
+    };
+    Ok(std::iter::from_fn(move || reader.next_window()))
 }
 
 /// Reads the buffer's area after `HEAD` from aligned file offset `at`, as
@@ -185,7 +194,7 @@ fn read_area(file: &File, buf: &mut Aligned, at: u64, len: u64) -> io::Result<us
     Ok(got.min(want))
 }
 
-/// The reader thread's state.
+/// The reads' state.
 struct Reader {
     file: File,
     len: u64,
@@ -202,30 +211,39 @@ struct Reader {
     /// File offset of the first byte not yet sent (the carry's first).
     emitted: u64,
     counter: Arc<AtomicU64>,
-    tx: SyncSender<io::Result<Window>>,
+    /// The first read, done before the reader was made (to see that direct
+    /// reads work), with its length.
+    first: Option<(Aligned, usize)>,
+    /// Whether the file's end (or an error) was reached.
+    done: bool,
 }
 
 impl Reader {
-    fn run(&mut self, mut buf: Aligned, mut got: usize) {
-        loop {
-            self.read_at += got as u64;
-            let end = self.read_at >= self.len || got == 0;
-            let window = self.cut(buf, got, end);
-            if !self.send(window) || end {
-                return;
-            }
-            buf = match self.take() {
-                Some(b) => b,
-                None => return,
-            };
-            got = match read_area(&self.file, &mut buf, self.read_at, self.len) {
-                Ok(got) => got,
-                Err(e) => {
-                    let _ = self.tx.send(Err(e));
-                    return;
+    /// The next window, reading as often as it takes (a line longer than
+    /// a read takes several); `None` after the file's end or an error.
+    fn next_window(&mut self) -> Option<io::Result<Window>> {
+        while !self.done {
+            let (buf, got) = match self.first.take() {
+                Some(first) => first,
+                None => {
+                    let mut buf = self.take()?;
+                    match read_area(&self.file, &mut buf, self.read_at, self.len) {
+                        Ok(got) => (buf, got),
+                        Err(e) => {
+                            self.done = true;
+                            return Some(Err(e));
+                        }
+                    }
                 }
             };
+            self.read_at += got as u64;
+            self.done = self.read_at >= self.len || got == 0;
+            match self.cut(buf, got, self.done) {
+                Some(w) if !w.range.is_empty() => return Some(Ok(w)),
+                _ => {}
+            }
         }
+        None
     }
 
     /// A free buffer: one given back, a new one while fewer than
@@ -299,14 +317,6 @@ impl Reader {
 
     fn give_back(&self, buf: Aligned) {
         let _ = self.pool.0.try_send(buf);
-    }
-
-    /// Sends a window (if any): `false` if the build stopped taking them.
-    fn send(&self, window: Option<Window>) -> bool {
-        match window {
-            Some(w) if !w.range.is_empty() => self.tx.send(Ok(w)).is_ok(),
-            _ => true,
-        }
     }
 }
 

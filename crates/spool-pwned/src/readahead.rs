@@ -114,7 +114,9 @@ pub fn plain_chunks(
     // One buffer per parsing thread and one being read: enough to keep
     // the threads busy (measured: more buffers did not shorten a build),
     // and each one more adds 0.5 MiB to the peak memory at the end of the
-    // parse, when the arena is full.
+    // parse, when the arena is full. The reads are made as the caller takes
+    // chunks; the parsing threads drop a chunk before they hand its records
+    // back, so a full buffer pool never waits on the caller.
     let buffers = threads + 1;
     match direct_input::windows(file, len, window, buffers, counter.clone()) {
         Ok(windows) => Box::new(windows.map(move |window| {
