@@ -28,9 +28,12 @@
 //! Only on Linux, for regular files whose file system takes `O_DIRECT`
 //! reads (not memory-backed ones such as tmpfs, where a map reads the
 //! pages in place), and only if the first read works: anything else hands
-//! the file back for the mapped path. A file that is already in the page
-//! cache would be cheaper to map; reading it here still gives the same
-//! bytes (the kernel writes dirty pages back before a direct read).
+//! the file back for the mapped path. So is a file that the page cache
+//! holds already (most of 16 bytes spread over it there, asked for with
+//! `RWF_NOWAIT`): mapping it reads those pages in place, while direct reads
+//! would go to the disk again (measured: twice the wall time and more CPU
+//! on a warm 465 MB sample). A file partly cached either way gives the
+//! same bytes (the kernel writes dirty pages back before a direct read).
 //!
 //! The reads are made on the thread that takes the windows (the build's
 //! main thread, which hands them to the parsing threads), not on a reader
@@ -133,7 +136,9 @@ impl Aligned {
 ///
 /// # Errors
 ///
-/// `Err(file)` — the file given back, its flags as they were — if this
+/// `Err(file)` — the file given back, its flags as they were — if the
+/// page cache holds most of the file already (mapping it then reads those
+/// pages in place, while a direct read would go to the disk again) or the
 /// file cannot be read so (not Linux, a memory-backed file system, a file
 /// system that refuses `O_DIRECT`, or a failed first read): read it
 /// another way. Later items may be read errors (the caller adds the name).
@@ -143,6 +148,24 @@ pub fn windows(
     window: usize,
     buffers: usize,
     counter: Arc<AtomicU64>,
+) -> Result<impl Iterator<Item = io::Result<Window>>, File> {
+    let mut missed = Vec::new();
+    if direct::cached(&file, len, &mut missed) {
+        return Err(file);
+    }
+    uncached_windows(file, len, window, buffers, counter, missed)
+}
+
+/// [`windows`] read with `O_DIRECT` whether or not the page cache holds
+/// the file; the pages holding `missed` are dropped from the page cache
+/// once the file is read.
+fn uncached_windows(
+    file: File,
+    len: u64,
+    window: usize,
+    buffers: usize,
+    counter: Arc<AtomicU64>,
+    missed: Vec<u64>,
 ) -> Result<impl Iterator<Item = io::Result<Window>>, File> {
     assert!(
         window > 0 && window.is_multiple_of(ALIGN),
@@ -169,6 +192,7 @@ pub fn windows(
         counter,
         first: Some((first, got)),
         done: false,
+        missed,
     };
     Ok(std::iter::from_fn(move || reader.next_window()))
 }
@@ -216,6 +240,8 @@ struct Reader {
     first: Option<(Aligned, usize)>,
     /// Whether the file's end (or an error) was reached.
     done: bool,
+    /// Pages the cache check read in, to drop at the end.
+    missed: Vec<u64>,
 }
 
 impl Reader {
@@ -238,6 +264,9 @@ impl Reader {
             };
             self.read_at += got as u64;
             self.done = self.read_at >= self.len || got == 0;
+            if self.done {
+                direct::forget(&self.file, &std::mem::take(&mut self.missed));
+            }
             match self.cut(buf, got, self.done) {
                 Some(w) if !w.range.is_empty() => return Some(Ok(w)),
                 _ => {}
@@ -328,6 +357,44 @@ mod direct {
     /// File systems whose pages live in memory: a map reads them in place.
     const MEMORY_BACKED: [i64; 2] = [0x0102_1994 /* tmpfs */, 0x8584_58f6 /* ramfs */];
 
+    /// Places sampled for [`cached`].
+    const SAMPLES: u64 = 16;
+
+    /// Whether the page cache holds most of `file` (of `len` bytes): most
+    /// of [`SAMPLES`] bytes spread over it are there, asked for with
+    /// `RWF_NOWAIT` (which fails rather than wait for the disk). Read
+    /// ahead is turned off meanwhile, so a miss reads at most its page;
+    /// the offsets missed are added to `missed`, for [`forget`] to drop
+    /// those pages again once read (else the next build would find them).
+    pub fn cached(file: &File, len: u64, missed: &mut Vec<u64>) -> bool {
+        use rustix::fs::{fadvise, Advice};
+        use rustix::io::{preadv2, ReadWriteFlags};
+        let _ = fadvise(file, 0, None, Advice::Random);
+        let mut byte = [0u8; 1];
+        let mut hits = 0;
+        for i in 0..SAMPLES {
+            let at = len / SAMPLES * i + len / (2 * SAMPLES);
+            let mut bufs = [std::io::IoSliceMut::new(&mut byte)];
+            match preadv2(file, &mut bufs, at, ReadWriteFlags::NOWAIT) {
+                Ok(1) => hits += 1,
+                _ => missed.push(at),
+            }
+        }
+        let _ = fadvise(file, 0, None, Advice::Normal);
+        hits * 2 > SAMPLES
+    }
+
+    /// Drops the pages holding `offsets` from the page cache (see
+    /// [`cached`]); pages still being read stay, which costs nothing but
+    /// their memory.
+    pub fn forget(file: &File, offsets: &[u64]) {
+        let page = super::ALIGN as u64;
+        for &at in offsets {
+            let len = std::num::NonZeroU64::new(page);
+            let _ = rustix::fs::fadvise(file, at / page * page, len, rustix::fs::Advice::DontNeed);
+        }
+    }
+
     /// Turns `O_DIRECT` on for `file`, or gives it back.
     pub fn enable(file: File) -> Result<File, File> {
         // `f_type`'s integer type differs between targets.
@@ -354,6 +421,12 @@ mod direct {
 #[cfg(not(target_os = "linux"))]
 mod direct {
     use std::fs::File;
+
+    pub fn cached(_: &File, _: u64, _: &mut Vec<u64>) -> bool {
+        false
+    }
+
+    pub fn forget(_: &File, _: &[u64]) {}
 
     pub fn enable(file: File) -> Result<File, File> {
         Err(file)
@@ -385,7 +458,15 @@ mod tests {
         [std::env::temp_dir(), exe_dir].into_iter().find(|dir| {
             let path = unique(dir, "probe");
             let ok = std::fs::write(&path, b"x\n").is_ok()
-                && windows(File::open(&path).unwrap(), 2, ALIGN, 2, Arc::default()).is_ok();
+                && uncached_windows(
+                    File::open(&path).unwrap(),
+                    2,
+                    ALIGN,
+                    2,
+                    Arc::default(),
+                    Vec::new(),
+                )
+                .is_ok();
             let _ = std::fs::remove_file(&path);
             ok
         })
@@ -403,14 +484,20 @@ mod tests {
         std::fs::write(&path, text).unwrap();
         let file = File::open(&path).unwrap();
         let counter = Arc::new(AtomicU64::new(0));
-        let got: Vec<(u64, Vec<u8>)> =
-            windows(file, text.len() as u64, window, buffers, counter.clone())
-                .unwrap_or_else(|_| panic!("no direct reads in {}", dir.display()))
-                .map(|w| {
-                    let w = w.unwrap();
-                    (w.offset, w.bytes().to_vec())
-                })
-                .collect();
+        let got: Vec<(u64, Vec<u8>)> = uncached_windows(
+            file,
+            text.len() as u64,
+            window,
+            buffers,
+            counter.clone(),
+            Vec::new(),
+        )
+        .unwrap_or_else(|_| panic!("no direct reads in {}", dir.display()))
+        .map(|w| {
+            let w = w.unwrap();
+            (w.offset, w.bytes().to_vec())
+        })
+        .collect();
         assert_eq!(counter.load(Ordering::Relaxed), text.len() as u64);
         std::fs::remove_file(&path).unwrap();
         got
@@ -501,12 +588,13 @@ mod tests {
             .collect();
         let path = unique(&dir, "stop");
         std::fs::write(&path, &text).unwrap();
-        let mut windows = windows(
+        let mut windows = uncached_windows(
             File::open(&path).unwrap(),
             text.len() as u64,
             ALIGN,
             2,
             Arc::default(),
+            Vec::new(),
         )
         .unwrap_or_else(|_| panic!("no direct reads"));
         // Holding windows while taking more would wait for a free buffer;
@@ -558,6 +646,37 @@ mod tests {
         assert!(!rustix::fs::fcntl_getfl(&file)
             .unwrap()
             .contains(rustix::fs::OFlags::DIRECT));
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// A file the page cache holds is handed back (a map reads it in
+    /// place); once dropped from the cache, it is read directly.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_cached_file_is_handed_back() {
+        let Some(dir) = direct_dir() else {
+            return;
+        };
+        let path = unique(&dir, "cached");
+        let text: Vec<u8> = (0..200_000)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
+        std::fs::write(&path, &text).unwrap();
+        let file = File::open(&path).unwrap();
+        let len = text.len() as u64;
+        assert!(direct::cached(&file, len, &mut Vec::new()));
+        assert!(windows(file, len, ALIGN, 2, Arc::default()).is_err());
+        // Written back and dropped from the cache, the file is read directly.
+        let file = File::open(&path).unwrap();
+        file.sync_all().unwrap();
+        let dropped = rustix::fs::fadvise(&file, 0, None, rustix::fs::Advice::DontNeed);
+        if dropped.is_ok() && !direct::cached(&file, len, &mut Vec::new()) {
+            let got: Vec<u8> = windows(file, len, ALIGN, 2, Arc::default())
+                .unwrap_or_else(|_| panic!("an uncached file is read directly"))
+                .flat_map(|w| w.unwrap().bytes().to_vec())
+                .collect();
+            assert!(got == text);
+        }
         std::fs::remove_file(&path).unwrap();
     }
 }
