@@ -206,8 +206,9 @@ fn read_area(file: &File, buf: &mut Aligned, at: u64, len: u64) -> io::Result<us
     let mut got = 0;
     while got < want {
         // The request is rounded up to the alignment; the file's end cuts
-        // the last one short.
-        let ask = (want - got).next_multiple_of(ALIGN);
+        // the last one short. (Only a file shrinking meanwhile leaves `got`
+        // unaligned: the next direct read then fails, and is reported.)
+        let ask = (want - got).next_multiple_of(ALIGN).min(area.len() - got);
         match file.read_at(&mut area[got..got + ask], at + got as u64) {
             Ok(0) => break,
             Ok(n) => got += n,
