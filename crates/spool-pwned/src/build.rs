@@ -23,7 +23,7 @@ use spool_io::progress::Progress;
 use crate::batch::{parse_chunk, Parsed};
 use crate::buckets::{self, Buckets};
 use crate::input::{Input, Source};
-use crate::readahead::{file_chunks, mapped_chunks, stream_chunks, Chunk};
+use crate::readahead::{file_chunks, plain_chunks, stream_chunks, Chunk};
 use crate::sink::{Sink, DRAIN_HEADROOM};
 use crate::HashKind;
 
@@ -152,8 +152,8 @@ const MIN_ARENA: usize = 8 << 20;
 enum Group {
     Stream(usize, Box<dyn io::Read + Send>),
     Files(usize, Vec<PathBuf>),
-    /// A plain regular file of the given length, read through maps.
-    Mapped(usize, File, u64),
+    /// A plain regular file of the given length, read with `O_DIRECT` or maps.
+    Plain(usize, File, u64),
 }
 
 /// Builds the index at `output` from `sources`.
@@ -207,7 +207,7 @@ pub fn build(
                 groups.push(Group::Stream(i, reader.0));
             }
             Input::Regular(file) => match plain_len(&file) {
-                Ok(Some(len)) => groups.push(Group::Mapped(i, file, len)),
+                Ok(Some(len)) => groups.push(Group::Plain(i, file, len)),
                 Ok(None) => {
                     let raw = counting(Box::new(file), raw_bytes.clone());
                     let reader = decompress(raw).map_err(|e| with_path(e, source.name.as_ref()))?;
@@ -236,10 +236,10 @@ pub fn build(
                 )
             }
             Group::Files(first, paths) => Box::new(file_chunks(paths, first, raw_bytes.clone())),
-            Group::Mapped(i, file, len) => {
+            Group::Plain(i, file, len) => {
                 let name = inputs[i].0.clone();
                 Box::new(
-                    mapped_chunks(file, len, i, raw_bytes.clone())
+                    plain_chunks(file, len, i, workers, raw_bytes.clone())
                         .map(move |c| c.map_err(|e| with_path(e, name.as_ref()))),
                 )
             }
@@ -308,7 +308,7 @@ pub fn build(
 }
 
 /// The length of `file` if it holds plain text (no gzip or zstd magic
-/// number), to be read through maps; `None` if it is compressed.
+/// number), to be read in windows (`O_DIRECT` or maps); `None` if it is compressed.
 #[cfg(unix)]
 fn plain_len(file: &File) -> io::Result<Option<u64>> {
     use std::os::unix::fs::FileExt;

@@ -27,8 +27,8 @@ pub enum Input {
     /// opened but not read yet: the build decompresses it (gzip or zstd, by
     /// magic number) and counts its bytes for progress when it gets there.
     File(Box<dyn Read + Send>),
-    /// A regular file, opened but not read yet: the build reads it through
-    /// memory maps if it holds plain text, and as a [`File`](Self::File)
+    /// A regular file, opened but not read yet: the build reads it in windows
+    /// (`O_DIRECT` reads or maps) if it holds plain text, and as a [`File`](Self::File)
     /// if it is compressed.
     Regular(File),
     /// A range file, read whole when its turn comes, so that a directory of

@@ -54,6 +54,7 @@ pub mod build;
 pub mod check;
 mod compact;
 pub mod convert;
+mod direct_input;
 mod filter;
 mod filter_read;
 mod filter_write;

@@ -5,8 +5,11 @@
 //! - [`stream_chunks`]: one large stream through `spool_io`'s
 //!   [`ChunkReader`], which fills recycled 1 MiB buffers (decompressing on
 //!   the way) and cuts them at line ends.
-//! - [`mapped_chunks`]: one plain regular file, read through maps
-//!   ([`mapped_input`](crate::mapped_input)) instead of copied into buffers.
+//! - [`plain_chunks`]: one plain regular file, read with `O_DIRECT` into
+//!   a few reused buffers ([`direct_input`](crate::direct_input)) where the
+//!   file system allows it, else through maps
+//!   ([`mapped_input`](crate::mapped_input)): either way never copied out
+//!   of the page cache.
 //! - [`file_chunks`]: many small files (the downloader's range files,
 //!   about 30 KB each, a million of them), each read whole by one reader
 //!   thread that opens them one at a time, a few ahead — not a thread, a
@@ -21,6 +24,7 @@ use std::sync::{mpsc, Arc};
 
 use spool_io::read::{Block, ChunkReader, ReadOptions};
 
+use crate::direct_input;
 use crate::mapped_input::{self, Window};
 
 /// Whole files read ahead by [`file_chunks`].
@@ -37,6 +41,7 @@ enum Text {
     Block(Block),
     File(Vec<u8>),
     Mapped(Window),
+    Direct(direct_input::Window),
 }
 
 impl Chunk {
@@ -50,16 +55,17 @@ impl Chunk {
             Text::Block(block) => (block.bytes(), block.first_line(), block.offset()),
             Text::File(bytes) => (bytes, 1, 0),
             Text::Mapped(window) => (window.bytes(), 1, window.offset),
+            Text::Direct(window) => (window.bytes(), 1, window.offset),
         }
     }
 
     /// Whether [`text`](Self::text) numbers lines from the chunk's first
-    /// (a mapped window, which nobody counted the lines before): the caller
+    /// (a window of a plain file, which nobody counted the lines before): the caller
     /// adds the lines of the input's earlier chunks, counting them as it
     /// takes the chunks in order, instead of a reader thread counting every
     /// newline ahead of the parsers.
     pub fn numbered_from_chunk(&self) -> bool {
-        matches!(self.text, Text::Mapped(_))
+        matches!(self.text, Text::Mapped(_) | Text::Direct(_))
     }
 }
 
@@ -87,24 +93,47 @@ pub fn stream_chunks(
     })
 }
 
-/// The chunks of a plain regular file of `len` bytes, mapped window by
-/// window (see [`mapped_input`]); the bytes mapped are added to `counter`.
+/// The chunks of a plain regular file of `len` bytes, window by window:
+/// read with `O_DIRECT` (see [`direct_input`]) into buffers enough for
+/// `threads` parsing threads, or mapped (see [`mapped_input`]) where
+/// the file system does not take direct reads; the bytes taken are added
+/// to `counter`.
 ///
 /// # Errors
 ///
-/// Each item may be an error mapping the file (the caller adds its name).
-pub fn mapped_chunks(
+/// Each item may be an error reading or mapping the file (the caller adds
+/// its name).
+pub fn plain_chunks(
     file: File,
     len: u64,
     index: usize,
+    threads: usize,
     counter: Arc<AtomicU64>,
-) -> impl Iterator<Item = io::Result<Chunk>> {
-    mapped_input::windows(file, len, mapped_input::WINDOW, counter).map(move |window| {
-        window.map(|w| Chunk {
-            text: Text::Mapped(w),
-            input: index,
-        })
-    })
+) -> Box<dyn Iterator<Item = io::Result<Chunk>>> {
+    let window = mapped_input::WINDOW;
+    // One buffer per parsing thread and one being read: enough to keep
+    // the threads busy (measured: more buffers did not shorten a build),
+    // and each one more adds 0.5 MiB to the peak memory at the end of the
+    // parse, when the arena is full. The reads are made as the caller takes
+    // chunks; the parsing threads drop a chunk before they hand its records
+    // back, so a full buffer pool never waits on the caller.
+    let buffers = threads + 1;
+    match direct_input::windows(file, len, window, buffers, counter.clone()) {
+        Ok(windows) => Box::new(windows.map(move |window| {
+            window.map(|w| Chunk {
+                text: Text::Direct(w),
+                input: index,
+            })
+        })),
+        Err(file) => Box::new(mapped_input::windows(file, len, window, counter).map(
+            move |window| {
+                window.map(|w| Chunk {
+                    text: Text::Mapped(w),
+                    input: index,
+                })
+            },
+        )),
+    }
 }
 
 /// Every file of `paths` as one chunk, in order (`input` = its index in
