@@ -27,6 +27,7 @@ use crate::write::told_in_target;
 use spool::text::csv::UnterminatedQuote;
 
 mod checks;
+mod rescan;
 
 /// Most `--by` columns in one run.
 pub const MAX_GROUPINGS: usize = 16;
@@ -58,6 +59,11 @@ struct Router<'a> {
     outputs: Outputs,
     /// Set for `--format parquet`.
     parquet: Option<Arc<ParquetRun>>,
+    /// The writer threads check the Parquet table, not the router (see
+    /// the `rescan` module).
+    writers_check: bool,
+    /// Reading the inputs again only to find a record that does not fit.
+    check_only: bool,
     summary: Summary,
 }
 
@@ -116,6 +122,12 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
             Err(router.abort().map_or(e, PartitionError::Io))
         }
     };
+    let result = match result {
+        Err(e) if router.writers_check && rescan::about_a_record(&e) => {
+            Err(router.first_bad_record(e))
+        }
+        other => other,
+    };
     result.map(|()| router.summary).map_err(|e| match e {
         PartitionError::Io(e) => PartitionError::Io(told_in_target(e, &staging, &options.out)),
         other => other,
@@ -150,6 +162,8 @@ impl<'a> Router<'a> {
             outputs: Outputs::new(options, &output, staged)?,
             buffers,
             parquet,
+            writers_check: rescan::writers_check(options),
+            check_only: false,
             summary: Summary::default(),
         };
         if !options.header {
@@ -184,6 +198,12 @@ impl<'a> Router<'a> {
     }
 
     fn route_all(&mut self) -> Result<(), PartitionError> {
+        self.read_inputs()
+    }
+
+    /// Reads every input from the start and routes its records (with
+    /// `check_only`, only checks them).
+    fn read_inputs(&mut self) -> Result<(), PartitionError> {
         let mut read = self.options.read.clone();
         read.format = self.options.input_format()?;
         let mut blocks = FileBlocks::new(
@@ -204,6 +224,10 @@ impl<'a> Router<'a> {
                 next => next?,
             };
             let Some((file, block)) = next else { break };
+            if self.check_only {
+                self.route_block(file, &block)?;
+                continue;
+            }
             self.outputs.check()?;
             let before = self.summary.records_in;
             self.route_block(file, &block)?;
@@ -282,6 +306,9 @@ impl<'a> Router<'a> {
             if self.parquet.is_some() && !self.check_typed(file, &record)? {
                 continue 'records;
             }
+            if self.check_only {
+                continue 'records;
+            }
             for (g, gid) in gids.iter_mut().enumerate().take(groupings) {
                 *gid = self.group_of(g, &keys[g])?;
             }
@@ -319,8 +346,7 @@ impl<'a> Router<'a> {
             progress.set_phase(Phase::Finishing);
         }
         if let Err(e) = self.buffers.flush_all(&mut self.outputs) {
-            self.outputs.abort();
-            return Err(e);
+            return Err(self.outputs.abort().map_or(e, PartitionError::Io));
         }
         self.summary.groups = (0..self.outputs.files.len())
             .map(|gid| {

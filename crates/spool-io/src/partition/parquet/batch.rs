@@ -2,11 +2,14 @@
 //! [`RecordBatch`] for that group's file: each column parsed with the
 //! [`values`](super::values) parsers, the key column left out.
 //!
-//! The router has already checked every record against the table (field
-//! count, every value parses), where it could name the file, line and
-//! byte offset; a value failing here would be a bug, reported as an error
-//! rather than a panic.
+//! Building a batch checks every record against the table (field count,
+//! every value parses, the key's value included): unless the router
+//! checked it already (see [`Router`](crate::partition::router)), this is
+//! where a value that does not fit is found. The writer knows neither the
+//! file nor the line, so it reports an [`Unfit`], and the run reads its
+//! inputs again to name them.
 
+use std::fmt;
 use std::io;
 use std::sync::Arc;
 
@@ -74,14 +77,13 @@ impl Builder {
         }
     }
 
-    /// The column; an error if a string column's bytes are not UTF-8.
+    /// The column; an [`Unfit`] if a string column's bytes are not UTF-8.
     fn finish(&mut self) -> io::Result<ArrayRef> {
         Ok(match self {
-            Builder::String(b) => {
-                Arc::new(StringArray::try_from_binary(b.finish()).map_err(|e| {
-                    io::Error::other(format!("internal error: a checked string column: {e}"))
-                })?)
-            }
+            Builder::String(b) => Arc::new(
+                StringArray::try_from_binary(b.finish())
+                    .map_err(|e| Unfit::error(format!("a string value is not UTF-8: {e}")))?,
+            ),
             Builder::Int64(b) => Arc::new(b.finish()),
             Builder::Float64(b) => Arc::new(b.finish()),
             Builder::Bool(b) => Arc::new(b.finish()),
@@ -103,6 +105,30 @@ fn push_parsed<T: arrow_array::types::ArrowPrimitiveType>(
         None => false,
     }
 }
+
+/// A record that does not fit the table, found by a writer thread, which
+/// cannot say where it came from (see the module docs).
+#[derive(Debug)]
+pub(crate) struct Unfit(String);
+
+impl Unfit {
+    fn error(what: String) -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidData, Unfit(what))
+    }
+
+    /// Whether `e` is an [`Unfit`].
+    pub fn is(e: &io::Error) -> bool {
+        e.get_ref().is_some_and(|inner| inner.is::<Unfit>())
+    }
+}
+
+impl fmt::Display for Unfit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a record does not fit the table: {}", self.0)
+    }
+}
+
+impl std::error::Error for Unfit {}
 
 /// Builds batches for one grouping's files.
 pub(crate) struct BatchBuilder {
@@ -126,10 +152,11 @@ impl BatchBuilder {
     ///
     /// # Errors
     ///
-    /// A record that does not fit the table (see the module docs).
+    /// An [`Unfit`] for a record that does not fit the table.
     pub fn build(&self, text: &[u8]) -> io::Result<(RecordBatch, usize)> {
         let (key, schema) = &self.table.files[self.grouping];
         let key = *key;
+        let key_type = self.table.types[key];
         let mut builders: Vec<Builder> = (0..self.table.types.len())
             .filter(|&i| i != key)
             .map(|i| Builder::new(self.table.types[i]))
@@ -143,12 +170,15 @@ impl BatchBuilder {
                 if i < columns && i != key {
                     let slot = if i < key { i } else { i - 1 };
                     ok &= builders[slot].push(&value);
+                } else if i == key {
+                    // Not in the file, but typed all the same.
+                    ok &= value.is_empty() || key_type.accepts(&value);
                 }
             });
             if !ok || count != columns {
-                return Err(io::Error::other(format!(
-                    "internal error: a checked record does not fit the table: {:?}",
-                    String::from_utf8_lossy(record)
+                return Err(Unfit::error(format!(
+                    "{:?}",
+                    String::from_utf8_lossy(&record[..record.len().min(200)])
                 )));
             }
             Ok(())

@@ -2,12 +2,15 @@
 //! a Parquet dataset in the Hive layout (`OUT/COL=KEY/part-NNNNN.parquet`)
 //! by arrow-rs's [`ArrowWriter`](parquet::arrow::ArrowWriter).
 //!
-//! The router buffers and routes text exactly as for text output, and also
-//! checks every record against the [`Table`] (it knows the file, line and
-//! byte offset an error must name); the writer threads turn each group's
-//! buffered records into Arrow batches and append them to the group's
-//! open Parquet file, whose in-progress row group is charged to the run's
-//! memory budget (see the bounds of the `sink` module).
+//! The router buffers and routes text exactly as for text output; the
+//! writer threads turn each group's buffered records into Arrow batches,
+//! checking every record against the [`Table`] as they parse it, and
+//! append them to the group's open Parquet file, whose in-progress row
+//! group is charged to the run's memory budget (see the bounds of the
+//! `sink` module). A record that does not fit stops the run, which then
+//! reads its inputs again to name the file, line and byte offset (the
+//! router checks every record itself where that cannot be done: see its
+//! `rescan` module).
 //!
 //! | module | its job |
 //! |---|---|
@@ -33,6 +36,7 @@ use arrow_schema::{DataType, Schema};
 use parquet::basic::{Compression as Codec, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 
+pub(crate) use batch::Unfit;
 pub use dictionary::Dictionaries;
 pub use schema::{ColumnType, Misfit, SchemaSpec, Table};
 pub(crate) use spill::READ_PIECE;

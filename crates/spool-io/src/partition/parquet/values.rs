@@ -2,9 +2,10 @@
 //! fields and one parser per column type.
 //!
 //! Everything here is pure: bytes in, a value (or `None` for "does not
-//! parse") out, so the router can check a record where it knows the file,
-//! line and byte offset, and the writer threads can build columns from the
-//! same bytes with the same functions, and the two never disagree.
+//! parse") out, so the writer threads building columns and the router
+//! checking a record where it knows the file, line and byte offset (see
+//! the router's `rescan` module) read the same bytes with the same
+//! functions, and the two never disagree.
 //!
 //! Formats (the text forms DuckDB, Polars and Spark write by default):
 //!
@@ -170,9 +171,8 @@ pub fn for_each_value<'a>(
 }
 
 /// A decimal `i64`: an optional sign and digits, as `str::parse` takes
-/// them, read straight from the bytes (no UTF-8 check first: an int64
-/// column is parsed twice per record, by the router's check and the
-/// writer).
+/// them, read straight from the bytes (no UTF-8 check first: every value
+/// of an int64 column goes through here).
 ///
 /// ```
 /// # use spool_io::partition::parquet::values::parse_i64;
