@@ -320,3 +320,83 @@ fn a_quote_open_past_the_record_limit_is_named_early() {
         "{stderr}"
     );
 }
+
+/// A value that does not parse is named alike whoever finds it: from a
+/// file or a gzip file the writers check and the run reads the input
+/// again, from standard input the router checks; the bad record sits in
+/// a group that spills (500 keys in a small budget) after a good first
+/// half, and a record with too few fields comes after it.
+#[test]
+fn a_bad_value_is_named_alike_from_a_file_and_from_standard_input() {
+    use std::io::Write;
+    let dir = Dir::new("csv-misfit");
+    let mut text = String::from("key,n,s\n");
+    for i in 0..40_000 {
+        let n = if i == 30_000 {
+            "3O".to_owned()
+        } else {
+            i.to_string()
+        };
+        text.push_str(&format!("k{},{n},\"s, {i}\"\n", i % 500));
+    }
+    text.push_str("short\n");
+    let path = dir.0.join("in.csv");
+    std::fs::write(&path, &text).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(text.as_bytes()).unwrap();
+    std::fs::write(dir.0.join("in.csv.gz"), gz.finish().unwrap()).unwrap();
+    let args = [
+        "partition",
+        "--header",
+        "-d",
+        "comma",
+        "--by",
+        "key",
+        "--format",
+        "parquet",
+        "--schema",
+        "n:int64",
+        "--memory",
+        "72M",
+        "-q",
+        "-o",
+    ];
+    let run = |input: &str| {
+        let out = dir
+            .0
+            .join(format!("out-{}", input.replace(['.', '-'], "_")));
+        let mut child = spool()
+            .args(args)
+            .arg(&out)
+            .arg(if input == "-" {
+                Path::new("-").to_owned()
+            } else {
+                dir.0.join(input)
+            })
+            .stdin(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        if input == "-" {
+            // A run that stops early closes its end: a failed write is fine.
+            let _ = stdin.write_all(text.as_bytes());
+        }
+        drop(stdin);
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{input}");
+        assert!(!out.exists(), "{input}: nothing is left behind");
+        String::from_utf8(output.stderr).unwrap()
+    };
+    let want = ":30002: byte offset 631188: column 2 (n): \"3O\" is not a valid int64 value";
+    let from_file = run("in.csv");
+    assert!(from_file.contains(&format!("in.csv{want}")), "{from_file}");
+    assert_eq!(from_file.lines().count(), 1, "printed once: {from_file}");
+    let from_gzip = run("in.csv.gz");
+    assert_eq!(from_gzip, from_file.replace("in.csv:", "in.csv.gz:"));
+    let from_stdin = run("-");
+    assert_eq!(
+        from_stdin,
+        from_file.replace(&*path.display().to_string(), "-")
+    );
+}
