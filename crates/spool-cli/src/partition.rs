@@ -106,7 +106,9 @@ pub struct Args {
     /// Output layout.
     #[arg(long, default_value = "hive")]
     layout: LayoutArg,
-    /// Count and skip records with too few fields instead of stopping.
+    /// Count and skip invalid records instead of stopping: too few fields,
+    /// a quote never closed, and with --format parquet a value that does
+    /// not fit --schema or a field count other than the header's.
     #[arg(long)]
     skip_invalid: bool,
     /// Replace an existing dataset (a directory holding a _partitions*.tsv

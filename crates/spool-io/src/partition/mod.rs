@@ -144,8 +144,9 @@ pub struct Options {
     pub max_open: usize,
     /// Output layout.
     pub layout: Layout,
-    /// Count and skip records with too few fields, and a last record whose
-    /// quote is never closed, instead of stopping.
+    /// Count and skip records with too few fields, a last record whose
+    /// quote is never closed, and (Parquet) records that do not fit the
+    /// table, instead of stopping.
     pub skip_invalid: bool,
     /// Replace an existing dataset (a directory holding a
     /// `_partitions*.tsv` manifest) as a whole; without it the output must
