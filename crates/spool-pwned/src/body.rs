@@ -187,3 +187,7 @@ impl BodyWriter {
         Ok(header)
     }
 }
+
+#[cfg(test)]
+#[path = "body_tests.rs"]
+mod tests;

@@ -13,13 +13,19 @@ fn write_through(file: &File, start: u64, bytes: &[u8], piece: usize) -> (bool, 
     (direct, out.finish(file).unwrap())
 }
 
+/// A directory on the build's disk (the test binary's), not a tmpfs.
+fn disk_dir() -> tempfile::TempDir {
+    let exe = std::env::current_exe().unwrap();
+    tempfile::tempdir_in(exe.parent().unwrap()).unwrap()
+}
+
 fn bytes(n: usize) -> Vec<u8> {
     (0..n).map(|i| (i * 31 % 251) as u8 + 1).collect()
 }
 
 #[test]
 fn writes_the_same_bytes_whatever_the_tail() {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = disk_dir();
     for (start, len) in [
         (0, 0),
         (100, 0),
@@ -55,7 +61,7 @@ fn is_direct_on_a_disk_file_system() {
     // The build's temporary directory is on a disk here; a file system
     // that refuses the flag falls back (next test), so this only checks
     // that the flag is actually tried.
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = disk_dir();
     let file = tempfile::tempfile_in(dir.path()).unwrap();
     let out = DirectOut::new(&file, 0, 2 * ALIGN).unwrap();
     let flags = rustix::fs::fcntl_getfl(&file).unwrap();
@@ -80,7 +86,7 @@ fn falls_back_on_tmpfs() {
 #[test]
 fn a_write_error_is_reported() {
     // A file opened read-only refuses every write.
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = disk_dir();
     let path = dir.path().join("f");
     std::fs::write(&path, b"").unwrap();
     let file = File::open(&path).unwrap();
