@@ -40,33 +40,41 @@ use std::os::unix::fs::FileExt;
 use crate::direct_input::os::direct;
 use crate::direct_input::ALIGN;
 
+use background::Background;
+
 /// Stages bytes for a file and writes them out; see the module docs.
 pub(crate) struct DirectOut {
     buf: memmap2::MmapMut,
     len: usize,
     base: u64,
     direct: bool,
-    /// Whether a direct write has succeeded (a later failure is an error,
-    /// not a reason to fall back).
-    proven: bool,
+    /// The thread that writes whole buffers while the next one fills
+    /// (direct writes only: through the page cache a write is a copy).
+    background: Option<Background>,
 }
 
 impl DirectOut {
-    /// Stages the bytes of `file` from offset `start` on, in a buffer of
-    /// `cap` bytes (a multiple of [`ALIGN`]); turns `O_DIRECT` on for
-    /// `file` if its file system takes it.
+    /// Stages the bytes of `file` from offset `start` on, in two buffers
+    /// of `cap / 2` bytes (a multiple of [`ALIGN`]) when direct, one of
+    /// `cap` bytes otherwise; turns `O_DIRECT` on for `file` if its file
+    /// system takes it.
     ///
     /// # Errors
     ///
-    /// If the buffer cannot be mapped.
+    /// If the buffers cannot be mapped or the writing thread started.
     pub fn new(file: &File, start: u64, cap: usize) -> io::Result<Self> {
         assert!(
-            cap >= 2 * ALIGN && cap.is_multiple_of(ALIGN),
+            cap >= 4 * ALIGN && cap.is_multiple_of(2 * ALIGN),
             "capacity {cap}"
         );
-        let buf = memmap2::MmapMut::map_anon(cap)?;
-        debug_assert_eq!(buf.as_ptr().align_offset(ALIGN), 0, "maps are page-aligned");
         let direct = direct::set(file);
+        let background = if direct {
+            Some(Background::start(file, cap / 2)?)
+        } else {
+            None
+        };
+        let buf = memmap2::MmapMut::map_anon(if direct { cap / 2 } else { cap })?;
+        debug_assert_eq!(buf.as_ptr().align_offset(ALIGN), 0, "maps are page-aligned");
         let base = if direct {
             start / ALIGN as u64 * ALIGN as u64
         } else {
@@ -77,7 +85,7 @@ impl DirectOut {
             len: (start - base) as usize,
             base,
             direct,
-            proven: false,
+            background,
         })
     }
 
@@ -115,12 +123,13 @@ impl DirectOut {
         self.len += bytes.len();
     }
 
-    /// Writes the staged whole pages (every staged byte, when not direct);
-    /// the rest moves to the front of the buffer.
+    /// Writes the staged whole pages (every staged byte, when not direct),
+    /// or hands them to the writing thread; the rest moves to the front of
+    /// the buffer.
     ///
     /// # Errors
     ///
-    /// I/O errors.
+    /// I/O errors (of this write, or of the writing thread's last one).
     pub fn write_out(&mut self, file: &File) -> io::Result<()> {
         let n = if self.direct {
             self.len / ALIGN * ALIGN
@@ -130,28 +139,25 @@ impl DirectOut {
         if n == 0 {
             return Ok(());
         }
-        self.write_at(file, n)?;
-        self.buf.copy_within(n..self.len, 0);
+        if let Some(background) = &mut self.background {
+            let mut next = background.take_spare()?;
+            next[..self.len - n].copy_from_slice(&self.buf[n..self.len]);
+            let full = std::mem::replace(&mut self.buf, next);
+            background.write(full, n, self.base)?;
+        } else {
+            let mut proven = false;
+            write_at(
+                file,
+                &self.buf[..n],
+                self.base,
+                &mut self.direct,
+                &mut proven,
+            )?;
+            self.buf.copy_within(n..self.len, 0);
+        }
         self.base += n as u64;
         self.len -= n;
         Ok(())
-    }
-
-    /// Writes `buf[..n]` at `base`; falls back to the page cache if the
-    /// first direct write is refused.
-    fn write_at(&mut self, file: &File, n: usize) -> io::Result<()> {
-        match file.write_all_at(&self.buf[..n], self.base) {
-            Err(e) if self.direct && !self.proven && e.raw_os_error() == Some(EINVAL) => {
-                direct::clear(file);
-                self.direct = false;
-                file.write_all_at(&self.buf[..n], self.base)
-            }
-            Ok(()) => {
-                self.proven = true;
-                Ok(())
-            }
-            Err(e) => Err(e),
-        }
     }
 
     /// Writes everything staged, the last partial page through the page
@@ -163,6 +169,9 @@ impl DirectOut {
     /// I/O errors.
     pub fn finish(&mut self, file: &File) -> io::Result<u64> {
         self.write_out(file)?;
+        if let Some(background) = self.background.take() {
+            background.finish()?;
+        }
         if self.direct {
             direct::clear(file);
             self.direct = false;
@@ -175,6 +184,30 @@ impl DirectOut {
     /// fills.
     pub fn appender<'a>(&'a mut self, file: &'a File) -> Appender<'a> {
         Appender { out: self, file }
+    }
+}
+
+/// Writes `bytes` at `at`; if the first direct write (`proven` false) is
+/// refused with `EINVAL`, turns `O_DIRECT` off (`direct` false) and writes
+/// them through the page cache.
+fn write_at(
+    file: &File,
+    bytes: &[u8],
+    at: u64,
+    direct: &mut bool,
+    proven: &mut bool,
+) -> io::Result<()> {
+    match file.write_all_at(bytes, at) {
+        Err(e) if *direct && !*proven && e.raw_os_error() == Some(EINVAL) => {
+            direct::clear(file);
+            *direct = false;
+            file.write_all_at(bytes, at)
+        }
+        Ok(()) => {
+            *proven = true;
+            Ok(())
+        }
+        Err(e) => Err(e),
     }
 }
 
@@ -205,6 +238,7 @@ impl io::Write for Appender<'_> {
     }
 }
 
+mod background;
+
 #[cfg(test)]
-#[path = "direct_output_tests.rs"]
 mod tests;
