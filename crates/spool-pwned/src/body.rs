@@ -28,8 +28,10 @@ use crate::blocks::BlockSums;
 use crate::direct_output::DirectOut;
 use crate::format::{Header, HEADER_LEN};
 
-/// Size of the write buffer.
-const BUFFER: usize = 1 << 20;
+/// Size of the write buffers: two of half this size when direct (one
+/// filled while the other is written), one otherwise. Below the 1 MiB of
+/// a single buffer, since the writing thread's stack adds to the peak.
+const BUFFER: usize = 768 << 10;
 
 /// Streams the body of an index file; see the module docs.
 pub(crate) struct BodyWriter {
