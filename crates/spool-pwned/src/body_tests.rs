@@ -75,20 +75,19 @@ fn a_write_error_leaves_no_file() {
     let dir = disk_dir();
     let target = dir.path().join("idx");
     let mut w = super::BodyWriter::create(&target, 64 + 8, 8).unwrap();
-    // The temporary file's descriptor swapped for a read-only one: every
-    // write fails from here on.
+    for _ in 0..1_000_000 {
+        w.write(&[7u8; 3]).unwrap();
+    }
+    // The temporary file's descriptor swapped for a read-only one: the
+    // last partial page, written through it, fails.
     let read_only = dir.path().join("ro");
     std::fs::write(&read_only, b"").unwrap();
     *w.file.file() = File::open(&read_only).unwrap();
     let temp = w.temp().to_path_buf();
-    let mut failed = false;
-    for _ in 0..3 << 20 {
-        if w.write(&[7u8; 1]).is_err() {
-            failed = true;
-            break;
-        }
-    }
-    assert!(failed, "a write to a read-only descriptor failed");
+    assert!(
+        w.flush().is_err(),
+        "a write to a read-only descriptor fails"
+    );
     drop(w);
     assert!(!target.exists(), "nothing under the final name");
     assert!(!temp.exists(), "the temporary file is removed");

@@ -63,7 +63,7 @@ fn is_direct_on_a_disk_file_system() {
     // that the flag is actually tried.
     let dir = disk_dir();
     let file = tempfile::tempfile_in(dir.path()).unwrap();
-    let out = DirectOut::new(&file, 0, 2 * ALIGN).unwrap();
+    let out = DirectOut::new(&file, 0, 4 * ALIGN).unwrap();
     let flags = rustix::fs::fcntl_getfl(&file).unwrap();
     assert_eq!(out.is_direct(), flags.contains(rustix::fs::OFlags::DIRECT));
 }
@@ -90,7 +90,10 @@ fn a_write_error_is_reported() {
     let path = dir.path().join("f");
     std::fs::write(&path, b"").unwrap();
     let file = File::open(&path).unwrap();
-    let mut out = DirectOut::new(&file, 0, 2 * ALIGN).unwrap();
+    let mut out = DirectOut::new(&file, 0, 4 * ALIGN).unwrap();
     out.extend(&bytes(ALIGN + 5));
-    assert!(out.write_out(&file).is_err());
+    // Direct, the error comes from the writing thread, at the latest when
+    // the writes are finished.
+    let written = out.write_out(&file).and_then(|()| out.finish(&file));
+    assert!(written.is_err());
 }
