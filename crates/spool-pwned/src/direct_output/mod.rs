@@ -1,5 +1,5 @@
-//! The bytes of an index on their way to the file: staged in one aligned
-//! buffer and written with `O_DIRECT` where the file system takes it.
+//! The bytes of an index on their way to the file: staged in aligned
+//! buffers and written with `O_DIRECT` where the file system takes it.
 //!
 //! An index is written once and read through a map later; written through
 //! the page cache, each 4 KiB of it cost the kernel a page allocated,
@@ -14,10 +14,15 @@
 //!           the tail moves to the front of the buffer and waits
 //! ```
 //!
+//! A direct write returns only once the device has the bytes, so when
+//! direct the buffer is one of two: full, it goes to a writing thread
+//! (`background.rs`) and the other, written already, is filled meanwhile.
+//!
 //! # Invariants
 //!
 //! - `buf[..len]` are the file's bytes from `base` on, not yet written;
-//!   everything before `base` that was staged has been written.
+//!   everything before `base` that was staged has been written (or handed
+//!   to the writing thread, which writes it before any later buffer).
 //! - While `direct`, `base` is a multiple of [`ALIGN`] and only whole
 //!   pages are written (from the page-aligned buffer, at aligned offsets).
 //!   The bytes between the last page boundary before the first staged
@@ -61,18 +66,25 @@ impl DirectOut {
     ///
     /// # Errors
     ///
-    /// If the buffers cannot be mapped or the writing thread started.
+    /// If the buffer cannot be mapped (without the writing thread or its
+    /// buffer, the bytes go through the page cache).
     pub fn new(file: &File, start: u64, cap: usize) -> io::Result<Self> {
         assert!(
             cap >= 4 * ALIGN && cap.is_multiple_of(2 * ALIGN),
             "capacity {cap}"
         );
-        let direct = direct::set(file);
+        let mut direct = direct::set(file);
+        // Without the writing thread, the page cache's writes (which
+        // return once copied) keep the build from waiting on the device.
         let background = if direct {
-            Some(Background::start(file, cap / 2)?)
+            Background::start(file, cap / 2).ok()
         } else {
             None
         };
+        if direct && background.is_none() {
+            direct::clear(file);
+            direct = false;
+        }
         let buf = memmap2::MmapMut::map_anon(if direct { cap / 2 } else { cap })?;
         debug_assert_eq!(buf.as_ptr().align_offset(ALIGN), 0, "maps are page-aligned");
         let base = if direct {
