@@ -36,7 +36,9 @@ const BUFFER: usize = 768 << 10;
 /// Streams the body of an index file; see the module docs.
 pub(crate) struct BodyWriter {
     file: PartialFile,
-    out: DirectOut,
+    /// Boxed: it holds the writing thread's channels, and the writer sits
+    /// in an enum beside smaller variants.
+    out: Box<DirectOut>,
     /// Where the staged bytes not yet in `crc` and `sums` start.
     fresh: usize,
     front_len: usize,
@@ -61,7 +63,7 @@ impl BodyWriter {
         };
         let sums = BlockSums::new(block_shift, front_len, &dir).map_err(|e| with_path(e, &dir))?;
         let out = DirectOut::new(file.file(), front_len as u64, BUFFER);
-        let out = out.map_err(|e| file.error(e))?;
+        let out = Box::new(out.map_err(|e| file.error(e))?);
         Ok(BodyWriter {
             file,
             fresh: out.len(),
