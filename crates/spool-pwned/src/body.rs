@@ -11,27 +11,36 @@
 //! The format's data checksum covers the table and then the body, so the
 //! body's CRC-32 is computed as it goes and joined to the table's with
 //! `crc32fast`'s `combine` instead of reading the file back; the block
-//! checksums (`blocks.rs`) are computed as it goes too. The file is a
+//! checksums (`blocks.rs`) are computed as it goes too. The bytes go out
+//! with `O_DIRECT` where the file system takes it (`direct_output.rs`). The file is a
 //! [`PartialFile`] (a hidden temporary name next to the target), flushed
 //! to disk and renamed by [`finish`](BodyWriter::finish); dropping the
 //! writer unfinished removes it.
 
-use std::io::{self, Seek, SeekFrom, Write};
+use std::io;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use spool_io::input::with_path;
 use spool_io::write::PartialFile;
 
 use crate::blocks::BlockSums;
+use crate::direct_output::DirectOut;
 use crate::format::{Header, HEADER_LEN};
 
-/// Size of the write buffer.
-const BUFFER: usize = 1 << 20;
+/// Size of the write buffers: two of half this size when direct (one
+/// filled while the other is written), one otherwise. Below the 1 MiB of
+/// a single buffer, since the writing thread's stack adds to the peak.
+const BUFFER: usize = 768 << 10;
 
 /// Streams the body of an index file; see the module docs.
 pub(crate) struct BodyWriter {
     file: PartialFile,
-    buf: Vec<u8>,
+    /// Boxed: it holds the writing thread's channels, and the writer sits
+    /// in an enum beside smaller variants.
+    out: Box<DirectOut>,
+    /// Where the staged bytes not yet in `crc` and `sums` start.
+    fresh: usize,
     front_len: usize,
     /// CRC of the body bytes written to the file so far.
     crc: crc32fast::Hasher,
@@ -53,12 +62,12 @@ impl BodyWriter {
             _ => ".".into(),
         };
         let sums = BlockSums::new(block_shift, front_len, &dir).map_err(|e| with_path(e, &dir))?;
-        file.file()
-            .seek(SeekFrom::Start(front_len as u64))
-            .map_err(|e| file.error(e))?;
+        let out = DirectOut::new(file.file(), front_len as u64, BUFFER);
+        let out = Box::new(out.map_err(|e| file.error(e))?);
         Ok(BodyWriter {
             file,
-            buf: Vec::with_capacity(BUFFER),
+            fresh: out.len(),
+            out,
             front_len,
             crc: crc32fast::Hasher::new(),
             sums,
@@ -78,37 +87,70 @@ impl BodyWriter {
 
     /// Appends body bytes (buffered).
     #[inline]
-    pub fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.buf.extend_from_slice(bytes);
-        if self.buf.len() >= BUFFER - 64 {
-            self.flush()?;
+    pub fn write(&mut self, mut bytes: &[u8]) -> io::Result<()> {
+        if bytes.len() < self.out.room() {
+            self.out.extend(bytes);
+            if self.out.room() <= 64 {
+                self.spill()?;
+            }
+            return Ok(());
+        }
+        while !bytes.is_empty() {
+            let n = bytes.len().min(self.out.room());
+            self.out.extend(&bytes[..n]);
+            bytes = &bytes[n..];
+            if self.out.room() == 0 {
+                self.spill()?;
+            }
         }
         Ok(())
     }
 
-    /// Writes the buffered bytes to the file.
-    pub fn flush(&mut self) -> io::Result<()> {
-        self.crc.update(&self.buf);
-        let buf = std::mem::take(&mut self.buf);
-        let written = self.write_through(&buf);
-        self.buf = buf;
-        self.buf.clear();
-        written
-    }
-
-    /// Appends `bytes`, whose CRC-32 the caller computed (`crc`), past the
-    /// buffer: for runs encoded on another thread.
-    pub fn append_with_crc(&mut self, bytes: &[u8], crc: &crc32fast::Hasher) -> io::Result<()> {
-        self.flush()?;
-        self.write_through(bytes)?;
-        self.crc.combine(crc);
+    /// Checksums the staged bytes and writes out what it can (whole pages
+    /// when direct).
+    fn spill(&mut self) -> io::Result<()> {
+        self.checksum()?;
+        let written = self.out.write_out(self.file.file());
+        written.map_err(|e| self.file.error(e))?;
+        self.fresh = self.out.len();
         Ok(())
     }
 
-    fn write_through(&mut self, bytes: &[u8]) -> io::Result<()> {
+    /// Writes every byte so far to the file, the last partial page too
+    /// (for reading the file back; no more bytes may be appended).
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.spill()?;
+        let end = self.out.finish(self.file.file());
+        end.map(drop).map_err(|e| self.file.error(e))
+    }
+
+    /// Adds the staged bytes not yet checksummed to `crc` and `sums`.
+    fn checksum(&mut self) -> io::Result<()> {
+        let fresh = &self.out.staged()[self.fresh..];
+        self.crc.update(fresh);
+        self.sums.update(fresh).map_err(|e| self.file.error(e))?;
+        self.fresh = self.out.len();
+        Ok(())
+    }
+
+    /// Appends `bytes`, whose CRC-32 the caller computed (`crc`), past the
+    /// checksumming of the buffer: for runs encoded on another thread.
+    pub fn append_with_crc(&mut self, mut bytes: &[u8], crc: &crc32fast::Hasher) -> io::Result<()> {
+        self.checksum()?;
         self.sums.update(bytes).map_err(|e| self.file.error(e))?;
-        let written = self.file.file().write_all(bytes);
-        written.map_err(|e| self.file.error(e))
+        self.crc.combine(crc);
+        while !bytes.is_empty() {
+            let n = bytes.len().min(self.out.room());
+            self.out.extend(&bytes[..n]);
+            bytes = &bytes[n..];
+            if self.out.room() == 0 {
+                let written = self.out.write_out(self.file.file());
+                written.map_err(|e| self.file.error(e))?;
+            }
+        }
+        // Everything staged is in `crc` and `sums` now.
+        self.fresh = self.out.len();
+        Ok(())
     }
 
     /// Writes the block checksums, then `header` (its data checksum set to
@@ -124,7 +166,7 @@ impl BodyWriter {
     /// If `table` does not fill the front the writer was created with.
     pub fn finish(mut self, table: &[u8], header: Header) -> io::Result<Header> {
         assert_eq!(HEADER_LEN + table.len(), self.front_len, "header and table");
-        self.flush()?;
+        self.spill()?;
         let mut data_crc = crc32fast::Hasher::new();
         data_crc.update(table);
         data_crc.combine(&self.crc);
@@ -135,14 +177,21 @@ impl BodyWriter {
         let mut front = Vec::with_capacity(self.front_len);
         front.extend_from_slice(&header.encode());
         front.extend_from_slice(table);
-        let sums = self.sums.finish(&front, self.file.file());
+        let file = self.file.file();
+        let sums = self.sums.finish(&front, &mut self.out.appender(file));
         sums.map_err(|e| self.file.error(e))?;
-        let at_start = self.file.file().seek(SeekFrom::Start(0));
-        at_start.map_err(|e| self.file.error(e))?;
-        let written = self.file.file().write_all(&front);
+        // The tail, then the front, through the page cache: the front's
+        // last page was written with zeros after it while direct.
+        let tail = self.out.finish(self.file.file());
+        tail.map_err(|e| self.file.error(e))?;
+        let written = self.file.file().write_all_at(&front, 0);
         written.map_err(|e| self.file.error(e))?;
         self.file.sync()?;
         self.file.commit()?;
         Ok(header)
     }
 }
+
+#[cfg(test)]
+#[path = "body_tests.rs"]
+mod tests;

@@ -55,6 +55,7 @@ pub mod check;
 mod compact;
 pub mod convert;
 mod direct_input;
+mod direct_output;
 mod filter;
 mod filter_read;
 mod filter_write;

@@ -350,7 +350,7 @@ impl Reader {
     }
 }
 
-mod os;
+pub(crate) mod os;
 use os::direct;
 
 #[cfg(test)]

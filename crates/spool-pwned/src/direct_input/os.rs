@@ -3,7 +3,7 @@
 //! elsewhere every file takes the mapped path.
 
 #[cfg(target_os = "linux")]
-pub(super) mod direct {
+pub(crate) mod direct {
     use rustix::fs::{fcntl_getfl, fcntl_setfl, fstatfs, OFlags};
     use std::fs::File;
 
@@ -50,29 +50,42 @@ pub(super) mod direct {
 
     /// Turns `O_DIRECT` on for `file`, or gives it back.
     pub fn enable(file: File) -> Result<File, File> {
+        if set(&file) {
+            Ok(file)
+        } else {
+            Err(file)
+        }
+    }
+
+    /// Turns `O_DIRECT` on for `file` (opened by the caller for reading or
+    /// writing); false, and the flag unchanged, if its file system lives
+    /// in memory or refuses it.
+    pub fn set(file: &File) -> bool {
         // `f_type`'s integer type differs between targets.
         #[allow(clippy::unnecessary_cast)]
-        let in_memory = fstatfs(&file).map_or(true, |s| MEMORY_BACKED.contains(&(s.f_type as i64)));
-        let Ok(flags) = fcntl_getfl(&file) else {
-            return Err(file);
+        let in_memory = fstatfs(file).map_or(true, |s| MEMORY_BACKED.contains(&(s.f_type as i64)));
+        let Ok(flags) = fcntl_getfl(file) else {
+            return false;
         };
-        if in_memory || fcntl_setfl(&file, flags | OFlags::DIRECT).is_err() {
-            return Err(file);
-        }
-        Ok(file)
+        !in_memory && fcntl_setfl(file, flags | OFlags::DIRECT).is_ok()
     }
 
     /// Turns `O_DIRECT` off again (for the fallback path).
     pub fn disable(file: File) -> File {
-        if let Ok(flags) = fcntl_getfl(&file) {
-            let _ = fcntl_setfl(&file, flags - OFlags::DIRECT);
-        }
+        clear(&file);
         file
+    }
+
+    /// Turns `O_DIRECT` off for `file`.
+    pub fn clear(file: &File) {
+        if let Ok(flags) = fcntl_getfl(file) {
+            let _ = fcntl_setfl(file, flags - OFlags::DIRECT);
+        }
     }
 }
 
 #[cfg(not(target_os = "linux"))]
-pub(super) mod direct {
+pub(crate) mod direct {
     use std::fs::File;
 
     pub fn cached(_: &File, _: u64, _: &mut Vec<u64>) -> bool {
@@ -88,4 +101,10 @@ pub(super) mod direct {
     pub fn disable(file: File) -> File {
         file
     }
+
+    pub fn set(_: &File) -> bool {
+        false
+    }
+
+    pub fn clear(_: &File) {}
 }
