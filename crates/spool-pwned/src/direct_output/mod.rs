@@ -157,14 +157,10 @@ impl DirectOut {
             let full = std::mem::replace(&mut self.buf, next);
             background.write(full, n, self.base)?;
         } else {
-            let mut proven = false;
-            write_at(
-                file,
-                &self.buf[..n],
-                self.base,
-                &mut self.direct,
-                &mut proven,
-            )?;
+            // Without the thread the writes go through the page cache
+            // (`new` and `finish` clear `direct` when they drop the thread).
+            debug_assert!(!self.direct, "direct writes go through the thread");
+            file.write_all_at(&self.buf[..n], self.base)?;
             self.buf.copy_within(n..self.len, 0);
         }
         self.base += n as u64;
@@ -199,9 +195,9 @@ impl DirectOut {
     }
 }
 
-/// Writes `bytes` at `at`; if the first direct write (`proven` false) is
-/// refused with `EINVAL`, turns `O_DIRECT` off (`direct` false) and writes
-/// them through the page cache.
+/// Writes `bytes` at `at` (the writing thread's writes); if the first
+/// direct write (`proven` false) is refused with `EINVAL`, turns
+/// `O_DIRECT` off (`direct` false) and writes them through the page cache.
 fn write_at(
     file: &File,
     bytes: &[u8],
