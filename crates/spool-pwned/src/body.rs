@@ -135,19 +135,12 @@ impl BodyWriter {
 
     /// Appends `bytes`, whose CRC-32 the caller computed (`crc`), past the
     /// checksumming of the buffer: for runs encoded on another thread.
-    pub fn append_with_crc(&mut self, mut bytes: &[u8], crc: &crc32fast::Hasher) -> io::Result<()> {
+    pub fn append_with_crc(&mut self, bytes: &[u8], crc: &crc32fast::Hasher) -> io::Result<()> {
         self.checksum()?;
         self.sums.update(bytes).map_err(|e| self.file.error(e))?;
         self.crc.combine(crc);
-        while !bytes.is_empty() {
-            let n = bytes.len().min(self.out.room());
-            self.out.extend(&bytes[..n]);
-            bytes = &bytes[n..];
-            if self.out.room() == 0 {
-                let written = self.out.write_out(self.file.file());
-                written.map_err(|e| self.file.error(e))?;
-            }
-        }
+        let staged = io::Write::write_all(&mut self.out.appender(self.file.file()), bytes);
+        staged.map_err(|e| self.file.error(e))?;
         // Everything staged is in `crc` and `sums` now.
         self.fresh = self.out.len();
         Ok(())
