@@ -171,13 +171,14 @@ fn uncached_windows(
         window > 0 && window.is_multiple_of(ALIGN),
         "window {window}"
     );
-    let file = direct::enable(file)?;
-    let Ok(mut first) = Aligned::new(HEAD + window) else {
-        return Err(direct::disable(file));
-    };
-    let got = match read_area(&file, &mut first, 0, len) {
-        Ok(got) => got,
-        Err(_) => return Err(direct::disable(file)),
+    if !direct::set(&file) {
+        return Err(file);
+    }
+    let first = Aligned::new(HEAD + window)
+        .and_then(|mut first| read_area(&file, &mut first, 0, len).map(|got| (first, got)));
+    let Ok((first, got)) = first else {
+        direct::clear(&file);
+        return Err(file);
     };
     let mut reader = Reader {
         file,

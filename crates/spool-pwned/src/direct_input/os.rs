@@ -1,6 +1,7 @@
-//! The system calls behind direct reads: turning `O_DIRECT` on and off,
-//! and asking the page cache whether it holds a file already. Linux only;
-//! elsewhere every file takes the mapped path.
+//! The system calls behind direct reads and writes: turning `O_DIRECT` on
+//! and off, and asking the page cache whether it holds a file already.
+//! Linux only; elsewhere every file is mapped, or written through the page
+//! cache.
 
 #[cfg(target_os = "linux")]
 pub(crate) mod direct {
@@ -48,15 +49,6 @@ pub(crate) mod direct {
         }
     }
 
-    /// Turns `O_DIRECT` on for `file`, or gives it back.
-    pub fn enable(file: File) -> Result<File, File> {
-        if set(&file) {
-            Ok(file)
-        } else {
-            Err(file)
-        }
-    }
-
     /// Turns `O_DIRECT` on for `file` (opened by the caller for reading or
     /// writing); false, and the flag unchanged, if its file system lives
     /// in memory or refuses it.
@@ -68,12 +60,6 @@ pub(crate) mod direct {
             return false;
         };
         !in_memory && fcntl_setfl(file, flags | OFlags::DIRECT).is_ok()
-    }
-
-    /// Turns `O_DIRECT` off again (for the fallback path).
-    pub fn disable(file: File) -> File {
-        clear(&file);
-        file
     }
 
     /// Turns `O_DIRECT` off for `file`.
@@ -93,14 +79,6 @@ pub(crate) mod direct {
     }
 
     pub fn forget(_: &File, _: &[u64]) {}
-
-    pub fn enable(file: File) -> Result<File, File> {
-        Err(file)
-    }
-
-    pub fn disable(file: File) -> File {
-        file
-    }
 
     pub fn set(_: &File) -> bool {
         false
