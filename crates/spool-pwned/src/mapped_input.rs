@@ -129,6 +129,28 @@ fn map(file: &File, offset: u64, len: usize) -> io::Result<Mmap> {
 }
 
 #[cfg(test)]
+/// Checks that `got` is `text` in order, in windows that end at line
+/// ends (but the last) and know their offsets: the windows of either
+/// reader of plain files (this one or `direct_input`).
+pub(crate) fn check_cover(got: &[(u64, Vec<u8>)], text: &[u8], what: &str) {
+    let mut joined = Vec::new();
+    for (offset, bytes) in got {
+        assert_eq!(*offset, joined.len() as u64, "{what}");
+        assert!(!bytes.is_empty(), "{what}");
+        joined.extend_from_slice(bytes);
+        if joined.len() < text.len() {
+            assert_eq!(bytes.last(), Some(&b'\n'), "{what}");
+        }
+    }
+    assert!(
+        joined == text,
+        "{what}: {} bytes of {}",
+        joined.len(),
+        text.len()
+    );
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Write;
@@ -166,16 +188,7 @@ mod tests {
                 let mut text = text.clone();
                 text.extend_from_slice(tail);
                 let got = all(&text, window);
-                let mut joined = Vec::new();
-                for (offset, bytes) in &got {
-                    assert_eq!(*offset, joined.len() as u64);
-                    assert!(!bytes.is_empty());
-                    joined.extend_from_slice(bytes);
-                    if joined.len() < text.len() {
-                        assert_eq!(bytes.last(), Some(&b'\n'), "window {window}");
-                    }
-                }
-                assert_eq!(joined, text, "window {window}");
+                check_cover(&got, &text, &format!("window {window}"));
             }
         }
     }

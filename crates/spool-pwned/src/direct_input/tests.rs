@@ -1,4 +1,5 @@
 use super::*;
+use crate::mapped_input::check_cover;
 use std::path::{Path, PathBuf};
 
 /// A file name in `dir` no other test uses (tests run in parallel).
@@ -55,26 +56,6 @@ fn all(dir: &std::path::Path, text: &[u8], window: usize, buffers: usize) -> Vec
     assert_eq!(counter.load(Ordering::Relaxed), text.len() as u64);
     std::fs::remove_file(&path).unwrap();
     got
-}
-
-/// Checks that `got` is `text` in order, in windows that end at line
-/// ends (but the last) and know their offsets.
-fn check_cover(got: &[(u64, Vec<u8>)], text: &[u8], what: &str) {
-    let mut joined = Vec::new();
-    for (offset, bytes) in got {
-        assert_eq!(*offset, joined.len() as u64, "{what}");
-        assert!(!bytes.is_empty(), "{what}");
-        joined.extend_from_slice(bytes);
-        if joined.len() < text.len() {
-            assert_eq!(bytes.last(), Some(&b'\n'), "{what}");
-        }
-    }
-    assert!(
-        joined == text,
-        "{what}: {} bytes of {}",
-        joined.len(),
-        text.len()
-    );
 }
 
 #[test]
