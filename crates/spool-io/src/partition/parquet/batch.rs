@@ -162,6 +162,11 @@ impl BatchBuilder {
             .map(|i| Builder::new(self.table.types[i]))
             .collect();
         let columns = self.table.types.len();
+        // The key is not in the file, but typed all the same. `text` is one
+        // group's records, and the router grouped them by the key's
+        // unquoted value, which `for_each_value` gives byte for byte as
+        // the router read it: the first record's key is every record's.
+        let mut key_checked = false;
         let whole = self.syntax.for_each_record(text, |record| {
             let mut ok = true;
             let mut count = 0;
@@ -170,9 +175,9 @@ impl BatchBuilder {
                 if i < columns && i != key {
                     let slot = if i < key { i } else { i - 1 };
                     ok &= builders[slot].push(&value);
-                } else if i == key {
-                    // Not in the file, but typed all the same.
+                } else if i == key && !key_checked {
                     ok &= value.is_empty() || key_type.accepts(&value);
+                    key_checked = true;
                 }
             });
             if !ok || count != columns {
