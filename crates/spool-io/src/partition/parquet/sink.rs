@@ -1,7 +1,8 @@
 //! A writer thread's Parquet files: an [`ArrowWriter`] for each group
 //! admitted to one, the other groups' records spilled as text to the
 //! thread's spill log and each turned into one part file at the end of
-//! the input.
+//! the input, by whichever writer thread is free (see the `board`
+//! module).
 //!
 //! ```text
 //!  job (group g, text records)
@@ -56,9 +57,10 @@ use std::sync::Arc;
 use parquet::file::properties::WriterProperties;
 
 use super::batch::BatchBuilder;
+use super::board::Poster;
 use super::dictionary::Dictionaries;
 use super::part::PartWriter;
-use super::spill::Spill;
+use super::spill::{Spill, SpillLog};
 use super::{
     dictionary_columns, row_group_metadata_bytes, writer_state_bytes, ParquetRun,
     DICTIONARY_TABLE_BYTES,
@@ -100,6 +102,8 @@ struct Group {
     /// Its records go to the spill log (see the `spill` module): the
     /// offset of its last run there.
     spilled: Option<u64>,
+    /// Bytes of its runs in the spill log.
+    spilled_bytes: u64,
     /// The start of a record cut at a chunk's end (a record longer than
     /// the largest chunk arrives in pieces).
     carry: Vec<u8>,
@@ -117,12 +121,28 @@ fn held(writer: &PartWriter, codec: usize) -> usize {
     writer.memory_size() + in_progress
 }
 
+/// A spilled group to be turned into a part file, by any writer thread:
+/// the group, moved to the thread that converts it, and where its runs
+/// are.
+pub(crate) struct Conversion {
+    gid: u32,
+    group: Group,
+    /// Its last run in `log`.
+    last: u64,
+    log: Arc<SpillLog>,
+}
+
 /// One writer thread's Parquet files; see the module docs.
 pub(crate) struct ParquetSink {
     run: Arc<ParquetRun>,
     max_open: usize,
     open: foldhash::HashMap<u32, OpenPart>,
     spill: Spill,
+    /// Posts this thread's spilled groups when its input ends (`None`
+    /// once posted).
+    poster: Option<Poster<Conversion>>,
+    /// The last spill drain's buffer, for the next.
+    spare: Vec<u8>,
     groups: foldhash::HashMap<u32, Group>,
     builders: Vec<Option<BatchBuilder>>,
     /// File properties by grouping and dictionary choice, once used.
@@ -137,10 +157,12 @@ impl ParquetSink {
     /// a log at `spill_log`.
     pub fn new(run: Arc<ParquetRun>, max_open: usize, spill_log: PathBuf) -> Self {
         ParquetSink {
+            poster: Some(run.conversions.poster()),
             run,
             max_open: max_open.max(1),
             open: foldhash::HashMap::default(),
             spill: Spill::new(spill_log),
+            spare: Vec::new(),
             groups: foldhash::HashMap::default(),
             builders: Vec::new(),
             properties: foldhash::HashMap::default(),
@@ -181,6 +203,7 @@ impl ParquetSink {
                     records: 0,
                     earlier: Vec::new(),
                     spilled: None,
+                    spilled_bytes: 0,
                     carry: Vec::new(),
                 },
             );
@@ -376,6 +399,7 @@ impl ParquetSink {
     fn spill_run(&mut self, gid: u32, data: &[u8]) -> io::Result<()> {
         let group = self.groups.get_mut(&gid).expect("known group");
         group.spilled = Some(self.spill.append(gid, group.spilled, data)?);
+        group.spilled_bytes += data.len() as u64;
         Ok(())
     }
 
@@ -421,31 +445,60 @@ impl ParquetSink {
         self.bytes_out
     }
 
-    /// Finishes every open part, then turns each spilled group's records
-    /// into its next part, one group at a time; returns each group's
-    /// parts (see [`parts`](Self::parts)).
+    /// Finishes every open part, posts this thread's spilled groups to
+    /// the run's board, then turns spilled groups (of any thread, heaviest
+    /// first) into their next parts, one at a time, until none is left;
+    /// returns the parts of each group this thread wrote last (see
+    /// [`parts`](Self::parts)).
     pub fn finish(&mut self) -> io::Result<Vec<(u32, Vec<u64>)>> {
         let open: Vec<u32> = self.open.keys().copied().collect();
         for gid in open {
             let part = self.open.remove(&gid).expect("open");
             self.close(part)?;
         }
-        self.spill.flush()?;
-        let mut spilled: Vec<(u32, u64)> = (self.groups.iter())
-            .filter_map(|(&gid, group)| Some((gid, group.spilled?)))
-            .collect();
-        spilled.sort_unstable();
-        for (gid, last) in spilled {
-            self.convert(gid, last)?;
+        if let Some(log) = self.spill.finish()? {
+            let spilled: Vec<u32> = (self.groups.iter())
+                .filter_map(|(&gid, group)| group.spilled.map(|_| gid))
+                .collect();
+            let conversions = spilled.into_iter().map(|gid| {
+                let group = self.groups.remove(&gid).expect("known group");
+                let last = group.spilled.expect("spilled");
+                let weight = group.spilled_bytes;
+                let log = log.clone();
+                (
+                    weight,
+                    Conversion {
+                        gid,
+                        group,
+                        last,
+                        log,
+                    },
+                )
+            });
+            let conversions: Vec<_> = conversions.collect();
+            self.poster.take().expect("posted once").post(conversions);
         }
-        self.spill.remove()?;
+        drop(self.poster.take()); // nothing spilled: posts nothing
+        while let Some(conversion) = self.run.conversions.take() {
+            if let Err(e) = self.convert(conversion) {
+                self.run.conversions.stop();
+                return Err(e);
+            }
+        }
         Ok(self.parts())
     }
 
-    /// Writes group `gid`'s spilled runs (the last at `last`) as its next
-    /// part file, in row groups of `row_group_bytes`, outside the budget
-    /// (see the module docs).
-    fn convert(&mut self, gid: u32, last: u64) -> io::Result<()> {
+    /// Writes a spilled group's runs as its next part file, in row groups
+    /// of `row_group_bytes`, outside the budget (see the module docs); the
+    /// group is this thread's from now on.
+    fn convert(&mut self, conversion: Conversion) -> io::Result<()> {
+        let Conversion {
+            gid,
+            group,
+            last,
+            log,
+        } = conversion;
+        self.groups.insert(gid, group);
         let writer = self.create_part(gid)?;
         self.open.insert(
             gid,
@@ -457,11 +510,11 @@ impl ParquetSink {
                 footprint: 0,
             },
         );
-        let mut drain = self.spill.drain(gid, last)?;
+        let mut drain = log.drain(gid, last, std::mem::take(&mut self.spare))?;
         while let Some(piece) = drain.next_piece()? {
             self.write_batch(gid, piece)?;
         }
-        self.spill.recycle(drain);
+        self.spare = drain.into_buffer();
         let part = self.open.remove(&gid).expect("open");
         self.close(part)
     }
@@ -482,8 +535,9 @@ impl ParquetSink {
     }
 
     /// Drops every open writer (the run is being aborted), giving back its
-    /// memory.
+    /// memory, and stops every thread's conversions.
     pub fn discard(&mut self) {
+        self.run.conversions.stop();
         for (_, part) in std::mem::take(&mut self.open) {
             self.release(&part);
         }
