@@ -27,6 +27,9 @@
 //!   input can end.
 //! - A poster dropped without posting (a thread that failed or panicked)
 //!   counts as having posted nothing, so no taker waits for it forever.
+//! - [`take`](Board::take) gives `None` only once every item taken is
+//!   [done](Board::done): a thread that finds the board empty may then
+//!   read what the others' conversions left.
 //! - After [`stop`](Board::stop), [`take`](Board::take) gives nothing: a
 //!   failed run converts no more groups.
 
@@ -44,6 +47,8 @@ struct State<T> {
     waiting: Vec<(u64, T)>,
     /// Posters that have not posted yet.
     unposted: usize,
+    /// Items taken and not [done](Board::done) yet.
+    taken: usize,
     stopped: bool,
 }
 
@@ -54,6 +59,7 @@ impl<T> Board<T> {
             state: Mutex::new(State {
                 waiting: Vec::new(),
                 unposted: 0,
+                taken: 0,
                 stopped: false,
             }),
             changed: Condvar::new(),
@@ -83,9 +89,11 @@ impl<T> Board<T> {
         self.changed.notify_all();
     }
 
-    /// The heaviest item waiting; once nothing is waiting, waits for the
-    /// posters yet to post, and gives `None` when all have posted and
-    /// everything is taken, or after [`stop`](Self::stop).
+    /// The heaviest item waiting, to be reported [done](Self::done); once
+    /// nothing is waiting, waits for the posters yet to post and the
+    /// items taken to be done, and gives `None` when all have posted and
+    /// every item is done, or after [`stop`](Self::stop). So when a
+    /// taker gets `None`, the work of every item is finished.
     pub fn take(&self) -> Option<T> {
         let mut state = self.state();
         loop {
@@ -93,13 +101,23 @@ impl<T> Board<T> {
                 return None;
             }
             if let Some((_, item)) = state.waiting.pop() {
+                state.taken += 1;
                 return Some(item);
             }
-            if state.unposted == 0 {
+            if state.unposted == 0 && state.taken == 0 {
                 return None;
             }
             state = (self.changed.wait(state)).unwrap_or_else(PoisonError::into_inner);
         }
+    }
+
+    /// One item taken is finished (or failed: then [`stop`](Self::stop)
+    /// too).
+    pub fn done(&self) {
+        let mut state = self.state();
+        state.taken -= 1;
+        drop(state);
+        self.changed.notify_all();
     }
 
     /// Gives nothing more to any taker (what is waiting is dropped).
@@ -141,6 +159,13 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
 
+    /// Takes an item and reports it done at once.
+    fn take_done<T>(board: &Board<T>) -> Option<T> {
+        let item = board.take()?;
+        board.done();
+        Some(item)
+    }
+
     /// One taker gets the heaviest first, whoever posted it.
     #[test]
     fn items_come_heaviest_first_from_every_poster() {
@@ -148,7 +173,7 @@ mod tests {
         let (a, b) = (board.poster(), board.poster());
         a.post([(3, "a3"), (1, "a1")]);
         b.post([(2, "b2"), (5, "b5")]);
-        let order: Vec<_> = std::iter::from_fn(|| board.take()).collect();
+        let order: Vec<_> = std::iter::from_fn(|| take_done(&board)).collect();
         assert_eq!(order, ["b5", "a3", "b2", "a1"]);
     }
 
@@ -161,7 +186,7 @@ mod tests {
         early.post([(1, 1)]);
         let taker = {
             let board = board.clone();
-            std::thread::spawn(move || std::iter::from_fn(|| board.take()).collect::<Vec<_>>())
+            std::thread::spawn(move || std::iter::from_fn(|| take_done(&board)).collect::<Vec<_>>())
         };
         std::thread::sleep(Duration::from_millis(50));
         assert!(!taker.is_finished(), "ended before the last poster posted");
@@ -171,16 +196,41 @@ mod tests {
         assert_eq!(got, [1, 3, 7]);
     }
 
+    /// A taker that finds the board empty waits for the items others
+    /// have taken to be done: after `None`, all work is finished.
+    #[test]
+    fn the_board_is_empty_only_once_every_item_is_done() {
+        let board = Arc::new(Board::new());
+        board.poster().post([(1, ())]);
+        assert_eq!(board.take(), Some(()));
+        let finished = Arc::new(AtomicUsize::new(0));
+        let taker = {
+            let (board, finished) = (board.clone(), finished.clone());
+            std::thread::spawn(move || {
+                let got = take_done(&board);
+                (got, finished.load(Ordering::SeqCst))
+            })
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(
+            !taker.is_finished(),
+            "ended while an item was being worked on"
+        );
+        finished.store(1, Ordering::SeqCst);
+        board.done();
+        assert_eq!(taker.join().unwrap(), (None, 1));
+    }
+
     /// A poster dropped unposted (its thread failed) lets the takers end.
     #[test]
     fn a_poster_dropped_unposted_counts_as_posting_nothing() {
         let board = Arc::new(Board::new());
         let (lost, kept) = (board.poster(), board.poster());
         kept.post([(1, ())]);
-        assert_eq!(board.take(), Some(()));
+        assert_eq!(take_done(&board), Some(()));
         let taker = {
             let board = board.clone();
-            std::thread::spawn(move || board.take())
+            std::thread::spawn(move || take_done(&board))
         };
         drop(lost);
         assert_eq!(taker.join().unwrap(), None);
@@ -195,14 +245,14 @@ mod tests {
         a.post([(1, 1), (2, 2)]);
         let taker = {
             let board = board.clone();
-            std::thread::spawn(move || std::iter::from_fn(|| board.take()).collect::<Vec<_>>())
+            std::thread::spawn(move || std::iter::from_fn(|| take_done(&board)).collect::<Vec<_>>())
         };
         std::thread::sleep(Duration::from_millis(50));
         assert!(!taker.is_finished(), "ended before the last poster posted");
         board.stop();
         assert_eq!(taker.join().unwrap(), [2, 1]);
         late.post([(3, 3)]);
-        assert_eq!(board.take(), None);
+        assert_eq!(take_done(&board), None);
     }
 
     /// Many threads posting and taking at once: each item is taken once.
@@ -217,7 +267,7 @@ mod tests {
                 let (board, taken, sum) = (board.clone(), taken.clone(), sum.clone());
                 std::thread::spawn(move || {
                     poster.post((0..100).map(|i| (i as u64 % 7, t * 100 + i)));
-                    while let Some(x) = board.take() {
+                    while let Some(x) = take_done(&board) {
                         taken.fetch_add(1, Ordering::Relaxed);
                         sum.fetch_add(x, Ordering::Relaxed);
                     }

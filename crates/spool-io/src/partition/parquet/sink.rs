@@ -52,7 +52,7 @@
 use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use parquet::file::properties::WriterProperties;
 
@@ -88,6 +88,7 @@ struct OpenPart {
 }
 
 /// A group this thread has written to.
+#[derive(Default)]
 struct Group {
     /// Path of the group's first part; later parts sit beside it.
     first: PathBuf,
@@ -122,14 +123,42 @@ fn held(writer: &PartWriter, codec: usize) -> usize {
 }
 
 /// A spilled group to be turned into a part file, by any writer thread:
-/// the group, moved to the thread that converts it, and where its runs
-/// are.
+/// its number and the thread's groups it is among (16 bytes: at 100,000
+/// keys the board holds nearly every group, and a copy of each group's
+/// record would be 15 MB more at the end of the run).
 pub(crate) struct Conversion {
     gid: u32,
-    group: Group,
-    /// Its last run in `log`.
-    last: u64,
+    shelf: Arc<Shelf>,
+}
+
+/// A writer thread's groups once its input has ended, shared with the
+/// threads that convert its spilled ones, and its finished spill log.
+pub(crate) struct Shelf {
+    /// Every group the thread wrote; a spilled one is away (an empty
+    /// `Group` in its place) while a thread converts it, and comes back no
+    /// longer spilled.
+    groups: Mutex<foldhash::HashMap<u32, Group>>,
     log: Arc<SpillLog>,
+}
+
+impl Shelf {
+    fn groups(&self) -> MutexGuard<'_, foldhash::HashMap<u32, Group>> {
+        // Nothing is left half-changed under the lock: a group is taken
+        // out, or the map is read.
+        self.groups.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Group {
+    /// The records of each of its parts, in order (none if it never got
+    /// a part).
+    fn part_records(&self) -> Vec<u64> {
+        let mut records = self.earlier.clone();
+        if self.parts > 0 {
+            records.push(self.records);
+        }
+        records
+    }
 }
 
 /// One writer thread's Parquet files; see the module docs.
@@ -143,6 +172,8 @@ pub(crate) struct ParquetSink {
     poster: Option<Poster<Conversion>>,
     /// The last spill drain's buffer, for the next.
     spare: Vec<u8>,
+    /// This thread's groups once it has spilled and its input has ended.
+    shelf: Option<Arc<Shelf>>,
     groups: foldhash::HashMap<u32, Group>,
     builders: Vec<Option<BatchBuilder>>,
     /// File properties by grouping and dictionary choice, once used.
@@ -163,6 +194,7 @@ impl ParquetSink {
             open: foldhash::HashMap::default(),
             spill: Spill::new(spill_log),
             spare: Vec::new(),
+            shelf: None,
             groups: foldhash::HashMap::default(),
             builders: Vec::new(),
             properties: foldhash::HashMap::default(),
@@ -457,31 +489,29 @@ impl ParquetSink {
             self.close(part)?;
         }
         if let Some(log) = self.spill.finish()? {
-            let spilled: Vec<u32> = (self.groups.iter())
-                .filter_map(|(&gid, group)| group.spilled.map(|_| gid))
+            let groups = std::mem::take(&mut self.groups);
+            let spilled: Vec<(u64, u32)> = (groups.iter())
+                .filter(|(_, group)| group.spilled.is_some())
+                .map(|(&gid, group)| (group.spilled_bytes, gid))
                 .collect();
-            let conversions = spilled.into_iter().map(|gid| {
-                let group = self.groups.remove(&gid).expect("known group");
-                let last = group.spilled.expect("spilled");
-                let weight = group.spilled_bytes;
-                let log = log.clone();
-                (
-                    weight,
-                    Conversion {
-                        gid,
-                        group,
-                        last,
-                        log,
-                    },
-                )
+            let shelf = Arc::new(Shelf {
+                groups: Mutex::new(groups),
+                log,
             });
-            let conversions: Vec<_> = conversions.collect();
+            let conversions = spilled.into_iter().map(|(weight, gid)| {
+                let shelf = shelf.clone();
+                (weight, Conversion { gid, shelf })
+            });
             self.poster.take().expect("posted once").post(conversions);
+            self.shelf = Some(shelf);
         }
         drop(self.poster.take()); // nothing spilled: posts nothing
-        while let Some(conversion) = self.run.conversions.take() {
-            if let Err(e) = self.convert(conversion) {
-                self.run.conversions.stop();
+        let board = self.run.conversions.clone();
+        while let Some(conversion) = board.take() {
+            let converted = self.convert(conversion);
+            board.done();
+            if let Err(e) = converted {
+                board.stop();
                 return Err(e);
             }
         }
@@ -489,15 +519,15 @@ impl ParquetSink {
     }
 
     /// Writes a spilled group's runs as its next part file, in row groups
-    /// of `row_group_bytes`, outside the budget (see the module docs); the
-    /// group is this thread's from now on.
+    /// of `row_group_bytes`, outside the budget (see the module docs), and
+    /// puts the group back on its shelf, no longer spilled.
     fn convert(&mut self, conversion: Conversion) -> io::Result<()> {
-        let Conversion {
-            gid,
-            group,
-            last,
-            log,
-        } = conversion;
+        let Conversion { gid, shelf } = conversion;
+        // Taken out and put back in place: removing and inserting 50,000
+        // entries would make the map grow (its deleted slots are not
+        // reused) to twice its size.
+        let group = std::mem::take(shelf.groups().get_mut(&gid).expect("posted"));
+        let last = group.spilled.expect("posted as spilled");
         self.groups.insert(gid, group);
         let writer = self.create_part(gid)?;
         self.open.insert(
@@ -510,27 +540,28 @@ impl ParquetSink {
                 footprint: 0,
             },
         );
-        let mut drain = log.drain(gid, last, std::mem::take(&mut self.spare))?;
+        let mut drain = (shelf.log).drain(gid, last, std::mem::take(&mut self.spare))?;
         while let Some(piece) = drain.next_piece()? {
             self.write_batch(gid, piece)?;
         }
         self.spare = drain.into_buffer();
         let part = self.open.remove(&gid).expect("open");
-        self.close(part)
+        self.close(part)?;
+        let mut group = self.groups.remove(&gid).expect("known group");
+        group.spilled = None;
+        *shelf.groups().get_mut(&gid).expect("posted") = group;
+        Ok(())
     }
 
     /// Each group's part files so far: the records of each, in order (a
     /// group that never got a part has none).
     pub fn parts(&self) -> Vec<(u32, Vec<u64>)> {
-        self.groups
-            .iter()
-            .map(|(&g, group)| {
-                let mut records = group.earlier.clone();
-                if group.parts > 0 {
-                    records.push(group.records);
-                }
-                (g, records)
-            })
+        // Once the board is empty every conversion is done (see
+        // `Board::take`), and each group is back on its thread's shelf.
+        let shelf = self.shelf.as_ref().map(|shelf| shelf.groups());
+        let on_shelf = shelf.iter().flat_map(|groups| groups.iter());
+        (self.groups.iter().chain(on_shelf))
+            .map(|(&g, group)| (g, group.part_records()))
             .collect()
     }
 
