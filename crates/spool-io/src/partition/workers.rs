@@ -43,8 +43,8 @@ pub(crate) struct Report {
     pub error: Option<io::Error>,
     pub bytes_out: u64,
     pub reopened: u64,
-    /// Parquet part files started per group, the records of each (text
-    /// files have one).
+    /// Parquet part files started per group, the records of each, for
+    /// the groups with other than one part (text files have one).
     pub parts: Vec<(u32, Vec<u64>)>,
 }
 

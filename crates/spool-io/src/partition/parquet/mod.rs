@@ -21,8 +21,10 @@
 //! | `part` | one part file, its writer created at its first batch |
 //! | `sink` | a writer thread's open Parquet files under the budget |
 //! | `spill` | the records of groups without an open writer, in one log per thread, until the end |
+//! | `board` | the spilled groups of every thread at the end, converted by whichever thread is free |
 
 mod batch;
+mod board;
 pub mod dictionary;
 mod part;
 pub mod schema;
@@ -245,6 +247,8 @@ pub(crate) struct ParquetRun {
     pub row_group_bytes: usize,
     /// [`codec_state_bytes`] of the run's compression, per column.
     pub codec_bytes: usize,
+    /// Every writer thread's spilled groups, once its input ends.
+    pub conversions: Arc<board::Board<sink::Conversion>>,
 }
 
 impl ParquetRun {
@@ -271,6 +275,7 @@ impl ParquetRun {
             syntax: Syntax::new(input, field_delimiter, record_delimiter),
             row_group_bytes,
             codec_bytes: codec_state_bytes(options.compression),
+            conversions: Arc::new(board::Board::new()),
         })
     }
 }

@@ -1,7 +1,8 @@
 //! A writer thread's Parquet files: an [`ArrowWriter`] for each group
 //! admitted to one, the other groups' records spilled as text to the
 //! thread's spill log and each turned into one part file at the end of
-//! the input.
+//! the input, by whichever writer thread is free (see the `board`
+//! module).
 //!
 //! ```text
 //!  job (group g, text records)
@@ -51,14 +52,15 @@
 use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use parquet::file::properties::WriterProperties;
 
 use super::batch::BatchBuilder;
+use super::board::Poster;
 use super::dictionary::Dictionaries;
 use super::part::PartWriter;
-use super::spill::Spill;
+use super::spill::{Spill, SpillLog};
 use super::{
     dictionary_columns, row_group_metadata_bytes, writer_state_bytes, ParquetRun,
     DICTIONARY_TABLE_BYTES,
@@ -86,6 +88,7 @@ struct OpenPart {
 }
 
 /// A group this thread has written to.
+#[derive(Default)]
 struct Group {
     /// Path of the group's first part; later parts sit beside it.
     first: PathBuf,
@@ -100,6 +103,8 @@ struct Group {
     /// Its records go to the spill log (see the `spill` module): the
     /// offset of its last run there.
     spilled: Option<u64>,
+    /// Bytes of its runs in the spill log.
+    spilled_bytes: u64,
     /// The start of a record cut at a chunk's end (a record longer than
     /// the largest chunk arrives in pieces).
     carry: Vec<u8>,
@@ -117,12 +122,58 @@ fn held(writer: &PartWriter, codec: usize) -> usize {
     writer.memory_size() + in_progress
 }
 
+/// A spilled group to be turned into a part file, by any writer thread:
+/// its number and the thread's groups it is among (16 bytes: at 100,000
+/// keys the board holds nearly every group, and a copy of each group's
+/// record would be 15 MB more at the end of the run).
+pub(crate) struct Conversion {
+    gid: u32,
+    shelf: Arc<Shelf>,
+}
+
+/// A writer thread's groups once its input has ended, shared with the
+/// threads that convert its spilled ones, and its finished spill log.
+pub(crate) struct Shelf {
+    /// Every group the thread wrote; a spilled one is away (an empty
+    /// `Group` in its place) while a thread converts it, and comes back no
+    /// longer spilled.
+    groups: Mutex<foldhash::HashMap<u32, Group>>,
+    log: Arc<SpillLog>,
+}
+
+impl Shelf {
+    fn groups(&self) -> MutexGuard<'_, foldhash::HashMap<u32, Group>> {
+        // Nothing is left half-changed under the lock: a group is taken
+        // out, or the map is read.
+        self.groups.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Group {
+    /// The records of each of its parts, in order (none if it never got
+    /// a part).
+    fn part_records(&self) -> Vec<u64> {
+        let mut records = self.earlier.clone();
+        if self.parts > 0 {
+            records.push(self.records);
+        }
+        records
+    }
+}
+
 /// One writer thread's Parquet files; see the module docs.
 pub(crate) struct ParquetSink {
     run: Arc<ParquetRun>,
     max_open: usize,
     open: foldhash::HashMap<u32, OpenPart>,
     spill: Spill,
+    /// Posts this thread's spilled groups when its input ends (`None`
+    /// once posted).
+    poster: Option<Poster<Conversion>>,
+    /// The last spill drain's buffer, for the next.
+    spare: Vec<u8>,
+    /// This thread's groups once it has spilled and its input has ended.
+    shelf: Option<Arc<Shelf>>,
     groups: foldhash::HashMap<u32, Group>,
     builders: Vec<Option<BatchBuilder>>,
     /// File properties by grouping and dictionary choice, once used.
@@ -137,10 +188,13 @@ impl ParquetSink {
     /// a log at `spill_log`.
     pub fn new(run: Arc<ParquetRun>, max_open: usize, spill_log: PathBuf) -> Self {
         ParquetSink {
+            poster: Some(run.conversions.poster()),
             run,
             max_open: max_open.max(1),
             open: foldhash::HashMap::default(),
             spill: Spill::new(spill_log),
+            spare: Vec::new(),
+            shelf: None,
             groups: foldhash::HashMap::default(),
             builders: Vec::new(),
             properties: foldhash::HashMap::default(),
@@ -181,6 +235,7 @@ impl ParquetSink {
                     records: 0,
                     earlier: Vec::new(),
                     spilled: None,
+                    spilled_bytes: 0,
                     carry: Vec::new(),
                 },
             );
@@ -376,6 +431,7 @@ impl ParquetSink {
     fn spill_run(&mut self, gid: u32, data: &[u8]) -> io::Result<()> {
         let group = self.groups.get_mut(&gid).expect("known group");
         group.spilled = Some(self.spill.append(gid, group.spilled, data)?);
+        group.spilled_bytes += data.len() as u64;
         Ok(())
     }
 
@@ -421,31 +477,60 @@ impl ParquetSink {
         self.bytes_out
     }
 
-    /// Finishes every open part, then turns each spilled group's records
-    /// into its next part, one group at a time; returns each group's
-    /// parts (see [`parts`](Self::parts)).
+    /// Finishes every open part, posts this thread's spilled groups to
+    /// the run's board, then turns spilled groups (of any thread, heaviest
+    /// first) into their next parts, one at a time, until none is left;
+    /// returns the parts of each group this thread wrote last (see
+    /// [`parts`](Self::parts)).
     pub fn finish(&mut self) -> io::Result<Vec<(u32, Vec<u64>)>> {
         let open: Vec<u32> = self.open.keys().copied().collect();
         for gid in open {
             let part = self.open.remove(&gid).expect("open");
             self.close(part)?;
         }
-        self.spill.flush()?;
-        let mut spilled: Vec<(u32, u64)> = (self.groups.iter())
-            .filter_map(|(&gid, group)| Some((gid, group.spilled?)))
-            .collect();
-        spilled.sort_unstable();
-        for (gid, last) in spilled {
-            self.convert(gid, last)?;
+        if let Some(log) = self.spill.finish()? {
+            let groups = std::mem::take(&mut self.groups);
+            let shelf = Arc::new(Shelf {
+                groups: Mutex::new(groups),
+                log,
+            });
+            let conversions = {
+                let groups = shelf.groups();
+                let spilled = groups.iter().filter(|(_, group)| group.spilled.is_some());
+                let mut conversions = Vec::with_capacity(spilled.clone().count());
+                conversions.extend(spilled.map(|(&gid, group)| {
+                    let shelf = shelf.clone();
+                    (group.spilled_bytes, Conversion { gid, shelf })
+                }));
+                conversions
+            };
+            self.poster.take().expect("posted once").post(conversions);
+            self.shelf = Some(shelf);
         }
-        self.spill.remove()?;
+        drop(self.poster.take()); // nothing spilled: posts nothing
+        let board = self.run.conversions.clone();
+        while let Some(conversion) = board.take() {
+            let converted = self.convert(conversion);
+            board.done();
+            if let Err(e) = converted {
+                board.stop();
+                return Err(e);
+            }
+        }
         Ok(self.parts())
     }
 
-    /// Writes group `gid`'s spilled runs (the last at `last`) as its next
-    /// part file, in row groups of `row_group_bytes`, outside the budget
-    /// (see the module docs).
-    fn convert(&mut self, gid: u32, last: u64) -> io::Result<()> {
+    /// Writes a spilled group's runs as its next part file, in row groups
+    /// of `row_group_bytes`, outside the budget (see the module docs), and
+    /// puts the group back on its shelf, no longer spilled.
+    fn convert(&mut self, conversion: Conversion) -> io::Result<()> {
+        let Conversion { gid, shelf } = conversion;
+        // Taken out and put back in place: removing and inserting 50,000
+        // entries would make the map grow (its deleted slots are not
+        // reused) to twice its size.
+        let group = std::mem::take(shelf.groups().get_mut(&gid).expect("posted"));
+        let last = group.spilled.expect("posted as spilled");
+        self.groups.insert(gid, group);
         let writer = self.create_part(gid)?;
         self.open.insert(
             gid,
@@ -457,33 +542,38 @@ impl ParquetSink {
                 footprint: 0,
             },
         );
-        let mut drain = self.spill.drain(gid, last)?;
+        let mut drain = (shelf.log).drain(gid, last, std::mem::take(&mut self.spare))?;
         while let Some(piece) = drain.next_piece()? {
             self.write_batch(gid, piece)?;
         }
-        self.spill.recycle(drain);
+        self.spare = drain.into_buffer();
         let part = self.open.remove(&gid).expect("open");
-        self.close(part)
+        self.close(part)?;
+        let mut group = self.groups.remove(&gid).expect("known group");
+        group.spilled = None;
+        *shelf.groups().get_mut(&gid).expect("posted") = group;
+        Ok(())
     }
 
-    /// Each group's part files so far: the records of each, in order (a
-    /// group that never got a part has none).
+    /// Each group's part files so far, the records of each in order, for
+    /// the groups that have not exactly one: a group's one part holds all
+    /// its records, which the router counted (at 100,000 keys, listing
+    /// them all took 3 MB per thread at the end of the run).
     pub fn parts(&self) -> Vec<(u32, Vec<u64>)> {
-        self.groups
-            .iter()
-            .map(|(&g, group)| {
-                let mut records = group.earlier.clone();
-                if group.parts > 0 {
-                    records.push(group.records);
-                }
-                (g, records)
-            })
+        // Once the board is empty every conversion is done (see
+        // `Board::take`), and each group is back on its thread's shelf.
+        let shelf = self.shelf.as_ref().map(|shelf| shelf.groups());
+        let on_shelf = shelf.iter().flat_map(|groups| groups.iter());
+        (self.groups.iter().chain(on_shelf))
+            .filter(|(_, group)| group.parts != 1)
+            .map(|(&g, group)| (g, group.part_records()))
             .collect()
     }
 
     /// Drops every open writer (the run is being aborted), giving back its
-    /// memory.
+    /// memory, and stops every thread's conversions.
     pub fn discard(&mut self) {
+        self.run.conversions.stop();
         for (_, part) in std::mem::take(&mut self.open) {
             self.release(&part);
         }

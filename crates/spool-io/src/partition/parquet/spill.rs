@@ -17,7 +17,7 @@
 //! ```
 //!
 //! so the thread remembers one offset per spilled group (its last run)
-//! and nothing else; [`Spill::drain`] walks a group's chain back to its
+//! and nothing else; [`SpillLog::drain`] walks a group's chain back to its
 //! first run, and [`Drain`] hands its text back in order. One log per thread, written
 //! through one buffer, replaces a file per group: at 100,000 keys the
 //! per-group files cost millions of `open` calls (an LRU of `--max-open`
@@ -26,8 +26,12 @@
 //! text and one read of each run back.
 //!
 //! The log is hidden (`.spill-N`) at the root of the run's staging
-//! directory and removed once every group is converted; a failed or killed
-//! run removes it with the rest of the staging directory.
+//! directory. When the input ends it is [finished](Spill::finish): its
+//! name is removed and its groups are read back through the open file
+//! ([`SpillLog`]), by whichever writer thread converts them (see the
+//! `board` module), the space freed when the last is done. A failed or
+//! killed run before that removes it with the rest of the staging
+//! directory.
 //!
 //! # Bounds
 //!
@@ -40,6 +44,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::input::with_path;
 
@@ -57,18 +62,15 @@ const HEADER: usize = 16;
 /// `prev` of a group's first run.
 const NONE: u64 = u64::MAX;
 
-/// One writer thread's spill log; see the module docs. Which groups spill
-/// and the offset of each one's last run, the caller keeps.
+/// One writer thread's spill log, being written; see the module docs.
+/// Which groups spill and the offset of each one's last run, the caller
+/// keeps.
 pub(crate) struct Spill {
     path: PathBuf,
     /// Created with the first run.
     log: Option<BufWriter<File>>,
     /// Bytes appended so far (the next run's offset).
     len: u64,
-    /// The last drain's buffer, for the next ([`recycle`](Self::recycle)):
-    /// a fresh one per group would be fresh pages, zeroed by the kernel,
-    /// for every spilled group.
-    spare: Vec<u8>,
 }
 
 impl Spill {
@@ -78,7 +80,6 @@ impl Spill {
             path,
             log: None,
             len: 0,
-            spare: Vec::new(),
         }
     }
 
@@ -117,54 +118,64 @@ impl Spill {
         Ok(at)
     }
 
-    /// Writes out what is buffered, so that runs can be read back.
+    /// Ends the appending: writes out what is buffered and removes the
+    /// log's name, handing back the open file to read the runs from
+    /// (`None` if nothing was spilled).
     ///
     /// # Errors
     ///
-    /// The write fails.
-    pub fn flush(&mut self) -> io::Result<()> {
-        match &mut self.log {
-            Some(log) => log.flush().map_err(|e| with_path(e, &self.path)),
-            None => Ok(()),
-        }
+    /// The write or the removal fails.
+    pub fn finish(&mut self) -> io::Result<Option<Arc<SpillLog>>> {
+        let Some(log) = self.log.take() else {
+            return Ok(None);
+        };
+        let file = log
+            .into_inner()
+            .map_err(|e| with_path(e.into_error(), &self.path))?;
+        std::fs::remove_file(&self.path).map_err(|e| with_path(e, &self.path))?;
+        Ok(Some(Arc::new(SpillLog {
+            file,
+            path: self.path.clone(),
+        })))
     }
+}
 
+/// A [finished](Spill::finish) spill log: its runs, read back by any
+/// thread.
+pub(crate) struct SpillLog {
+    /// Open for reading; its name is gone.
+    file: File,
+    /// The name it had, for messages.
+    path: PathBuf,
+}
+
+impl SpillLog {
     /// Group `gid`'s text, whose last run is at `last`, to be read back
-    /// in input order. Call [`flush`](Self::flush) after the last append.
+    /// in input order into `buf` (any buffer: it is resized to one
+    /// [`READ_PIECE`]; [`Drain::into_buffer`] gives it back).
     ///
     /// # Errors
     ///
     /// Reading fails, or a run's header does not belong to `gid` (the log
     /// was changed under the run).
-    pub fn drain(&mut self, gid: u32, last: u64) -> io::Result<Drain> {
-        let log = self.log.as_ref().map(BufWriter::get_ref);
-        let log = log.ok_or_else(|| io::Error::other("internal error: drain without a log"))?;
-        let runs = self.chain(log, gid, last)?;
-        let log = log.try_clone().map_err(|e| with_path(e, &self.path))?;
-        let mut buf = std::mem::take(&mut self.spare);
+    pub fn drain(self: &Arc<Self>, gid: u32, last: u64, mut buf: Vec<u8>) -> io::Result<Drain> {
+        let runs = self.chain(gid, last)?;
         buf.resize(READ_PIECE, 0);
         Ok(Drain {
-            log,
-            path: self.path.clone(),
+            log: self.clone(),
             runs: runs.into_iter(),
             run: (0, 0),
             buf,
         })
     }
 
-    /// Takes back a finished drain's buffer for the next one.
-    pub fn recycle(&mut self, drain: Drain) {
-        self.spare = drain.buf;
-    }
-
     /// Group `gid`'s runs as (offset of its text, length), first first.
-    fn chain(&self, log: &File, gid: u32, last: u64) -> io::Result<Vec<(u64, u32)>> {
+    fn chain(&self, gid: u32, last: u64) -> io::Result<Vec<(u64, u32)>> {
         let mut runs = Vec::new();
         let mut at = last;
         while at != NONE {
             let mut header = [0u8; HEADER];
-            log.read_exact_at(&mut header, at)
-                .map_err(|e| with_path(e, &self.path))?;
+            (self.file.read_exact_at(&mut header, at)).map_err(|e| with_path(e, &self.path))?;
             let [g0, g1, g2, g3, l0, l1, l2, l3, prev @ ..] = header;
             if u32::from_le_bytes([g0, g1, g2, g3]) != gid {
                 return Err(io::Error::other(format!(
@@ -178,24 +189,11 @@ impl Spill {
         runs.reverse();
         Ok(runs)
     }
-
-    /// Closes and removes the log (after every group was drained).
-    ///
-    /// # Errors
-    ///
-    /// The removal fails.
-    pub fn remove(&mut self) -> io::Result<()> {
-        if self.log.take().is_some() {
-            std::fs::remove_file(&self.path).map_err(|e| with_path(e, &self.path))?;
-        }
-        Ok(())
-    }
 }
 
-/// One group's text read back from a spill log ([`Spill::drain`]).
+/// One group's text read back from a spill log ([`SpillLog::drain`]).
 pub(crate) struct Drain {
-    log: File,
-    path: PathBuf,
+    log: Arc<SpillLog>,
     /// The runs not started yet.
     runs: std::vec::IntoIter<(u64, u32)>,
     /// What is left of the run being read: offset, length.
@@ -223,13 +221,21 @@ impl Drain {
             }
             let (at, len) = self.run;
             let n = (len as usize).min(READ_PIECE - filled);
-            self.log
-                .read_exact_at(&mut self.buf[filled..filled + n], at)
-                .map_err(|e| with_path(e, &self.path))?;
+            (self
+                .log
+                .file
+                .read_exact_at(&mut self.buf[filled..filled + n], at))
+            .map_err(|e| with_path(e, &self.log.path))?;
             filled += n;
             self.run = (at + n as u64, len - n as u32);
         }
         Ok((filled > 0).then(|| &self.buf[..filled]))
+    }
+
+    /// Its buffer, for the next drain: a fresh one per group would be
+    /// fresh pages, zeroed by the kernel, for every spilled group.
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.buf
     }
 }
 
@@ -263,20 +269,24 @@ mod tests {
             last[g] = Some(spill.append(g as u32, last[g], &data).unwrap());
             expected[g].extend_from_slice(&data);
         }
-        spill.flush().unwrap();
+        let log = spill.finish().unwrap().expect("runs were appended");
+        assert!(
+            !log_path(&dir, 0).exists(),
+            "the name outlived the appending"
+        );
+        let mut buf = Vec::new();
         for g in 0..3 {
             let mut got = Vec::new();
-            let mut drain = spill.drain(g as u32, last[g].unwrap()).unwrap();
+            let mut drain = log.drain(g as u32, last[g].unwrap(), buf).unwrap();
             while let Some(piece) = drain.next_piece().unwrap() {
                 assert!(piece.len() <= READ_PIECE);
                 got.extend_from_slice(piece);
             }
-            spill.recycle(drain);
+            buf = drain.into_buffer();
             assert_eq!(got, expected[g], "group {g}");
         }
-        assert!(spill.drain(1, last[0].unwrap()).is_err());
-        spill.remove().unwrap();
-        assert!(!log_path(&dir, 0).exists());
+        assert!(log.drain(1, last[0].unwrap(), Vec::new()).is_err());
+        assert!(Spill::new(log_path(&dir, 1)).finish().unwrap().is_none());
         std::fs::remove_dir(&dir).unwrap();
     }
 }
