@@ -28,8 +28,8 @@
 //! - A poster dropped without posting (a thread that failed or panicked)
 //!   counts as having posted nothing, so no taker waits for it forever.
 //! - [`take`](Board::take) gives `None` only once every item taken is
-//!   [done](Board::done): a thread that finds the board empty may then
-//!   read what the others' conversions left.
+//!   [done](Done): a thread that finds the board empty may then read what
+//!   the others' conversions left.
 //! - After [`stop`](Board::stop), [`take`](Board::take) gives nothing: a
 //!   failed run converts no more groups.
 
@@ -92,12 +92,13 @@ impl<T> Board<T> {
         self.changed.notify_all();
     }
 
-    /// The heaviest item waiting, to be reported [done](Self::done); once
-    /// nothing is waiting, waits for the posters yet to post and the
-    /// items taken to be done, and gives `None` when all have posted and
-    /// every item is done, or after [`stop`](Self::stop). So when a
-    /// taker gets `None`, the work of every item is finished.
-    pub fn take(&self) -> Option<T> {
+    /// The heaviest item waiting, and a [`Done`] to drop when its work is
+    /// finished (or has failed, or panicked); once nothing is waiting,
+    /// waits for the posters yet to post and the items taken to be done,
+    /// and gives `None` when all have posted and every item is done, or
+    /// after [`stop`](Self::stop). So when a taker gets `None`, the work
+    /// of every item is finished.
+    pub fn take(&self) -> Option<(T, Done<'_, T>)> {
         let mut state = self.state();
         loop {
             if state.stopped {
@@ -112,7 +113,7 @@ impl<T> Board<T> {
                     state.waiting.swap_remove(i);
                 }
                 state.taken += 1;
-                return Some(item);
+                return Some((item, Done(self)));
             }
             if state.unposted == 0 && state.taken == 0 {
                 return None;
@@ -121,9 +122,7 @@ impl<T> Board<T> {
         }
     }
 
-    /// One item taken is finished (or failed: then [`stop`](Self::stop)
-    /// too).
-    pub fn done(&self) {
+    fn done(&self) {
         let mut state = self.state();
         state.taken -= 1;
         drop(state);
@@ -137,6 +136,17 @@ impl<T> Board<T> {
         state.waiting.clear();
         drop(state);
         self.changed.notify_all();
+    }
+}
+
+/// An item [taken](Board::take) whose work is not finished yet; dropping
+/// it says it is (by unwinding too, so that a thread that panics holds no
+/// other taker up).
+pub(crate) struct Done<'a, T>(&'a Board<T>);
+
+impl<T> Drop for Done<'_, T> {
+    fn drop(&mut self) {
+        self.0.done();
     }
 }
 
@@ -171,9 +181,7 @@ mod tests {
 
     /// Takes an item and reports it done at once.
     fn take_done<T>(board: &Board<T>) -> Option<T> {
-        let item = board.take()?;
-        board.done();
-        Some(item)
+        board.take().map(|(item, _done)| item)
     }
 
     /// One taker gets the heaviest first, whoever posted it.
@@ -212,7 +220,7 @@ mod tests {
     fn the_board_is_empty_only_once_every_item_is_done() {
         let board = Arc::new(Board::new());
         board.poster().post(vec![(1, ())]);
-        assert_eq!(board.take(), Some(()));
+        let (item, done) = board.take().expect("posted");
         let finished = Arc::new(AtomicUsize::new(0));
         let taker = {
             let (board, finished) = (board.clone(), finished.clone());
@@ -227,8 +235,24 @@ mod tests {
             "ended while an item was being worked on"
         );
         finished.store(1, Ordering::SeqCst);
-        board.done();
+        drop((item, done));
         assert_eq!(taker.join().unwrap(), (None, 1));
+    }
+
+    /// A thread that panics at work on an item holds no other taker up.
+    #[test]
+    fn an_item_whose_work_panicked_counts_as_done() {
+        let board = Arc::new(Board::new());
+        board.poster().post(vec![(1, ())]);
+        let worker = {
+            let board = board.clone();
+            std::thread::spawn(move || {
+                let (_item, _done) = board.take().expect("posted");
+                panic!("the work failed");
+            })
+        };
+        assert!(worker.join().is_err());
+        assert!(board.take().is_none());
     }
 
     /// A poster dropped unposted (its thread failed) lets the takers end.

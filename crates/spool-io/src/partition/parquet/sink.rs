@@ -480,8 +480,8 @@ impl ParquetSink {
     /// Finishes every open part, posts this thread's spilled groups to
     /// the run's board, then turns spilled groups (of any thread, heaviest
     /// first) into their next parts, one at a time, until none is left;
-    /// returns the parts of each group this thread wrote last (see
-    /// [`parts`](Self::parts)).
+    /// returns this thread's groups' [`parts`](Self::parts), every
+    /// conversion done.
     pub fn finish(&mut self) -> io::Result<Vec<(u32, Vec<u64>)>> {
         let open: Vec<u32> = self.open.keys().copied().collect();
         for gid in open {
@@ -509,9 +509,9 @@ impl ParquetSink {
         }
         drop(self.poster.take()); // nothing spilled: posts nothing
         let board = self.run.conversions.clone();
-        while let Some(conversion) = board.take() {
+        while let Some((conversion, done)) = board.take() {
             let converted = self.convert(conversion);
-            board.done();
+            drop(done);
             if let Err(e) = converted {
                 board.stop();
                 return Err(e);
@@ -525,9 +525,8 @@ impl ParquetSink {
     /// puts the group back on its shelf, no longer spilled.
     fn convert(&mut self, conversion: Conversion) -> io::Result<()> {
         let Conversion { gid, shelf } = conversion;
-        // Taken out and put back in place: removing and inserting 50,000
-        // entries would make the map grow (its deleted slots are not
-        // reused) to twice its size.
+        // Taken out and put back in place: the map is never resized while
+        // the threads convert.
         let group = std::mem::take(shelf.groups().get_mut(&gid).expect("posted"));
         let last = group.spilled.expect("posted as spilled");
         self.groups.insert(gid, group);
