@@ -48,7 +48,7 @@ struct State<T> {
     waiting: Vec<Vec<(u64, T)>>,
     /// Posters that have not posted yet.
     unposted: usize,
-    /// Items taken and not [done](Board::done) yet.
+    /// Items taken whose [`Done`] is not dropped yet.
     taken: usize,
     stopped: bool,
 }
@@ -69,7 +69,8 @@ impl<T> Board<T> {
 
     fn state(&self) -> MutexGuard<'_, State<T>> {
         // A thread that panicked holding the lock left the state whole:
-        // every change under it is a single push, sort, pop or store.
+        // every change under it is a single push, pop, count or clear (a
+        // poster sorts its items before it takes the lock).
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
