@@ -29,7 +29,17 @@
 # (default 2), MAX_OPEN (spool's --max-open, default 1024), TIMEOUT (seconds
 # per run, default 900), BUDGET (seconds per tool, default 540), ONLY (an extended regex: run only the tools whose
 # name matches), SPOOL (the spool binary to run; default: this checkout's,
-# built first), PY.
+# built first), PY, SETTLE (seconds to wait after removing the previous
+# run's output, after a sync, before the next run; default 65 with 10,000
+# keys or more, else 0).
+#
+# Why SETTLE: ext4 without a journal (as on the machines BENCHMARKS.md was
+# measured on) passes over every inode freed in the last 60 s (360 s while
+# its inode table block is still dirty) when it allocates a new one, so a
+# run that creates 100,000 files right after the previous run's 100,000
+# were removed spends most of its time in the kernel's inode allocator
+# (`recently_deleted`): 54-61 s instead of 33 s for the same spool build.
+# Waiting lets every tool start from the same state, whichever ran before.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE=${1:-1G}
@@ -39,6 +49,7 @@ MEMORY=${MEMORY:-128M}
 THREADS=${THREADS:-2}
 MAX_OPEN=${MAX_OPEN:-1024}
 TIMEOUT=${TIMEOUT:-900}
+if [ "$KEYS" -ge 10000 ]; then SETTLE=${SETTLE:-65}; else SETTLE=${SETTLE:-0}; fi
 BUDGET=${BUDGET:-540}
 WORK=${WORK:-target/bench-partition-parquet}
 
@@ -86,6 +97,7 @@ for tool in "${tools[@]}"; do
     started=$SECONDS
     for ((run = 1; run <= RUNS; run++)); do
         rm -rf "$OUT" "$WORK/duckdb-tmp"
+        if [ "$SETTLE" != 0 ]; then sync && sleep "$SETTLE"; fi
         status=0
         /usr/bin/time -f "%e %U %S %M" -o "$WORK/time.txt" timeout "$TIMEOUT" sh -c "$cmd" \
             >/dev/null 2>"$WORK/stderr.txt" || status=$?
