@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod allocator;
 mod completions;
 mod count;
 mod interrupt;

@@ -246,6 +246,10 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     options.append = args.append;
     options.fsync = args.fsync;
     options.set_memory(args.memory)?;
+    let slack = spool_io::partition::parquet::arena_slack(args.memory);
+    if matches!(options.format, OutputFormat::Parquet(_)) && slack > 0 {
+        crate::allocator::keep_freed_blocks(slack);
+    }
 
     let cancel = Arc::new(AtomicBool::new(false));
     let signal = crate::interrupt::cancel_on_signal("spool partition", cancel.clone());

@@ -160,11 +160,23 @@ fn least_mib(err: &str) -> usize {
 
 #[test]
 fn partition_memory_too_small_says_what_was_given_and_the_minimum() {
-    let dir = Dir::new("memory-small");
+    memory_too_small_names_the_minimum("memory-small", &[]);
+}
+
+/// Parquet sets aside more as `--memory` grows (row groups, arena slack):
+/// the minimum named must still be enough once its own share is taken.
+#[test]
+fn partition_parquet_memory_too_small_names_a_minimum_that_is_enough() {
+    memory_too_small_names_the_minimum("memory-small-parquet", &["--format", "parquet"]);
+}
+
+fn memory_too_small_names_the_minimum(tag: &str, format: &[&str]) {
+    let dir = Dir::new(tag);
     let input = dir.0.join("in.tsv");
     write_sample(&input, 3, 10);
     let err = fails(
         partition(&dir.0.join("a"))
+            .args(format)
             .args(["--by", "1", "--threads", "2", "--memory", "1K"])
             .arg(&input),
     );
@@ -173,6 +185,7 @@ fn partition_memory_too_small_says_what_was_given_and_the_minimum() {
     let least = least_mib(&err);
     let err = fails(
         partition(&dir.0.join("b"))
+            .args(format)
             .args(["--by", "1", "--threads", "2", "--memory"])
             .arg(format!("{}M", least - 1))
             .arg(&input),
@@ -182,6 +195,7 @@ fn partition_memory_too_small_says_what_was_given_and_the_minimum() {
         "{err}"
     );
     let out = partition(&dir.0.join("c"))
+        .args(format)
         .args(["--by", "1", "--threads", "2", "--memory"])
         .arg(format!("{least}M"))
         .arg(&input)

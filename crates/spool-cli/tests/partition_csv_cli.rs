@@ -357,7 +357,7 @@ fn a_bad_value_is_named_alike_from_a_file_and_from_standard_input() {
         "--schema",
         "n:int64",
         "--memory",
-        "72M",
+        "80M",
         "-q",
         "-o",
     ];

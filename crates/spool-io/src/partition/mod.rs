@@ -230,13 +230,24 @@ impl Options {
         let reserve = self.memory_reserve();
         let budget = total.saturating_sub(reserve);
         if budget < MIN_CHUNK_BUDGET {
+            // The reserve grows with the total (row groups, arena slack):
+            // name a total that is enough once its own reserve is taken.
+            let mut least = (reserve + MIN_CHUNK_BUDGET).next_multiple_of(1 << 20);
+            loop {
+                self.memory = least;
+                if least.saturating_sub(self.memory_reserve()) >= MIN_CHUNK_BUDGET {
+                    break;
+                }
+                least += 1 << 20;
+            }
+            self.memory = total;
             return Err(PartitionError::Usage(format!(
                 "--memory {} is too small for {} writer(s) and {} read-ahead input(s); \
                  use at least {} (or fewer --threads)",
                 Size(total),
                 self.workers,
                 self.parallel_inputs,
-                Size((reserve + MIN_CHUNK_BUDGET).next_multiple_of(1 << 20))
+                Size(least)
             )));
         }
         let per_chunk = (budget / 512).clamp(32 << 10, MAX_CHUNK);
@@ -301,7 +312,8 @@ impl Options {
             // three times the text of a largest chunk, or of a piece of a
             // spilled group being converted, and that piece), the spill
             // log's write buffer, a row group being compressed
-            // (its output, and a zstd context); per open file its write
+            // (its output, and a zstd context), what its allocator arena
+            // may keep free (`parquet::arena_slack`); per open file its write
             // buffer (the writers' own state is charged to the budget as
             // they open).
             OutputFormat::Parquet(_) => {
@@ -310,7 +322,8 @@ impl Options {
                         + parquet::READ_PIECE
                         + parquet::spill::WRITE_BUFFER
                         + self.row_group_bytes()
-                        + (4 << 20))
+                        + (4 << 20)
+                        + parquet::arena_slack(self.memory))
                     + self.max_open * parquet::sink::FILE_BUFFER
             }
         };
