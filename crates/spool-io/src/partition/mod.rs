@@ -227,20 +227,15 @@ impl Options {
     /// smallest workable value.
     pub fn set_memory(&mut self, total: usize) -> Result<(), PartitionError> {
         self.memory = total;
-        let reserve = self.memory_reserve();
+        let reserve = self.memory_reserve(total);
         let budget = total.saturating_sub(reserve);
         if budget < MIN_CHUNK_BUDGET {
             // The reserve grows with the total (row groups, arena slack):
             // name a total that is enough once its own reserve is taken.
             let mut least = (reserve + MIN_CHUNK_BUDGET).next_multiple_of(1 << 20);
-            loop {
-                self.memory = least;
-                if least.saturating_sub(self.memory_reserve()) >= MIN_CHUNK_BUDGET {
-                    break;
-                }
+            while least.saturating_sub(self.memory_reserve(least)) < MIN_CHUNK_BUDGET {
                 least += 1 << 20;
             }
-            self.memory = total;
             return Err(PartitionError::Usage(format!(
                 "--memory {} is too small for {} writer(s) and {} read-ahead input(s); \
                  use at least {} (or fewer --threads)",
@@ -286,11 +281,11 @@ impl Options {
             .map_err(|e| PartitionError::Usage(e.to_string()))
     }
 
-    /// Memory besides the chunks: read-ahead rings (a ring can briefly hold
+    /// Memory besides the chunks in a run of `--memory` `total`: read-ahead rings (a ring can briefly hold
     /// one extra buffer; for CSV each buffer has its records' index), an
     /// encoder and its output per worker, and a fixed allowance for code,
     /// the key table and allocator slack.
-    fn memory_reserve(&self) -> usize {
+    fn memory_reserve(&self, total: usize) -> usize {
         let index = match self.quote {
             Some(_) => self.read.buffers * BlockIndex::memory(self.read.buffer_len),
             None => 0,
@@ -321,20 +316,26 @@ impl Options {
                     * (3 * MAX_CHUNK
                         + parquet::READ_PIECE
                         + parquet::spill::WRITE_BUFFER
-                        + self.row_group_bytes()
+                        + row_group_bytes(total)
                         + (4 << 20)
-                        + parquet::arena_slack(self.memory))
+                        + parquet::arena_slack(total))
                     + self.max_open * parquet::sink::FILE_BUFFER
             }
         };
         read + workers + BASE_ALLOWANCE
     }
 
-    /// In-memory size at which a Parquet writer flushes its row group:
-    /// 1/32 of `--memory`, 1 to 16 MiB.
+    /// In-memory size at which this run's Parquet writers flush a row
+    /// group (see [`row_group_bytes`]).
     pub(crate) fn row_group_bytes(&self) -> usize {
-        (self.memory / 32).clamp(1 << 20, 16 << 20)
+        row_group_bytes(self.memory)
     }
+}
+
+/// In-memory size at which a Parquet writer flushes its row group in a
+/// run of `--memory` `total`: 1/32 of it, 1 to 16 MiB.
+fn row_group_bytes(total: usize) -> usize {
+    (total / 32).clamp(1 << 20, 16 << 20)
 }
 
 /// Default memory target for a whole run.
