@@ -29,10 +29,11 @@
 //! glibc only; elsewhere this does nothing.
 
 /// Sets the thresholds described in the module docs, keeping up to
-/// `slack` bytes free per arena. Called before the run's threads start.
+/// `slack` bytes free per arena; with a `slack` of 0 (a budget above 128
+/// MiB) glibc keeps its defaults. Called before the run's threads start.
 pub fn keep_freed_blocks(slack: usize) {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
+    if slack > 0 {
         let slack = libc::c_int::try_from(slack).unwrap_or(libc::c_int::MAX);
         // SAFETY: mallopt takes the main arena's lock and only sets the
         // allocator's parameters; the values are within glibc's limits

@@ -246,8 +246,8 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     options.append = args.append;
     options.fsync = args.fsync;
     options.set_memory(args.memory)?;
-    let slack = spool_io::partition::parquet::arena_slack(args.memory);
-    if matches!(options.format, OutputFormat::Parquet(_)) && slack > 0 {
+    if matches!(options.format, OutputFormat::Parquet(_)) {
+        let slack = spool_io::partition::parquet::arena_slack(args.memory);
         crate::allocator::keep_freed_blocks(slack);
     }
 
