@@ -1,9 +1,10 @@
-"""`spool partition --format parquet` read back by DuckDB and PyArrow as a
-hive-partitioned dataset: each key's rows, in input order (files in part
+"""`spool partition --format parquet` read back by DuckDB, PyArrow and Polars
+as a hive-partitioned dataset: each key's rows, in input order (files in part
 order, rows in file order), with the declared types and NULLs. A small
 --max-open leaves most keys without an open writer (their rows spill and
 become one part file at the end) and a small --row-group-size gives many
-row groups per file.
+row groups per file. The free-text column is written without a
+dictionary, as DELTA_LENGTH_BYTE_ARRAY pages, which every reader must take.
 A CSV written by Python's `csv` module (commas, doubled quotes, CR and LF
 inside quotes, quoted numbers) comes back with its unquoted values.
 
@@ -82,6 +83,18 @@ def test_each_key_has_one_or_two_parts_of_small_row_groups(dataset):
     assert len(list(dataset.glob("key=*"))) == len(KEYS)
 
 
+def test_free_text_is_delta_length_and_numbers_plain(dataset):
+    import pyarrow.parquet as pq
+
+    for part in dataset.glob("key=*/part-*.parquet"):
+        meta = pq.ParquetFile(part).metadata
+        names = [meta.schema.column(c).name for c in range(meta.num_columns)]
+        chunk = meta.row_group(0)
+        encodings = {name: chunk.column(c).encodings for c, name in enumerate(names)}
+        assert "DELTA_LENGTH_BYTE_ARRAY" in encodings["note"], (part, encodings)
+        assert "DELTA_LENGTH_BYTE_ARRAY" not in encodings["seq"], (part, encodings)
+
+
 def test_duckdb_reads_every_key_in_order(sample, dataset):
     _, rows = sample
     con = duckdb.connect()
@@ -112,6 +125,23 @@ def test_pyarrow_reads_every_key_in_order(sample, dataset):
     whole = ds.dataset(str(dataset), format="parquet", partitioning="hive").to_table()
     assert whole.num_rows == sum(len(v) for v in rows.values())
     assert sorted(set(whole.column("key").to_pylist())) == sorted(rows)
+
+
+def test_polars_reads_every_key_in_order(sample, dataset):
+    import polars as pl
+
+    _, rows = sample
+    columns = ["seq", "price", "day", "at", "flag", "note"]
+    for key, want in rows.items():
+        part_files = sorted(str(p) for p in dataset.glob(f"key={key}/part-*.parquet"))
+        assert part_files, key
+        frame = pl.read_parquet(part_files)
+        got = list(zip(*(frame[c].to_list() for c in columns)))
+        assert got == want, key
+    whole = pl.scan_parquet(f"{dataset}/*/*.parquet", hive_partitioning=True).collect()
+    assert whole.height == sum(len(v) for v in rows.values())
+    assert sorted(whole["key"].unique().to_list()) == sorted(rows)
+    assert whole.schema["seq"] == pl.Int64 and whole.schema["day"] == pl.Date
 
 
 NOTES = ["Smith, John", 'say "hi"', "two\nlines", "cr\r\nlf", "", "plain", " padded "]

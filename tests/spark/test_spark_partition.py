@@ -140,3 +140,23 @@ def test_spool_in_spark_tasks_matches_partition_by(spark, inputs, tmp_path):
     assert got_order.keys() == expected.keys()
     for path, ids in got_order.items():
         assert ids == expected[path], path
+
+
+def test_spark_reads_spool_parquet(spark, inputs, tmp_path):
+    """Spark reads a `format="parquet"` dataset of spool's with Hive
+    partition discovery: the declared int64 column as a long, the free-text
+    column (DELTA_LENGTH_BYTE_ARRAY pages) and the keys as Spark's own CSV
+    reader gives them, row for row."""
+    out = str(tmp_path / "parquet")
+    summary = spool.partition(
+        inputs, out, by="key", header=True, delimiter="comma", format="parquet",
+        schema="amount:int64", threads=2, memory="64M",
+    )
+    assert summary["records"] == INPUTS * ROWS
+    got = spark.read.option("basePath", out).parquet(out)
+    assert dict(got.dtypes)["amount"] == "bigint"
+    want = spark.read.options(**CSV).csv(inputs).withColumn("amount", F.col("amount").cast("long"))
+    columns = ["key", "id", "amount", "note"]
+    assert got.count() == INPUTS * ROWS
+    assert got.select(columns).exceptAll(want.select(columns)).count() == 0
+    assert want.select(columns).exceptAll(got.select(columns)).count() == 0

@@ -316,7 +316,8 @@ fn quoted_csv_values_are_written_unquoted() {
 
 /// Each file chooses its string columns' encoding from its first batch: a
 /// column whose values repeat gets a dictionary, one of distinct values is
-/// written plain, numbers never get one — and every value reads back.
+/// written as lengths then bytes (`DELTA_LENGTH_BYTE_ARRAY`), numbers are
+/// plain — and every value reads back.
 #[test]
 fn repeating_strings_get_a_dictionary_distinct_ones_do_not() {
     use parquet::basic::Encoding;
@@ -339,6 +340,14 @@ fn repeating_strings_get_a_dictionary_distinct_ones_do_not() {
         assert_eq!(
             (dictionary(0), dictionary(1), dictionary(2)),
             (true, false, false),
+            "{key}: colour, name, n"
+        );
+        let delta_lengths = |c: usize| {
+            (row_group.column(c).encodings()).any(|e| e == Encoding::DELTA_LENGTH_BYTE_ARRAY)
+        };
+        assert_eq!(
+            (delta_lengths(0), delta_lengths(1), delta_lengths(2)),
+            (false, true, false),
             "{key}: colour, name, n"
         );
         let types = [ColumnType::String, ColumnType::String, ColumnType::Int64];

@@ -16,8 +16,21 @@
 //! | first batch's non-NULL values (at most [`SAMPLE`] looked at) | encoding |
 //! |---|---|
 //! | fewer than [`MIN_SAMPLE`] | dictionary (too few to tell; arrow-rs's fallback bounds the cost) |
-//! | more than three quarters distinct | plain |
+//! | more than three quarters distinct | `DELTA_LENGTH_BYTE_ARRAY` |
 //! | otherwise | dictionary |
+//!
+//! A string column without a dictionary (and a dictionary's fallback,
+//! should it pass arrow-rs's 1 MiB) is written `DELTA_LENGTH_BYTE_ARRAY`,
+//! not `PLAIN`: every value's length first, bit-packed, then the values'
+//! bytes back to back, the encoding the Parquet specification prefers to
+//! `PLAIN` for byte arrays. What matters here is the compressor: `PLAIN`
+//! puts a 4-byte length before each value, and those mostly-zero bytes
+//! give zstd's match finder short repeats to chase all through the text.
+//! On the benchmark's free-text column, zstd level 3 compressed `PLAIN`
+//! pages of 300 KiB–1 MiB at about 80 MB/s and the same values back to
+//! back at about 500 MB/s, into 1.5% fewer bytes (a 1 GiB CSV into 1,000
+//! keys: user CPU 15.6–15.9 s before, 10.2–10.8 s after; dataset 478 MB
+//! before, 462 MB after). DuckDB, Polars, PyArrow and Spark read it.
 //!
 //! Numbers, dates, timestamps and booleans never get one (see
 //! [`file_properties`](super::file_properties)). A file keeps its choice
@@ -29,6 +42,7 @@ use std::collections::HashSet;
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Schema};
+use parquet::basic::Encoding;
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnPath;
 
@@ -89,25 +103,32 @@ impl Dictionaries {
     }
 
     /// The run's `properties` with dictionary encoding on for exactly
-    /// these columns of `schema`.
+    /// these columns of `schema`, and every string column's encoding
+    /// without one (or past its dictionary) `DELTA_LENGTH_BYTE_ARRAY`.
     ///
     /// # Examples
     ///
     /// ```
     /// use arrow_schema::{DataType, Field, Schema};
+    /// use parquet::basic::Encoding;
     /// use parquet::schema::types::ColumnPath;
     /// use spool_io::partition::parquet::{Dictionaries, ParquetOptions};
     /// let run = ParquetOptions::default().writer_properties(1 << 20)?;
     /// let schema = Schema::new(vec![Field::new("name", DataType::Utf8, true)]);
     /// let file = Dictionaries::strings(&schema).properties(&run, &schema);
-    /// assert!(file.dictionary_enabled(&ColumnPath::from("name")));
+    /// let name = ColumnPath::from("name");
+    /// assert!(file.dictionary_enabled(&name));
+    /// assert_eq!(file.encoding(&name), Some(Encoding::DELTA_LENGTH_BYTE_ARRAY));
     /// # Ok::<(), spool_io::partition::PartitionError>(())
     /// ```
     pub fn properties(&self, properties: &WriterProperties, schema: &Schema) -> WriterProperties {
         (schema.fields().iter().zip(&self.0))
-            .filter(|(_, &on)| on)
-            .fold(properties.clone().into_builder(), |builder, (field, _)| {
-                builder.set_column_dictionary_enabled(ColumnPath::from(field.name().as_str()), true)
+            .filter(|(field, _)| field.data_type() == &DataType::Utf8)
+            .fold(properties.clone().into_builder(), |builder, (field, &on)| {
+                let column = || ColumnPath::from(field.name().as_str());
+                builder
+                    .set_column_dictionary_enabled(column(), on)
+                    .set_column_encoding(column(), Encoding::DELTA_LENGTH_BYTE_ARRAY)
             })
             .build()
     }
