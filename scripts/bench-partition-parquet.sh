@@ -30,7 +30,7 @@
 # per run, default 900), BUDGET (seconds per tool, default 540), ONLY (an extended regex: run only the tools whose
 # name matches), SPOOL (the spool binary to run; default: this checkout's,
 # built first), PY, SETTLE (seconds to wait after removing the previous
-# run's output, after a sync, before the next run; default 65 with 10,000
+# run's output, after a sync, before the next run; default 65 with 1,000
 # keys or more, else 0).
 #
 # Why SETTLE: ext4 without a journal (as on the machines BENCHMARKS.md was
@@ -40,6 +40,8 @@
 # were removed spends most of its time in the kernel's inode allocator
 # (`recently_deleted`): 54-61 s instead of 33 s for the same spool build.
 # Waiting lets every tool start from the same state, whichever ran before.
+# At 1,000 keys the same kernel functions took 5-6% of a spool run's CPU
+# samples right after the previous run's output was removed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE=${1:-1G}
@@ -49,7 +51,7 @@ MEMORY=${MEMORY:-128M}
 THREADS=${THREADS:-2}
 MAX_OPEN=${MAX_OPEN:-1024}
 TIMEOUT=${TIMEOUT:-900}
-if [ "$KEYS" -ge 10000 ]; then SETTLE=${SETTLE:-65}; else SETTLE=${SETTLE:-0}; fi
+if [ "$KEYS" -ge 1000 ]; then SETTLE=${SETTLE:-65}; else SETTLE=${SETTLE:-0}; fi
 BUDGET=${BUDGET:-540}
 WORK=${WORK:-target/bench-partition-parquet}
 
