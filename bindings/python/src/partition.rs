@@ -19,7 +19,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use spool_io::partition::choices::{self, Codec, Quote};
-use spool_io::partition::parquet::{ParquetOptions, SchemaSpec, DEFAULT_ROW_GROUP_ROWS};
+use spool_io::partition::parquet::{Encodings, ParquetOptions, SchemaSpec, DEFAULT_ROW_GROUP_ROWS};
 use spool_io::partition::{
     run as run_partition, ColumnRef, Filter, Layout, Options, OutputFormat, PartitionError, Summary,
 };
@@ -41,7 +41,7 @@ const SIGNAL_POLL: Duration = Duration::from_millis(100);
     inputs, out, by, *,
     header = false, delimiter = "tab", quote = None, r#where = Vec::new(),
     format = "text", compress = None, level = None, schema = None,
-    row_group_size = DEFAULT_ROW_GROUP_ROWS, memory = None, threads = None,
+    row_group_size = DEFAULT_ROW_GROUP_ROWS, encodings = None, memory = None, threads = None,
     max_open = 256, layout = "hive", skip_invalid = false, force = false,
     fsync = false, run_id = None, append = false,
 ))]
@@ -60,6 +60,7 @@ pub(crate) fn partition<'py>(
     level: Option<i32>,
     schema: Option<&str>,
     row_group_size: usize,
+    encodings: Option<&str>,
     memory: Option<&Bound<'py, PyAny>>,
     threads: Option<usize>,
     max_open: usize,
@@ -88,6 +89,9 @@ pub(crate) fn partition<'py>(
         .map_err(usage)?;
     options.format = match format {
         "text" if schema.is_some() => return Err(value_error("schema needs format='parquet'")),
+        "text" if encodings.is_some() => {
+            return Err(value_error("encodings needs format='parquet'"))
+        }
         "text" => {
             options.compression =
                 choices::text_compression(codec.unwrap_or(Codec::None), level).map_err(usage)?;
@@ -104,6 +108,15 @@ pub(crate) fn partition<'py>(
                 .unwrap_or_default(),
             row_group_size,
             compression: choices::parquet_compression(codec, level).map_err(usage)?,
+            encodings: match encodings {
+                None | Some("delta") => Encodings::Delta,
+                Some("plain") => Encodings::Plain,
+                Some(other) => {
+                    return Err(value_error(format!(
+                        "encodings '{other}': use delta or plain"
+                    )))
+                }
+            },
         }),
         _ => {
             return Err(value_error(format!(

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use spool_io::partition::choices::{self, Codec, Quote};
-use spool_io::partition::parquet::{ParquetOptions, SchemaSpec};
+use spool_io::partition::parquet::{Encodings, ParquetOptions, SchemaSpec};
 use spool_io::partition::{self, ColumnRef, Filter, Layout, Options, OutputFormat, PartitionError};
 use spool_io::progress::Progress;
 
@@ -93,6 +93,13 @@ pub struct Args {
     /// Most rows in a Parquet row group (smaller under memory pressure).
     #[arg(long, default_value_t = partition::parquet::DEFAULT_ROW_GROUP_ROWS)]
     row_group_size: usize,
+    /// Parquet page encoding of string columns without a dictionary:
+    /// delta (DELTA_LENGTH_BYTE_ARRAY: smaller, and much faster to
+    /// compress) or plain (PLAIN, for readers older than the delta
+    /// encodings, such as Spark's vectorized reader before 3.3). Default:
+    /// delta.
+    #[arg(long)]
+    encodings: Option<EncodingsArg>,
     /// Writer threads (default: one per core).
     #[arg(long, value_parser = crate::count::parse_count)]
     threads: Option<usize>,
@@ -147,6 +154,14 @@ enum CompressArg {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum EncodingsArg {
+    /// DELTA_LENGTH_BYTE_ARRAY.
+    Delta,
+    /// PLAIN.
+    Plain,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum FormatArg {
     /// The records as read.
     Text,
@@ -195,6 +210,10 @@ fn parquet_options(args: &Args) -> anyhow::Result<ParquetOptions> {
         },
         row_group_size: args.row_group_size,
         compression,
+        encodings: match args.encodings {
+            None | Some(EncodingsArg::Delta) => Encodings::Delta,
+            Some(EncodingsArg::Plain) => Encodings::Plain,
+        },
     })
 }
 
@@ -209,6 +228,10 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let format = match args.format {
         FormatArg::Text => {
             anyhow::ensure!(args.schema.is_none(), "--schema needs --format parquet");
+            anyhow::ensure!(
+                args.encodings.is_none(),
+                "--encodings needs --format parquet"
+            );
             OutputFormat::Text
         }
         FormatArg::Parquet => OutputFormat::Parquet(parquet_options(&args)?),

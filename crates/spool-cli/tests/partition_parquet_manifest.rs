@@ -43,7 +43,7 @@ fn the_manifest_lists_every_part_with_its_records() {
     let out = dir.0.join("out");
     let status = Command::new(env!("CARGO_BIN_EXE_spool"))
         .args(["partition", "-q", "--by", "1", "--format", "parquet"])
-        .args(["--threads", "1", "--memory", "86M", "--max-open", "4096"])
+        .args(["--threads", "1", "--memory", "89M", "--max-open", "4096"])
         .arg("--out")
         .arg(&out)
         .arg(&input)

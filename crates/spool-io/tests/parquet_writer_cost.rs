@@ -11,9 +11,10 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use parquet::arrow::ArrowWriter;
+use parquet::file::properties::WriterProperties;
 use spool_io::partition::parquet::{
     dictionary_columns, file_properties, row_group_metadata_bytes, writer_state_bytes,
-    ParquetOptions, DICTIONARY_TABLE_BYTES,
+    Dictionaries, ParquetOptions, DELTA_LENGTHS_RESERVE, DICTIONARY_TABLE_BYTES,
 };
 
 static LIVE: AtomicIsize = AtomicIsize::new(0);
@@ -56,6 +57,10 @@ fn live() -> isize {
     LIVE.load(Ordering::Relaxed)
 }
 
+/// Held by each test while it counts: the counter is the process's, and
+/// the test harness runs tests on several threads.
+static COUNTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The partition memory test's table without its key: an int64, a
 /// timestamp and two strings.
 fn batch(rows: usize) -> RecordBatch {
@@ -86,10 +91,28 @@ fn batch(rows: usize) -> RecordBatch {
     RecordBatch::try_new(schema, columns).unwrap()
 }
 
+/// `n` writers with `properties`, each having written `b`.
+fn writing(
+    n: usize,
+    b: &RecordBatch,
+    properties: &WriterProperties,
+) -> Vec<ArrowWriter<std::io::Sink>> {
+    let mut writers: Vec<_> = (0..n)
+        .map(|_| {
+            ArrowWriter::try_new(std::io::sink(), b.schema(), Some(properties.clone())).unwrap()
+        })
+        .collect();
+    for w in &mut writers {
+        w.write(b).unwrap();
+    }
+    writers
+}
+
 /// The charges `--format parquet` makes per open writer and per row group
 /// cover what four-column writers really hold.
 #[test]
 fn the_charged_costs_cover_an_open_writers_real_cost() {
+    let _counting = COUNTING.lock().unwrap_or_else(|e| e.into_inner());
     const N: usize = 256;
     const COLUMNS: usize = 4;
     let b = batch(8);
@@ -100,14 +123,7 @@ fn the_charged_costs_cover_an_open_writers_real_cost() {
     let dictionaries = dictionary_columns(&b.schema()).count();
     assert_eq!(dictionaries, 2, "the two string columns");
     let before = live();
-    let mut writers: Vec<_> = (0..N)
-        .map(|_| {
-            ArrowWriter::try_new(std::io::sink(), b.schema(), Some(properties.clone())).unwrap()
-        })
-        .collect();
-    for w in &mut writers {
-        w.write(&b).unwrap();
-    }
+    let mut writers = writing(N, &b, &properties);
     let written = live();
     let reported: usize = writers.iter().map(|w| w.memory_size()).sum();
     for w in &mut writers {
@@ -145,6 +161,49 @@ fn the_charged_costs_cover_an_open_writers_real_cost() {
         reported / N <= dictionaries * DICTIONARY_TABLE_BYTES,
         "{}",
         reported / N
+    );
+    drop(writers);
+}
+
+/// A file whose free-text column has no dictionary writes it
+/// `DELTA_LENGTH_BYTE_ARRAY`: beyond the charged state, its writer holds
+/// arrow-rs's lengths reservation, exactly [`DELTA_LENGTHS_RESERVE`] per
+/// such column (address space, not charged: see its docs), and nothing
+/// more; the dictionary column's fallback reserves nothing.
+#[test]
+fn a_delta_length_column_adds_only_its_lengths_reservation() {
+    let _counting = COUNTING.lock().unwrap_or_else(|e| e.into_inner());
+    const N: usize = 64;
+    const COLUMNS: usize = 4;
+    // Enough values for the file to choose (`MIN_SAMPLE`), few enough
+    // that the pages stay small.
+    let b = batch(64);
+    let run = ParquetOptions::default()
+        .writer_properties(4 << 20)
+        .unwrap();
+    let chosen = Dictionaries::sampled(&b);
+    assert_eq!(
+        chosen.columns(),
+        &[false, false, true, false],
+        "col4 repeats, col5 does not"
+    );
+    let properties = chosen.properties(&run, &b.schema());
+    let before = live();
+    let writers = writing(N, &b, &properties);
+    let written = live();
+    let reported: usize = writers.iter().map(|w| w.memory_size()).sum();
+    let unreported = ((written - before) as usize - reported) / N;
+    eprintln!(
+        "per writer: {unreported} unreported, {} reported",
+        reported / N
+    );
+    assert!(
+        unreported >= DELTA_LENGTHS_RESERVE,
+        "{unreported}: the reservation is gone"
+    );
+    assert!(
+        unreported <= DELTA_LENGTHS_RESERVE + writer_state_bytes(COLUMNS),
+        "{unreported}"
     );
     drop(writers);
 }

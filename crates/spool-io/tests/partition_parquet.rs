@@ -10,7 +10,9 @@ use arrow_array::types::{Date32Type, Float64Type, Int64Type, TimestampMicrosecon
 use arrow_array::{Array, RecordBatch};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use proptest::prelude::*;
-use spool_io::partition::parquet::{ColumnType, ParquetCompression, ParquetOptions, SchemaSpec};
+use spool_io::partition::parquet::{
+    ColumnType, Encodings, ParquetCompression, ParquetOptions, SchemaSpec,
+};
 use spool_io::partition::{run, ColumnRef, Options, OutputFormat};
 
 /// A value as the test sees it, comparable across text and Parquet.
@@ -171,6 +173,7 @@ proptest! {
     /// send groups to spill files, and still each key gets one part file
     /// (two if its writer had to be closed). As TSV or as CSV with every
     /// string quoted (its commas and doubled quotes unquoted on the way).
+    /// With the delta encodings or plain ones.
     #[test]
     fn round_trip(
         (types, rows) in proptest::collection::vec(0..TYPES.len(), 1..5).prop_flat_map(|kinds| {
@@ -181,6 +184,7 @@ proptest! {
         max_open in 1usize..4,
         roomy in any::<bool>(),
         csv in any::<bool>(),
+        plain in any::<bool>(),
         case in 0u64..1_000_000,
     ) {
         let dir = scratch(&format!("rt-{case}"));
@@ -204,6 +208,7 @@ proptest! {
             schema: spec,
             row_group_size: 7,
             compression: ParquetCompression::Zstd(1),
+            encodings: if plain { Encodings::Plain } else { Encodings::Delta },
         });
         if csv {
             (options.delimiter, options.quote) = (b',', Some(b'"'));
@@ -283,6 +288,7 @@ fn quoted_csv_values_are_written_unquoted() {
         schema: SchemaSpec::parse("n:int64").unwrap(),
         row_group_size: 2,
         compression: ParquetCompression::None,
+        ..ParquetOptions::default()
     });
     options.workers = 1;
     options.min_chunk_len = 64;
@@ -316,7 +322,7 @@ fn quoted_csv_values_are_written_unquoted() {
 
 /// Each file chooses its string columns' encoding from its first batch: a
 /// column whose values repeat gets a dictionary, one of distinct values is
-/// written as lengths then bytes (`DELTA_LENGTH_BYTE_ARRAY`), numbers are
+/// written as lengths then bytes (`DELTA_LENGTH_BYTE_ARRAY`), numbers
 /// plain — and every value reads back.
 #[test]
 fn repeating_strings_get_a_dictionary_distinct_ones_do_not() {

@@ -97,6 +97,7 @@ def partition(
     level: Optional[int] = None,
     schema: Optional[str] = None,
     row_group_size: int = ...,
+    encodings: Optional[str] = None,
     memory: Union[int, str, None] = None,
     threads: Optional[int] = None,
     max_open: int = 256,

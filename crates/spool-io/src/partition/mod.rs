@@ -307,16 +307,22 @@ impl Options {
             // three times the text of a largest chunk, or of a piece of a
             // spilled group being converted, and that piece), the spill
             // log's write buffer, a row group being compressed
-            // (its output, and a zstd context), what its allocator arena
-            // may keep free (`parquet::arena_slack`); per open file its write
-            // buffer (the writers' own state is charged to the budget as
-            // they open).
-            OutputFormat::Parquet(_) => {
+            // (its output, and a zstd context; with delta-length strings,
+            // the copy arrow-rs makes of a string page as it flushes it),
+            // what its allocator arena may keep free
+            // (`parquet::arena_slack`); per open file its write buffer (the
+            // writers' own state is charged to the budget as they open).
+            OutputFormat::Parquet(options) => {
+                let page_copy = match options.encodings {
+                    parquet::Encodings::Delta => row_group_bytes(total),
+                    parquet::Encodings::Plain => 0,
+                };
                 self.workers.max(1)
                     * (3 * MAX_CHUNK
                         + parquet::READ_PIECE
                         + parquet::spill::WRITE_BUFFER
                         + row_group_bytes(total)
+                        + page_copy
                         + (4 << 20)
                         + parquet::arena_slack(total))
                     + self.max_open * parquet::sink::FILE_BUFFER

@@ -1,5 +1,6 @@
 //! Which string columns of a part file are written with a dictionary,
-//! chosen from the values of the file's first batch.
+//! chosen from the values of the file's first batch, and how the others
+//! are encoded.
 //!
 //! A dictionary pays off where a column's values repeat (a colour, a
 //! country, a status): each value is stored once and the column becomes
@@ -19,23 +20,32 @@
 //! | more than three quarters distinct | `DELTA_LENGTH_BYTE_ARRAY` |
 //! | otherwise | dictionary |
 //!
-//! A string column without a dictionary (and a dictionary's fallback,
-//! should it pass arrow-rs's 1 MiB) is written `DELTA_LENGTH_BYTE_ARRAY`,
-//! not `PLAIN`: every value's length first, bit-packed, then the values'
-//! bytes back to back, the encoding the Parquet specification prefers to
-//! `PLAIN` for byte arrays. What matters here is the compressor: `PLAIN`
-//! puts a 4-byte length before each value, and those mostly-zero bytes
-//! give zstd's match finder short repeats to chase all through the text.
-//! On the benchmark's free-text column, zstd level 3 compressed `PLAIN`
-//! pages of 300 KiB–1 MiB at about 80 MB/s and the same values back to
-//! back at about 500 MB/s, into 1.5% fewer bytes (a 1 GiB CSV into 1,000
-//! keys: user CPU 15.6–15.9 s before, 10.2–10.8 s after; dataset 478 MB
-//! before, 462 MB after). DuckDB, Polars, PyArrow and Spark read it.
-//!
 //! Numbers, dates, timestamps and booleans never get one (see
 //! [`file_properties`](super::file_properties)). A file keeps its choice
 //! for all its row groups: a writer's properties are fixed when it is
 //! created.
+//!
+//! # Strings without a dictionary
+//!
+//! A string column without a dictionary (and a dictionary's fallback,
+//! should it pass arrow-rs's 1 MiB) is written `DELTA_LENGTH_BYTE_ARRAY`
+//! (unless the run asks for [`Encodings::Plain`](super::Encodings)): a
+//! page's value lengths first, bit-packed, then the values' bytes back to
+//! back — the encoding the Parquet specification prefers to `PLAIN` for
+//! byte arrays. What matters most is the compressor: `PLAIN` puts a 4-byte
+//! length before each value, and those mostly-zero bytes give zstd's match
+//! finder short repeats to chase all through the page. On the benchmark's
+//! free-text column zstd level 3 compressed `PLAIN` pages of 300 KiB–1 MiB
+//! at about 80 MB/s, and the same values back to back at about 500 MB/s,
+//! into 1.5% fewer bytes (figures for whole runs are in BENCHMARKS.md,
+//! "Strings without a dictionary").
+//!
+//! Numbers stay `PLAIN`. `DELTA_BINARY_PACKED` made the benchmark's
+//! dataset another 3% smaller and its run about 5% cheaper in user CPU,
+//! but arrow-rs's encoder reserves a 1 MiB buffer per column and reports
+//! it in `ArrowWriter::memory_size`: charged as reported, each int column
+//! of an open writer would count 1 MiB before its first value, so the
+//! budget would admit fewer writers and flush their row groups early.
 
 use std::collections::HashSet;
 
@@ -104,13 +114,13 @@ impl Dictionaries {
 
     /// The run's `properties` with dictionary encoding on for exactly
     /// these columns of `schema`, and every string column's encoding
-    /// without one (or past its dictionary) `DELTA_LENGTH_BYTE_ARRAY`.
+    /// without one `DELTA_LENGTH_BYTE_ARRAY` (see the module docs), unless
+    /// the run set an encoding of its own.
     ///
     /// # Examples
     ///
     /// ```
     /// use arrow_schema::{DataType, Field, Schema};
-    /// use parquet::basic::Encoding;
     /// use parquet::schema::types::ColumnPath;
     /// use spool_io::partition::parquet::{Dictionaries, ParquetOptions};
     /// let run = ParquetOptions::default().writer_properties(1 << 20)?;
@@ -118,19 +128,40 @@ impl Dictionaries {
     /// let file = Dictionaries::strings(&schema).properties(&run, &schema);
     /// let name = ColumnPath::from("name");
     /// assert!(file.dictionary_enabled(&name));
-    /// assert_eq!(file.encoding(&name), Some(Encoding::DELTA_LENGTH_BYTE_ARRAY));
+    /// assert_eq!(file.encoding(&name), None); // PLAIN past the dictionary
     /// # Ok::<(), spool_io::partition::PartitionError>(())
     /// ```
     pub fn properties(&self, properties: &WriterProperties, schema: &Schema) -> WriterProperties {
         (schema.fields().iter().zip(&self.0))
-            .filter(|(field, _)| field.data_type() == &DataType::Utf8)
-            .fold(properties.clone().into_builder(), |builder, (field, &on)| {
-                let column = || ColumnPath::from(field.name().as_str());
-                builder
-                    .set_column_dictionary_enabled(column(), on)
-                    .set_column_encoding(column(), Encoding::DELTA_LENGTH_BYTE_ARRAY)
-            })
+            .fold(
+                properties.clone().into_builder(),
+                |builder, (field, &on)| {
+                    let column = ColumnPath::from(field.name().as_str());
+                    let builder = match field.data_type() {
+                        DataType::Utf8 => builder.set_column_dictionary_enabled(column.clone(), on),
+                        _ => builder,
+                    };
+                    // A dictionary's fallback stays `PLAIN` (arrow-rs creates
+                    // it with the column, used or not: see the module docs);
+                    // the run's own encoding (`Encodings::Plain`) stands.
+                    match delta_encoding(field.data_type()) {
+                        Some(delta) if !on && properties.encoding(&column).is_none() => {
+                            builder.set_column_encoding(column, delta)
+                        }
+                        _ => builder,
+                    }
+                },
+            )
             .build()
+    }
+}
+
+/// The encoding of a column of `data_type` without a dictionary (or past
+/// it), if it is not `PLAIN` (see the module docs).
+fn delta_encoding(data_type: &DataType) -> Option<Encoding> {
+    match data_type {
+        DataType::Utf8 => Some(Encoding::DELTA_LENGTH_BYTE_ARRAY),
+        _ => None,
     }
 }
 
@@ -181,5 +212,68 @@ mod tests {
                 .chain((0..10 * SAMPLE).map(|i| Some(format!("distinct {i}")))),
         );
         assert!(repeats(&repeating_then_distinct));
+    }
+
+    fn schema() -> Schema {
+        use arrow_schema::{Field, TimeUnit};
+        Schema::new(vec![
+            Field::new("id", DataType::Int64, true),
+            Field::new("day", DataType::Date32, true),
+            Field::new("at", DataType::Timestamp(TimeUnit::Microsecond, None), true),
+            Field::new("price", DataType::Float64, true),
+            Field::new("paid", DataType::Boolean, true),
+            Field::new("name", DataType::Utf8, true),
+            Field::new("colour", DataType::Utf8, true),
+        ])
+    }
+
+    fn encodings(file: &WriterProperties, schema: &Schema) -> Vec<(bool, Option<Encoding>)> {
+        (schema.fields().iter())
+            .map(|field| {
+                let column = ColumnPath::from(field.name().as_str());
+                (file.dictionary_enabled(&column), file.encoding(&column))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn strings_without_a_dictionary_get_delta_lengths() {
+        use crate::partition::parquet::ParquetOptions;
+        let run = ParquetOptions::default()
+            .writer_properties(1 << 20)
+            .unwrap();
+        let schema = schema();
+        let chosen = Dictionaries(vec![false, false, false, false, false, false, true]);
+        let lengths = Some(Encoding::DELTA_LENGTH_BYTE_ARRAY);
+        assert_eq!(
+            encodings(&chosen.properties(&run, &schema), &schema),
+            [
+                (false, None),
+                (false, None),
+                (false, None),
+                (false, None),
+                (false, None),
+                (false, lengths),
+                (true, None), // PLAIN past the dictionary
+            ]
+        );
+    }
+
+    #[test]
+    fn a_plain_run_keeps_plain_everywhere() {
+        use crate::partition::parquet::{Encodings, ParquetOptions};
+        let options = ParquetOptions {
+            encodings: Encodings::Plain,
+            ..Default::default()
+        };
+        let run = options.writer_properties(1 << 20).unwrap();
+        let schema = schema();
+        let chosen = Dictionaries(vec![false, false, false, false, false, false, true]);
+        let got = encodings(&chosen.properties(&run, &schema), &schema);
+        assert!(
+            got.iter().all(|&(_, e)| e == Some(Encoding::PLAIN)),
+            "{got:?}"
+        );
+        assert_eq!(got.iter().filter(|(on, _)| *on).count(), 1);
     }
 }

@@ -35,7 +35,7 @@ pub mod values;
 use std::sync::{Arc, OnceLock};
 
 use arrow_schema::{DataType, Schema};
-use parquet::basic::{Compression as Codec, ZstdLevel};
+use parquet::basic::{Compression as Codec, Encoding, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 
 pub(crate) use batch::Unfit;
@@ -114,6 +114,17 @@ pub const fn arena_slack(memory: usize) -> usize {
     }
 }
 
+/// Address space arrow-rs reserves for the lengths of each
+/// `DELTA_LENGTH_BYTE_ARRAY` column of an in-progress row group (its
+/// bit-packing encoder starts with a 1 MiB buffer), of which only the
+/// bytes of the lengths written — a byte or two a value, which
+/// `ArrowWriter::memory_size` reports — are ever touched. Not charged: a
+/// page never written is not memory. The `parquet_writer_cost` test pins
+/// it; the peak RSS tests check that it stays address space (with dictionary
+/// columns given the same encoding as their fallback, the reservations
+/// of idle fallbacks raised the peak at 100,000 keys past the budget).
+pub const DELTA_LENGTHS_RESERVE: usize = 1 << 20;
+
 /// What a dictionary-encoded column (a string column: see
 /// [`file_properties`]) of an open writer is allowed for its dictionary
 /// when the writer is admitted: its hash table and distinct values, a few
@@ -160,6 +171,20 @@ pub enum ParquetCompression {
     Zstd(i32),
 }
 
+/// How the values of string columns without a dictionary are laid out in
+/// pages (numbers are always `PLAIN`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Encodings {
+    /// `DELTA_LENGTH_BYTE_ARRAY` (see the [`dictionary`] module): smaller
+    /// files, and far less work for zstd. Read by DuckDB, Polars, PyArrow,
+    /// arrow-rs, Spark 3.3 and later, Trino, parquet-mr.
+    #[default]
+    Delta,
+    /// `PLAIN`, for readers that predate the delta encodings (Spark's
+    /// vectorized reader before 3.3, for one).
+    Plain,
+}
+
 /// What `--format parquet` adds to a run's options.
 #[derive(Clone, Debug)]
 pub struct ParquetOptions {
@@ -169,6 +194,8 @@ pub struct ParquetOptions {
     pub row_group_size: usize,
     /// Column chunk compression.
     pub compression: ParquetCompression,
+    /// Page encodings of columns without a dictionary.
+    pub encodings: Encodings,
 }
 
 impl ParquetOptions {
@@ -203,7 +230,13 @@ impl ParquetOptions {
             ),
         };
         let rows = self.row_group_size.max(1);
-        Ok(WriterProperties::builder()
+        let builder = match self.encodings {
+            // Each file sets its columns' encodings (`Dictionaries`).
+            Encodings::Delta => WriterProperties::builder(),
+            // Run-wide, so a file's columns keep it.
+            Encodings::Plain => WriterProperties::builder().set_encoding(Encoding::PLAIN),
+        };
+        Ok(builder
             // Per column, string columns only: see `file_properties`.
             .set_dictionary_enabled(false)
             .set_compression(codec)
@@ -261,6 +294,7 @@ impl Default for ParquetOptions {
             schema: SchemaSpec::default(),
             row_group_size: DEFAULT_ROW_GROUP_ROWS,
             compression: ParquetCompression::Zstd(3),
+            encodings: Encodings::Delta,
         }
     }
 }
