@@ -150,7 +150,7 @@ def test_spark_reads_spool_parquet(spark, inputs, tmp_path):
     out = str(tmp_path / "parquet")
     summary = spool.partition(
         inputs, out, by="key", header=True, delimiter="comma", format="parquet",
-        schema="amount:int64", threads=2, memory="64M",
+        schema="amount:int64", threads=2, memory="128M",
     )
     assert summary["records"] == INPUTS * ROWS
     got = spark.read.option("basePath", out).parquet(out)

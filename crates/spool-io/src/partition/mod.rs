@@ -37,6 +37,7 @@
 //! | module | its job |
 //! |---|---|
 //! | `router` | the run: reads blocks, applies columns, filters and the header, maps keys to groups |
+//! | `key_table` | the router's table from a key's bytes to its group, short keys compared in registers |
 //! | `budget` | the groups' buffers under the pool's budget: growing, early flushes, waiting for memory |
 //! | `outputs` | one output file per group and the worker threads that write them |
 //! | `workers` | a writer thread: encode each block, append it, keep at most `max_open` files open |
@@ -61,6 +62,7 @@ mod columns;
 mod commit;
 pub mod dataset;
 pub mod escape;
+mod key_table;
 mod layout;
 mod outputs;
 pub mod parquet;

@@ -9,7 +9,6 @@
 //! [`commit`](super::commit).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -17,6 +16,7 @@ use regex::bytes::Regex;
 
 use super::budget::Buffers;
 use super::commit::Staging;
+use super::key_table::KeyTable;
 use super::outputs::Outputs;
 use super::parquet::ParquetRun;
 use super::workers::Output;
@@ -54,7 +54,7 @@ struct Router<'a> {
     file: Option<usize>,
     header_pending: bool,
     /// Per grouping, each key's group id.
-    keys: Vec<HashMap<Box<[u8]>, u32, foldhash::fast::RandomState>>,
+    keys: Vec<KeyTable>,
     buffers: Buffers,
     outputs: Outputs,
     /// Set for `--format parquet`.
@@ -158,7 +158,7 @@ impl<'a> Router<'a> {
             header: None,
             file: None,
             header_pending: false,
-            keys: (0..options.by.len()).map(|_| HashMap::default()).collect(),
+            keys: (0..options.by.len()).map(|_| KeyTable::default()).collect(),
             outputs: Outputs::new(options, &output, staged)?,
             buffers,
             parquet,
@@ -322,7 +322,7 @@ impl<'a> Router<'a> {
     #[inline]
     fn group_of(&mut self, grouping: usize, key: &[u8]) -> Result<u32, PartitionError> {
         match self.keys[grouping].get(key) {
-            Some(&gid) => Ok(gid),
+            Some(gid) => Ok(gid),
             None => self.new_group(grouping, key),
         }
     }
@@ -335,7 +335,7 @@ impl<'a> Router<'a> {
         let cost = GROUP_OVERHEAD + 5 * key.len() + self.options.out.as_os_str().len();
         self.buffers.add_group(cost, &mut self.outputs)?;
         let gid = self.outputs.add(grouping, key);
-        self.keys[grouping].insert(key.into(), gid);
+        self.keys[grouping].insert(key, gid);
         Ok(gid)
     }
 

@@ -170,7 +170,7 @@ impl BatchBuilder {
         let whole = self.syntax.for_each_record(text, |record| {
             let mut ok = true;
             let mut count = 0;
-            values::for_each_value(record, self.syntax, |i, value| {
+            record.for_each_value(|i, value| {
                 count += 1;
                 if i < columns && i != key {
                     let slot = if i < key { i } else { i - 1 };
@@ -183,7 +183,7 @@ impl BatchBuilder {
             if !ok || count != columns {
                 return Err(Unfit::error(format!(
                     "{:?}",
-                    String::from_utf8_lossy(&record[..record.len().min(200)])
+                    String::from_utf8_lossy(&record.bytes()[..record.bytes().len().min(200)])
                 )));
             }
             Ok(())
