@@ -161,6 +161,7 @@ impl Buffers {
                 if newline {
                     chunk.push_slice(&[self.delimiter]);
                 }
+                prefetch_tail(chunk);
                 return Ok(());
             }
         }
@@ -366,4 +367,34 @@ impl Buffers {
         }
         self.held = 0;
     }
+}
+
+/// Asks the CPU to bring the two cache lines after `chunk`'s end into
+/// its second-level cache, for the group's next record.
+///
+/// With many groups, consecutive records go to different buffers, and
+/// each append writes past its buffer's end into lines no cache holds
+/// (the buffers are recycled, last written long before): a wait for
+/// memory on every record, which hardware prefetchers, following a few
+/// streams, do not foresee among thousands. The group's next record comes
+/// a group count of records later, time enough for the lines to arrive;
+/// a thousand groups' two lines are 128 KiB of that cache.
+#[inline(always)]
+#[allow(unsafe_code)] // the intrinsic's only requirement is SSE
+fn prefetch_tail(chunk: &Chunk) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
+        let end = chunk.as_ptr().wrapping_add(chunk.len()) as *const i8;
+        // SAFETY: `_mm_prefetch` needs SSE, which every x86_64 CPU has
+        // (it is in the target's baseline). It reads nothing and never
+        // faults, whatever the address: past the buffer's capacity it is
+        // a hint about memory nobody uses.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T1>(end);
+            _mm_prefetch::<_MM_HINT_T1>(end.wrapping_add(64));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = chunk;
 }

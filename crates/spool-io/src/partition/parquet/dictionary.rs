@@ -167,15 +167,32 @@ fn delta_encoding(data_type: &DataType) -> Option<Encoding> {
 
 /// Whether the first [`SAMPLE`] non-NULL values of `strings` repeat
 /// enough for a dictionary (see the module docs).
+///
+/// It stops as soon as the answer is known: once more than three quarters
+/// of the sample are distinct (free text: at 3,073 values of 4,096), or
+/// once the values repeated are more than a quarter (a colour: about a
+/// thousand). A file's first batch is looked at for every part file, and
+/// looking at all 4,096 of each string column was about 2% of the writers'
+/// time on 1 GiB of CSV into 1,000 keys.
 fn repeats(strings: &StringArray) -> bool {
-    let mut seen: HashSet<&str, foldhash::fast::FixedState> =
-        HashSet::with_capacity_and_hasher(SAMPLE.min(strings.len()), Default::default());
-    let mut sampled = 0;
-    for value in strings.iter().flatten().take(SAMPLE) {
-        sampled += 1;
-        seen.insert(value);
+    let sample = (strings.len() - strings.null_count()).min(SAMPLE);
+    if sample < MIN_SAMPLE {
+        return true;
     }
-    sampled < MIN_SAMPLE || seen.len() * 4 <= sampled * 3
+    let mut seen: HashSet<&str, foldhash::fast::FixedState> =
+        HashSet::with_capacity_and_hasher(sample, Default::default());
+    for (looked, value) in strings.iter().flatten().take(sample).enumerate() {
+        seen.insert(value);
+        let repeated = looked + 1 - seen.len();
+        if seen.len() * 4 > sample * 3 {
+            return false;
+        }
+        // At most this many distinct in the end.
+        if (sample - repeated) * 4 <= sample * 3 {
+            return true;
+        }
+    }
+    seen.len() * 4 <= sample * 3
 }
 
 #[cfg(test)]
@@ -202,6 +219,20 @@ mod tests {
         assert!(repeats(&at_line));
         let past = strings((0..n).map(|i| Some((i % (n * 3 / 4 + 1)).to_string())));
         assert!(!repeats(&past));
+    }
+
+    proptest::proptest! {
+        /// Stopping early gives what looking at the whole sample gives.
+        #[test]
+        fn stopping_early_changes_nothing(
+            values in proptest::collection::vec(proptest::option::of(0u16..3000), 0..5000),
+        ) {
+            let strings = strings(values.iter().map(|v| v.map(|v| v.to_string())));
+            let sampled: Vec<&str> = strings.iter().flatten().take(SAMPLE).collect();
+            let distinct = sampled.iter().collect::<HashSet<_>>().len();
+            let whole = sampled.len() < MIN_SAMPLE || distinct * 4 <= sampled.len() * 3;
+            proptest::prop_assert_eq!(repeats(&strings), whole);
+        }
     }
 
     #[test]

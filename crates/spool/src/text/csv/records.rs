@@ -228,14 +228,20 @@ impl<'a> Record<'a> {
         };
         while delims != 0 {
             let end = delims.trailing_zeros() as usize;
-            each(index, Field::with_quotes(&bytes[start..end], quote, quotes_of(start, end)).value());
+            each(
+                index,
+                Field::with_quotes(&bytes[start..end], quote, quotes_of(start, end)).value(),
+            );
             (start, index) = (end + 1, index + 1);
             delims &= delims - 1;
         }
         if known == bytes.len() {
             // The last field, within the masks too.
             let end = bytes.len();
-            each(index, Field::with_quotes(&bytes[start..], quote, quotes_of(start, end)).value());
+            each(
+                index,
+                Field::with_quotes(&bytes[start..], quote, quotes_of(start, end)).value(),
+            );
             return;
         }
         for (i, field) in Fields::new(&bytes[start..], self.dialect).enumerate() {
@@ -479,7 +485,10 @@ mod tests {
     fn for_each_value_past_the_masks() {
         let long = format!("{}\"\"{}", "x".repeat(50), "y".repeat(30));
         let data = format!("a,\"q,{long}\",,z,\"w\"\n");
-        let record = Records::new(data.as_bytes(), Dialect::CSV, 1, 0).next().unwrap().unwrap();
+        let record = Records::new(data.as_bytes(), Dialect::CSV, 1, 0)
+            .next()
+            .unwrap()
+            .unwrap();
         let mut got = Vec::new();
         record.for_each_value(|i, v| got.push((i, String::from_utf8(v.into_owned()).unwrap())));
         let inner = format!("q,{}\"{}", "x".repeat(50), "y".repeat(30));
