@@ -27,18 +27,23 @@
 //!
 //! # Strings without a dictionary
 //!
-//! A string column without a dictionary (and a dictionary's fallback,
-//! should it pass arrow-rs's 1 MiB) is written `DELTA_LENGTH_BYTE_ARRAY`
-//! (unless the run asks for [`Encodings::Plain`](super::Encodings)): a
-//! page's value lengths first, bit-packed, then the values' bytes back to
-//! back — the encoding the Parquet specification prefers to `PLAIN` for
-//! byte arrays. What matters most is the compressor: `PLAIN` puts a 4-byte
-//! length before each value, and those mostly-zero bytes give zstd's match
-//! finder short repeats to chase all through the page. On the benchmark's
-//! free-text column zstd level 3 compressed `PLAIN` pages of 300 KiB–1 MiB
-//! at about 80 MB/s, and the same values back to back at about 500 MB/s,
-//! into 1.5% fewer bytes (figures for whole runs are in BENCHMARKS.md,
-//! "Strings without a dictionary").
+//! A string column without a dictionary is written
+//! `DELTA_LENGTH_BYTE_ARRAY` (unless the run asks for
+//! [`Encodings::Plain`](super::Encodings)): a page's value lengths first,
+//! bit-packed, then the values' bytes back to back — the encoding the
+//! Parquet specification prefers to `PLAIN` for byte arrays. What matters
+//! most is the compressor: `PLAIN` puts a 4-byte length before each value,
+//! and those mostly-zero bytes give zstd's match finder short repeats to
+//! chase all through the page. On the benchmark's free-text column zstd
+//! level 3 compressed `PLAIN` pages of 300 KiB–1 MiB at about 80 MB/s,
+//! and the same values back to back at about 500 MB/s, into 1.5% fewer
+//! bytes (figures for whole runs are in BENCHMARKS.md, "Strings without a
+//! dictionary").
+//!
+//! A dictionary column's fallback, for a chunk whose dictionary passes
+//! arrow-rs's 1 MiB, stays `PLAIN`: arrow-rs builds the fallback encoder
+//! with the column, used or not, and a delta-length one reserves 1 MiB
+//! for its lengths (see [`DELTA_LENGTHS_RESERVE`](super::DELTA_LENGTHS_RESERVE)).
 //!
 //! Numbers stay `PLAIN`. `DELTA_BINARY_PACKED` made the benchmark's
 //! dataset another 3% smaller and its run about 5% cheaper in user CPU,
