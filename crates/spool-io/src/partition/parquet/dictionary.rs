@@ -35,10 +35,9 @@
 //! most is the compressor: `PLAIN` puts a 4-byte length before each value,
 //! and those mostly-zero bytes give zstd's match finder short repeats to
 //! chase all through the page. On the benchmark's free-text column zstd
-//! level 3 compressed `PLAIN` pages of 300 KiB–1 MiB at about 80 MB/s,
-//! and the same values back to back at about 500 MB/s, into 1.5% fewer
-//! bytes (figures for whole runs are in BENCHMARKS.md, "Strings without a
-//! dictionary").
+//! level 3 compressed 1 MiB pages of `PLAIN` at 78 MB/s, and the same
+//! values back to back at 270 MB/s, 8% smaller (figures for whole runs
+//! are in BENCHMARKS.md, "Strings without a dictionary").
 //!
 //! A dictionary column's fallback, for a chunk whose dictionary passes
 //! arrow-rs's 1 MiB, stays `PLAIN`: arrow-rs builds the fallback encoder
