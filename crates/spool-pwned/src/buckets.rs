@@ -40,7 +40,7 @@ use spool_io::input::with_path;
 
 use crate::compact::{Packing, COMPACT_BYTES, MAX_ENTRY_BYTES};
 use crate::record::{digit, Record, RECORD_BYTES};
-use crate::sort::{sort_uniform, BucketRun};
+use crate::sort::{BucketRun, UniformSort};
 
 /// Bytes of a block: 1020, a quarter of a page, 51 entries of 20 bytes.
 /// Each bucket's last block is partly empty, and the arena is filled block
@@ -322,31 +322,34 @@ impl Buckets {
     /// Bucket `b` gathered from every spill file and the arena, sorted,
     /// in `scratch.sorted`.
     fn sort_bucket(&self, b: usize, scratch: &mut DrainScratch) -> io::Result<()> {
-        self.gather(b, scratch)?;
-        sort_uniform(&scratch.gathered, &mut scratch.sorted, self.bits);
-        Ok(())
-    }
-
-    /// Bucket `b` gathered from every spill file and the arena, as whole
-    /// records in `scratch.gathered`.
-    fn gather(&self, b: usize, scratch: &mut DrainScratch) -> io::Result<()> {
         let spilled: u64 = self.spills.iter().map(|s| s.segments[b].bytes).sum();
         let in_arena: usize = self.arena_pieces(b).map(<[u8]>::len).sum();
-        let out = &mut scratch.gathered;
-        out.clear();
-        out.reserve((spilled as usize + in_arena) / COMPACT_BYTES);
+        let DrainScratch {
+            stream,
+            gathered,
+            sorted,
+            sort,
+        } = scratch;
+        gathered.clear();
+        let expected = (spilled as usize + in_arena) / COMPACT_BYTES;
+        gathered.reserve(expected);
+        // Each record's digit is counted as it is unpacked.
+        sort.begin(expected, self.bits);
+        let mut count = sort.counter();
         // Each spill file holds the bucket's piece as one stream; the
         // arena as a stream in blocks.
         for spill in &self.spills {
             let seg = spill.segments[b];
-            let stream = &mut scratch.stream;
             stream.clear();
             stream.resize(seg.bytes as usize, 0);
             read_exact_at(&spill.file, stream, seg.offset)
                 .map_err(|e| with_path(e, &spill.path))?;
-            self.packing.unpack_pieces(b, [&stream[..]], out);
+            self.packing
+                .unpack_pieces(b, [&stream[..]], gathered, &mut count);
         }
-        self.packing.unpack_pieces(b, self.arena_pieces(b), out);
+        let pieces = self.arena_pieces(b);
+        self.packing.unpack_pieces(b, pieces, gathered, count);
+        sort.finish(gathered, sorted);
         Ok(())
     }
 
@@ -417,6 +420,7 @@ struct DrainScratch {
     gathered: Vec<Record>,
     /// The same in hash order.
     sorted: Vec<Record>,
+    sort: UniformSort,
 }
 
 /// `len` zeroed bytes of anonymous memory (backed by huge pages where the

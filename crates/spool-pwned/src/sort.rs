@@ -7,56 +7,84 @@
 //!   stable counting sort on the top bits), so the arena takes each
 //!   bucket's records as one run instead of one record at a time to a
 //!   different place each;
-//! - [`sort_uniform`] sorts one bucket with one counting pass on the next
-//!   `log2(n)` bits and an insertion sort of each small group: linear time
-//!   in expectation, `O(n log n)` on skewed input (not hashes).
+//! - [`UniformSort`] sorts one bucket with one counting pass on the next
+//!   `log2(n) + 1` bits and one insertion sort: linear time in
+//!   expectation, `O(n log n)` on skewed input (not hashes).
 //!
 //! Both use the one counting sort below. Records and their order are
 //! [`record`](crate::record)'s.
 
 use crate::record::{digit, sort_key, Record, RECORD_BYTES};
 
-/// Stable counting sort of `records` into `out` by [`digit`]; returns where
-/// each digit's group starts (`2^bits + 1` entries, the last is the end).
-fn counting_sort(records: &[Record], out: &mut Vec<Record>, skip: u32, bits: u32) -> Vec<usize> {
-    if bits == 0 {
-        // One group: the records as they are.
-        out.clear();
-        out.extend_from_slice(records);
-        return vec![0, records.len()];
-    }
+/// [`digit`] with a digit of at most 32 bits and `skip + bits <= 64`:
+/// shifts without the checks for 0 and 64 bits (`bits == 0` is digit 0).
+#[inline(always)]
+fn digit_of(r: &Record, skip: u32, bits: u32) -> usize {
+    let top = u64::from_be_bytes(r[..8].try_into().expect("8 bytes"));
+    ((top << skip) >> 1 >> (63 - bits)) as usize
+}
+
+/// Stable counting sort of `records` into `out` by [`digit`], with `at`
+/// as the counts' scratch; returns the largest group's size, and leaves
+/// where each digit's group starts in `at[..2^bits + 1]` (the last is the
+/// end).
+fn counting_sort(
+    records: &[Record],
+    out: &mut Vec<Record>,
+    at: &mut Vec<u32>,
+    skip: u32,
+    bits: u32,
+) -> usize {
     assert!(
-        bits <= 32 && skip + bits <= 64,
+        bits <= 32 && skip + bits <= 64 && skip < 64,
         "a digit of {bits} bits after {skip}"
     );
-    // `digit` with its shifts fixed for the whole pass.
-    let digit = |r: &Record| {
-        let top = u64::from_be_bytes(r[..8].try_into().expect("8 bytes"));
-        ((top << skip) >> (64 - bits)) as usize
-    };
     // One array serves as the counts, the next free place of each group
     // and the returned starts, shifted by one so that no copy is needed:
     // counted at `d + 2`, summed so that `at[d + 1]` is where group `d`
     // starts, advanced through the group while dealing, after which
     // `at[d + 1]` is where it ends, the start of `d + 1`; `at[0]` is 0.
-    let groups = 1 << bits;
-    let mut at = vec![0usize; groups + 2];
+    at.clear();
+    at.resize((1 << bits) + 2, 0);
     for r in records {
-        at[digit(r) + 2] += 1;
+        at[digit_of(r, skip, bits) + 2] += 1;
     }
+    deal_counted(records, out, at, skip, bits)
+}
+
+/// The rest of [`counting_sort`] once `at` holds the counts.
+fn deal_counted(
+    records: &[Record],
+    out: &mut Vec<Record>,
+    at: &mut Vec<u32>,
+    skip: u32,
+    bits: u32,
+) -> usize {
+    assert!(
+        records.len() < u32::MAX as usize,
+        "{} records in one counting sort",
+        records.len()
+    );
+    let mut largest = 0;
     for d in 2..at.len() {
+        largest = largest.max(at[d]);
         at[d] += at[d - 1];
     }
+    assert_eq!(
+        at[at.len() - 1] as usize,
+        records.len(),
+        "records counted and given"
+    );
     // Every slot is written below: only growth needs filling.
     out.truncate(records.len());
     out.resize(records.len(), [0u8; RECORD_BYTES]);
     for r in records {
-        let d = digit(r) + 1;
-        out[at[d]] = *r;
+        let d = digit_of(r, skip, bits) + 1;
+        out[at[d] as usize] = *r;
         at[d] += 1;
     }
-    at.truncate(groups + 1);
-    at
+    at.truncate((1 << bits) + 1);
+    largest as usize
 }
 
 /// Records `start..end` of a batch, all in bucket `bucket`.
@@ -85,7 +113,8 @@ pub fn group_by_bucket(
         .all(|w| sort_key(&w[0]) <= sort_key(&w[1]));
     if !sorted {
         // The counting sort's group starts are the runs.
-        let starts = counting_sort(records, scratch, 0, bits);
+        let mut starts = Vec::new();
+        counting_sort(records, scratch, &mut starts, 0, bits);
         std::mem::swap(records, scratch);
         // A plain loop into a vector sized for every bucket: `collect`
         // on a filter grows it step by step.
@@ -94,8 +123,8 @@ pub fn group_by_bucket(
             if w[0] < w[1] {
                 runs.push(BucketRun {
                     bucket: bucket as u32,
-                    start: w[0] as u32,
-                    end: w[1] as u32,
+                    start: w[0],
+                    end: w[1],
                 });
             }
         }
@@ -117,40 +146,122 @@ pub fn group_by_bucket(
 }
 
 /// Sorts records whose top `skip_bits` bits are all equal and whose next
-/// bits are uniform (hashes): one counting pass on the next `log2(n)` bits
-/// places each record in a group of about one, and each group is then
-/// sorted on its own — linear time in expectation. Skewed input (not
-/// hashes) only makes groups larger; a large group is sorted with
+/// bits are uniform (hashes): one counting pass on the next `log2(n) + 1`
+/// bits leaves groups of under one record on average, already in order
+/// but for the few that hold two or more, and one insertion sort over the
+/// whole array puts those in order — linear time in expectation, since a
+/// record moves only within its group. Skewed input (not hashes) only
+/// makes groups larger; if any group holds more than [`SMALL_GROUP`]
+/// records, each group is sorted on its own instead, a large one with
 /// `sort_unstable`, so the worst case stays `O(n log n)`.
 ///
-/// The sorted records go into `out` (emptied first), so that a caller
-/// sorting bucket after bucket reuses one vector.
-pub fn sort_uniform(records: &[Record], out: &mut Vec<Record>, skip_bits: u32) {
-    let n = records.len();
-    if n < 64 {
-        out.clear();
-        out.extend_from_slice(records);
-        out.sort_unstable_by_key(|r| sort_key(r));
-        return;
+/// A caller that has the records one by one before they are in a slice
+/// counts them as they come ([`begin`](Self::begin),
+/// [`counter`](Self::counter), [`finish`](Self::finish)), saving a pass over
+/// them. The counts' array
+/// is kept from one sort to the next.
+#[derive(Default)]
+pub struct UniformSort {
+    /// Counts, then group starts; see [`counting_sort`].
+    at: Vec<u32>,
+    skip: u32,
+    bits: u32,
+}
+
+impl UniformSort {
+    /// Sorts `records` into `out` (emptied first, so that a caller sorting
+    /// bucket after bucket reuses one vector).
+    #[cfg(test)]
+    pub fn sort(&mut self, records: &[Record], out: &mut Vec<Record>, skip_bits: u32) {
+        self.begin(records.len(), skip_bits);
+        records.iter().for_each(self.counter());
+        self.finish(records, out);
     }
-    let starts = counting_sort(records, out, skip_bits, n.ilog2().min(20));
-    for w in starts.windows(2) {
-        let group = &mut out[w[0]..w[1]];
-        match group.len() {
-            0 | 1 => {}
-            2..=16 => insertion_sort(group),
-            _ => group.sort_unstable_by_key(|r| sort_key(r)),
+
+    /// Starts counting about `expected` records whose top `skip_bits` bits
+    /// are all equal (any estimate sorts correctly; a close one sorts
+    /// fastest).
+    pub fn begin(&mut self, expected: usize, skip_bits: u32) {
+        assert!(skip_bits < 64, "{skip_bits} bits to skip");
+        self.skip = skip_bits;
+        self.bits = if expected < 64 {
+            0
+        } else {
+            (expected.ilog2() + 1).min(20).min(64 - skip_bits)
+        };
+        self.at.clear();
+        self.at.resize((1 << self.bits) + 2, 0);
+    }
+
+    /// What counts one record, before [`finish`](Self::finish) is given
+    /// it: a closure holding the digit's shifts and the counts.
+    #[inline(always)]
+    pub fn counter(&mut self) -> impl FnMut(&Record) + '_ {
+        let (skip, bits, at) = (self.skip, self.bits, &mut self.at[..]);
+        move |r| at[digit_of(r, skip, bits) + 2] += 1
+    }
+
+    /// Sorts `records` — the ones counted since [`begin`](Self::begin), in
+    /// any order — into `out` (emptied first).
+    ///
+    /// # Panics
+    ///
+    /// If `records` are not as many as were counted (64 or more of
+    /// them).
+    pub fn finish(&mut self, records: &[Record], out: &mut Vec<Record>) {
+        if records.len() < 64 {
+            out.clear();
+            out.extend_from_slice(records);
+            out.sort_unstable_by_key(|r| sort_key(r));
+            return;
+        }
+        let largest = deal_counted(records, out, &mut self.at, self.skip, self.bits);
+        if largest <= SMALL_GROUP {
+            insertion_sort(out);
+            return;
+        }
+        for w in self.at.windows(2) {
+            let group = &mut out[w[0] as usize..w[1] as usize];
+            match group.len() {
+                0 | 1 => {}
+                2..=SMALL_GROUP => insertion_sort(group),
+                _ => group.sort_unstable_by_key(|r| sort_key(r)),
+            }
         }
     }
 }
 
+/// The largest group [`UniformSort`] leaves to an insertion sort.
+const SMALL_GROUP: usize = 16;
+
+/// Sorts `v` by moving each record back past the larger ones before it:
+/// where `v` is nearly sorted, as a counting sort leaves it, most records
+/// cost one compare of their leading eight bytes.
 fn insertion_sort(v: &mut [Record]) {
+    let lead = |r: &Record| u64::from_be_bytes(r[..8].try_into().expect("8 bytes"));
+    // Invariant: `v[..i]` is sorted, and `last` is the lead of `v[i - 1]`,
+    // its largest record (a smaller record moving before it keeps it so).
+    let Some(first) = v.first() else {
+        return;
+    };
+    let mut last = lead(first);
     for i in 1..v.len() {
+        let next = lead(&v[i]);
+        if next > last {
+            last = next;
+            continue;
+        }
+        let key = sort_key(&v[i]);
+        if next == last && key >= sort_key(&v[i - 1]) {
+            continue;
+        }
+        let r = v[i];
         let mut j = i;
-        while j > 0 && sort_key(&v[j - 1]) > sort_key(&v[j]) {
-            v.swap(j - 1, j);
+        while j > 0 && sort_key(&v[j - 1]) > key {
+            v[j] = v[j - 1];
             j -= 1;
         }
+        v[j] = r;
     }
 }
 
@@ -158,6 +269,51 @@ fn insertion_sort(v: &mut [Record]) {
 pub(crate) mod tests {
     use super::*;
     use crate::record::record;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any records under a common prefix, given whole or counted one
+        /// by one with any estimate, sort like `sort_by_key`: uniform
+        /// leading bytes, many of them shared (ties past the first eight
+        /// bytes in small groups), or few leads (large groups).
+        #[test]
+        fn sorts_like_a_comparison_sort(
+            raw in proptest::collection::vec((0u64..200, any::<[u8; 12]>(), any::<u32>()), 0..400),
+            few_leads: bool,
+            skip in 0u32..16,
+            estimate in 0usize..1000,
+        ) {
+            let input: Vec<Record> = raw
+                .iter()
+                .map(|(lead, rest, count)| {
+                    let lead = if few_leads {
+                        (lead % 4) << 40
+                    } else {
+                        lead.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                    };
+                    let mut k = [0u8; 20];
+                    // The top `skip` bits are zero.
+                    k[..8].copy_from_slice(&(lead >> skip).to_be_bytes());
+                    k[8..].copy_from_slice(rest);
+                    record(&k, *count)
+                })
+                .collect();
+            let mut want = input.clone();
+            want.sort_by_key(|r| sort_key(r));
+            let keys = |v: &[Record]| v.iter().map(|r| sort_key(r)).collect::<Vec<_>>();
+            let mut sort = UniformSort::default();
+            let mut got = vec![[7u8; RECORD_BYTES]; 5];
+            sort.sort(&input, &mut got, skip);
+            prop_assert_eq!(keys(&got), keys(&want));
+            sort.begin(estimate, skip);
+            input.iter().for_each(sort.counter());
+            sort.finish(&input, &mut got);
+            prop_assert_eq!(keys(&got), keys(&want));
+            got.sort();
+            want.sort();
+            prop_assert_eq!(got, want, "the same records");
+        }
+    }
 
     /// A cheap well-mixed key: two multiplicative hashes.
     pub(crate) fn key_of(i: u64) -> [u8; 20] {
@@ -193,7 +349,7 @@ pub(crate) mod tests {
                 .collect();
             for input in [uniform, skewed] {
                 let mut got = vec![[9u8; RECORD_BYTES]; 3];
-                sort_uniform(&input, &mut got, 4);
+                UniformSort::default().sort(&input, &mut got, 4);
                 let mut want = input.clone();
                 want.sort_by_key(|r| sort_key(r));
                 let keys = |v: &[Record]| v.iter().map(|r| sort_key(r)).collect::<Vec<_>>();

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use crate::body::BodyWriter;
 use crate::format::{self, Header, Layout, BLOCK_SHIFT, FANOUT_ENTRIES, PREFIX_BITS, PREFIX_BYTES};
-use crate::record::{self, sort_key, MergeCounts, Record, SortKey, HASH_BYTES};
+use crate::record::{self, sort_key, Record, SortKey, HASH_BYTES, RECORD_BYTES};
 use crate::HashKind;
 
 /// Buffer for reading records back.
@@ -165,6 +165,10 @@ pub(crate) struct EncodedRun {
     pub duplicates: u64,
 }
 
+/// Bytes of a record's index form for the longest hash (SHA-1): the hash
+/// after its prefix bytes, and the count.
+const ENCODED_MOST: usize = RECORD_BYTES - PREFIX_BYTES;
+
 impl EncodedRun {
     /// Encodes `sorted` (in hash order; equal hashes adjacent) for an index
     /// of `kind`, into `bytes` (emptied first: a vector handed back by
@@ -172,7 +176,7 @@ impl EncodedRun {
     pub fn new(sorted: &[Record], kind: HashKind, mut bytes: Vec<u8>) -> Self {
         // Sized up front (zero-filled only where it grows), so that each
         // record is a copy of a fixed size, not a call to `memcpy`.
-        let most = sorted.len() * (HASH_BYTES - PREFIX_BYTES + 4);
+        let most = sorted.len() * ENCODED_MOST;
         if bytes.len() < most {
             bytes.resize(most, 0);
         }
@@ -187,17 +191,10 @@ impl EncodedRun {
             total: 0,
             duplicates: 0,
         };
-        let key_len = kind.byte_len();
-        let mut merge = MergeCounts::default();
-        for r in sorted {
-            if let Some(done) = merge.push(r) {
-                run.encode(&done, key_len);
-            }
-        }
-        if let Some(done) = merge.finish() {
-            run.encode(&done, key_len);
-        }
-        run.duplicates = merge.duplicates;
+        let suffix = kind.byte_len() - PREFIX_BYTES;
+        let encoded = encode_merged(sorted, suffix, &mut run.bytes, &mut run.prefixes);
+        (run.len, run.total, run.duplicates) = encoded;
+        run.records = run.prefixes.iter().map(|p| p.1).sum();
         run.crc.update(&run.bytes[..run.len]);
         run
     }
@@ -206,30 +203,59 @@ impl EncodedRun {
     pub fn into_bytes(self) -> Vec<u8> {
         self.bytes
     }
+}
 
-    /// Appends one distinct record's index form: its hash after the
-    /// prefix bytes, then its count.
-    #[inline]
-    fn encode(&mut self, r: &Record, key_len: usize) {
-        let prefix = u16::from_be_bytes([r[0], r[1]]);
-        match self.prefixes.last_mut() {
-            Some((p, n)) if *p == prefix => *n += 1,
-            _ => self.prefixes.push((prefix, 1)),
+/// Encodes `sorted` (equal hashes adjacent) into `bytes` (room for
+/// [`ENCODED_MOST`] bytes per record) as index records of `suffix` hash
+/// bytes and a count, the counts of equal hashes added up as
+/// [`MergeCounts`](record::MergeCounts) does; appends the records per
+/// prefix to `prefixes`. Returns the bytes written, the sum of the counts
+/// and the records merged into an equal hash before them.
+///
+/// One loop with its state in locals: the hot loop of the final phase.
+fn encode_merged(
+    sorted: &[Record],
+    suffix: usize,
+    bytes: &mut [u8],
+    prefixes: &mut Vec<(u16, u64)>,
+) -> (usize, u64, u64) {
+    let lead = |r: &Record| u64::from_ne_bytes(r[..8].try_into().expect("8 bytes"));
+    let prefix_of = |r: &Record| u16::from_be_bytes([r[0], r[1]]);
+    let (mut at, mut total, mut duplicates) = (0, 0u64, 0u64);
+    let Some(first) = sorted.first() else {
+        return (0, 0, 0);
+    };
+    let (mut prefix, mut in_prefix) = (prefix_of(first), 0u64);
+    let mut i = 0;
+    while let Some(r) = sorted.get(i) {
+        let mut n = record::count(r);
+        i += 1;
+        while let Some(next) = sorted.get(i) {
+            if lead(next) != lead(r) || next[..HASH_BYTES] != r[..HASH_BYTES] {
+                break;
+            }
+            n = n.saturating_add(record::count(next));
+            duplicates += 1;
+            i += 1;
         }
-        // Fixed-size copies (the longest form, cut back for a shorter
-        // hash) instead of two copies of run-time length per record.
-        let mut out = [0u8; HASH_BYTES - PREFIX_BYTES + 4];
-        let suffix = key_len - PREFIX_BYTES;
-        out[..HASH_BYTES - PREFIX_BYTES].copy_from_slice(&r[PREFIX_BYTES..HASH_BYTES]);
-        out[suffix..suffix + 4].copy_from_slice(&r[HASH_BYTES..]);
-        // A whole longest form always fits (see `new`); a shorter one is
-        // cut back by the length.
-        let at = self.len;
-        self.bytes[at..at + out.len()].copy_from_slice(&out);
-        self.len = at + suffix + 4;
-        self.records += 1;
-        self.total += u64::from(record::count(r));
+        if prefix_of(r) != prefix {
+            prefixes.push((prefix, in_prefix));
+            (prefix, in_prefix) = (prefix_of(r), 0);
+        }
+        in_prefix += 1;
+        // The hash after its prefix, then the count: one copy of a fixed
+        // size (a shorter hash's record runs over; the next one overwrites
+        // it), then the merged count in its place.
+        let out: &mut [u8; ENCODED_MOST] = (&mut bytes[at..at + ENCODED_MOST])
+            .try_into()
+            .expect("room for the longest form");
+        *out = r[PREFIX_BYTES..].try_into().expect("22 bytes");
+        out[suffix..suffix + 4].copy_from_slice(&n.to_le_bytes());
+        at += suffix + 4;
+        total += u64::from(n);
     }
+    prefixes.push((prefix, in_prefix));
+    (at, total, duplicates)
 }
 
 impl IndexWriter {
@@ -252,5 +278,59 @@ impl IndexWriter {
         self.total += run.total;
         self.last = run.last;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{record, MergeCounts};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Against `MergeCounts` and the record format written out field
+        /// by field: equal hashes merged, prefixes counted, both hash
+        /// lengths.
+        #[test]
+        fn encodes_like_merged_records_written_one_by_one(
+            mut raw in proptest::collection::vec((0u16..6, 0u8..3, any::<u32>()), 0..200),
+            ntlm: bool,
+        ) {
+            let kind = if ntlm { HashKind::Ntlm } else { HashKind::Sha1 };
+            let len = kind.byte_len();
+            raw.sort();
+            let sorted: Vec<Record> = raw
+                .iter()
+                .map(|&(prefix, rest, count)| {
+                    let mut k = [0u8; 20];
+                    k[..2].copy_from_slice(&prefix.to_be_bytes());
+                    k[2] = rest;
+                    k[len - 1] = rest ^ 0x5A;
+                    record(&k, count)
+                })
+                .collect();
+            let mut merge = MergeCounts::default();
+            let mut merged: Vec<Record> = sorted.iter().filter_map(|r| merge.push(r)).collect();
+            merged.extend(merge.finish());
+            let mut want = Vec::new();
+            let mut want_prefixes: Vec<(u16, u64)> = Vec::new();
+            for r in &merged {
+                want.extend_from_slice(&r[PREFIX_BYTES..len]);
+                want.extend_from_slice(&record::count(r).to_le_bytes());
+                let p = u16::from_be_bytes([r[0], r[1]]);
+                match want_prefixes.last_mut() {
+                    Some((q, n)) if *q == p => *n += 1,
+                    _ => want_prefixes.push((p, 1)),
+                }
+            }
+            let run = EncodedRun::new(&sorted, kind, vec![1, 2, 3]);
+            prop_assert_eq!(&run.bytes[..run.len], &want[..]);
+            prop_assert_eq!(&run.prefixes, &want_prefixes);
+            prop_assert_eq!(run.records, merged.len() as u64);
+            prop_assert_eq!(run.duplicates, merge.duplicates);
+            let total: u64 = merged.iter().map(|r| u64::from(record::count(r))).sum();
+            prop_assert_eq!(run.total, total);
+            prop_assert_eq!(run.crc.clone().finalize(), crc32fast::hash(&want));
+        }
     }
 }
