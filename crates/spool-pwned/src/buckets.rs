@@ -384,7 +384,8 @@ impl Buckets {
     /// Sorts every bucket on `threads` worker threads, turns each into a
     /// `T` there with `finish`, and calls `emit` with them in hash order
     /// (equal hashes are adjacent within a bucket, never across buckets).
-    /// At most two buckets per worker are in flight.
+    /// At most three buckets per worker are in flight (two done and
+    /// waiting, one being sorted), and one more being written.
     ///
     /// # Errors
     ///
@@ -393,18 +394,18 @@ impl Buckets {
         &mut self,
         threads: usize,
         finish: impl Fn(&[Record]) -> T + Sync,
-        mut emit: impl FnMut(T) -> io::Result<()>,
+        emit: impl FnMut(T) -> io::Result<()>,
     ) -> io::Result<()> {
         let this = &*self;
-        crate::ordered::for_each_ordered(
-            (0..self.buckets()).map(Ok),
-            threads.clamp(1, this.buckets()),
+        crate::ordered::for_each_index_ordered(
+            self.buckets(),
+            threads,
             DrainScratch::default,
             |b, scratch| -> io::Result<T> {
                 this.sort_bucket(b, scratch)?;
                 Ok(finish(&scratch.sorted))
             },
-            |bucket| emit(bucket?),
+            emit,
         )
     }
 }

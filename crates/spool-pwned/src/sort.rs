@@ -16,12 +16,13 @@
 
 use crate::record::{digit, sort_key, Record, RECORD_BYTES};
 
-/// [`digit`] with a digit of at most 32 bits and `skip + bits <= 64`:
-/// shifts without the checks for 0 and 64 bits (`bits == 0` is digit 0).
+/// [`digit`] with a digit of at most 32 bits and `skip + bits <= 64`: one
+/// shift and a mask (a shift by 64 wraps to 0, masked to nothing when
+/// `bits` is 0).
 #[inline(always)]
 fn digit_of(r: &Record, skip: u32, bits: u32) -> usize {
     let top = u64::from_be_bytes(r[..8].try_into().expect("8 bytes"));
-    ((top << skip) >> 1 >> (63 - bits)) as usize
+    (top.wrapping_shr(64 - skip - bits) & ((1u64 << bits) - 1)) as usize
 }
 
 /// Stable counting sort of `records` into `out` by [`digit`], with `at`
