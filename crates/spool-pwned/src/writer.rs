@@ -211,21 +211,36 @@ impl EncodedRun {
 /// [`MergeCounts`](record::MergeCounts) does; appends the records per
 /// prefix to `prefixes`. Returns the bytes written, the sum of the counts
 /// and the records merged into an equal hash before them.
-///
-/// One loop with its state in locals: the hot loop of the final phase.
 fn encode_merged(
     sorted: &[Record],
     suffix: usize,
     bytes: &mut [u8],
     prefixes: &mut Vec<(u16, u64)>,
 ) -> (usize, u64, u64) {
+    // The suffix a constant in each copy of the loop: fewer values live
+    // in it, none of them spilled to the stack.
+    match suffix {
+        18 => encode_merged_of::<18>(sorted, bytes, prefixes),
+        14 => encode_merged_of::<14>(sorted, bytes, prefixes),
+        _ => unreachable!("a hash suffix of {suffix} bytes"),
+    }
+}
+
+/// [`encode_merged`] for hashes of `SUFFIX` bytes after the prefix: the
+/// hot loop of the final phase.
+fn encode_merged_of<const SUFFIX: usize>(
+    sorted: &[Record],
+    bytes: &mut [u8],
+    prefixes: &mut Vec<(u16, u64)>,
+) -> (usize, u64, u64) {
     let lead = |r: &Record| u64::from_ne_bytes(r[..8].try_into().expect("8 bytes"));
     let prefix_of = |r: &Record| u16::from_be_bytes([r[0], r[1]]);
-    let (mut at, mut total, mut duplicates) = (0, 0u64, 0u64);
     let Some(first) = sorted.first() else {
         return (0, 0, 0);
     };
-    let (mut prefix, mut in_prefix) = (prefix_of(first), 0u64);
+    // Records written so far, and where the current prefix's began.
+    let (mut written, mut prefix_start, mut prefix) = (0u64, 0u64, prefix_of(first));
+    let mut total = 0u64;
     let mut i = 0;
     while let Some(r) = sorted.get(i) {
         let mut n = record::count(r);
@@ -235,27 +250,27 @@ fn encode_merged(
                 break;
             }
             n = n.saturating_add(record::count(next));
-            duplicates += 1;
             i += 1;
         }
         if prefix_of(r) != prefix {
-            prefixes.push((prefix, in_prefix));
-            (prefix, in_prefix) = (prefix_of(r), 0);
+            prefixes.push((prefix, written - prefix_start));
+            (prefix, prefix_start) = (prefix_of(r), written);
         }
-        in_prefix += 1;
         // The hash after its prefix, then the count: one copy of a fixed
         // size (a shorter hash's record runs over; the next one overwrites
         // it), then the merged count in its place.
+        let at = written as usize * (SUFFIX + 4);
         let out: &mut [u8; ENCODED_MOST] = (&mut bytes[at..at + ENCODED_MOST])
             .try_into()
             .expect("room for the longest form");
         *out = r[PREFIX_BYTES..].try_into().expect("22 bytes");
-        out[suffix..suffix + 4].copy_from_slice(&n.to_le_bytes());
-        at += suffix + 4;
+        out[SUFFIX..SUFFIX + 4].copy_from_slice(&n.to_le_bytes());
+        written += 1;
         total += u64::from(n);
     }
-    prefixes.push((prefix, in_prefix));
-    (at, total, duplicates)
+    prefixes.push((prefix, written - prefix_start));
+    let duplicates = sorted.len() as u64 - written;
+    (written as usize * (SUFFIX + 4), total, duplicates)
 }
 
 impl IndexWriter {
