@@ -70,12 +70,15 @@ pub struct Buckets {
     bits: u32,
     packing: Packing,
     /// An anonymous map: zeroed pages that the kernel provides only when
-    /// written, in 2 MiB huge pages where it can. Pushes write to as many
-    /// places as there are buckets; with 4 KiB pages nearly every push
-    /// missed the TLB.
+    /// written, faulted in ahead of the blocks handed out, in huge pages
+    /// while they come quickly (see [`SLOW_HUGE_PAGE`]).
     arena: memmap2::MmapMut,
     /// Blocks handed out from the arena so far.
     used: usize,
+    /// Bytes at the arena's front faulted in so far.
+    populated: usize,
+    /// Whether the arena's next stretch is faulted in as a huge page.
+    huge: bool,
     /// Each bucket's blocks in the arena, in order.
     lists: Vec<Vec<u32>>,
     /// Where each bucket's next record goes in the arena (a byte offset),
@@ -105,6 +108,8 @@ impl Buckets {
             packing: Packing::new(hash_bytes, bits),
             arena: anonymous(blocks * BLOCK_BYTES)?,
             used: 0,
+            populated: 0,
+            huge: true,
             lists: vec![Vec::new(); buckets],
             cursor: vec![0; buckets],
             block_end: vec![0; buckets],
@@ -261,6 +266,34 @@ impl Buckets {
         self.cursor[b] = self.used * BLOCK_BYTES;
         self.block_end[b] = self.cursor[b] + BLOCK_BYTES;
         self.used += 1;
+        if self.block_end[b] > self.populated {
+            self.populate_ahead();
+        }
+    }
+
+    /// Faults in the next stretch of the arena in one call instead of one
+    /// page fault per page as records first land there: a huge page while
+    /// they come quickly, else [`POPULATE_AHEAD`] bytes of small pages
+    /// (see [`SLOW_HUGE_PAGE`]). Hints: where the kernel does not take
+    /// them, the pages fault in as they are written.
+    #[cold]
+    fn populate_ahead(&mut self) {
+        let step = if self.huge { HUGE_PAGE } else { POPULATE_AHEAD };
+        let len = step.min(self.arena.len() - self.populated);
+        #[cfg(target_os = "linux")]
+        {
+            use memmap2::Advice;
+            let started = std::time::Instant::now();
+            let _ = (self.arena).advise_range(Advice::PopulateWrite, self.populated, len);
+            if self.huge && started.elapsed() > SLOW_HUGE_PAGE {
+                // The rest of the arena in small pages.
+                self.huge = false;
+                let rest = self.populated + len;
+                let _ =
+                    (self.arena).advise_range(Advice::NoHugePage, rest, self.arena.len() - rest);
+            }
+        }
+        self.populated += len;
     }
 
     /// The records of bucket `b` that are in the arena, block by block, as
@@ -424,8 +457,35 @@ struct DrainScratch {
     sort: UniformSort,
 }
 
-/// `len` zeroed bytes of anonymous memory (backed by huge pages where the
-/// kernel allows; a failed hint is ignored).
+/// Bytes of the arena faulted in at a time in small pages, ahead of the
+/// blocks handed out: the peak memory is at most this much above what the
+/// records take.
+const POPULATE_AHEAD: usize = 512 << 10;
+
+/// A transparent huge page (x86-64, and the arena's stretches while it is
+/// backed by them).
+const HUGE_PAGE: usize = 2 << 20;
+
+/// How long faulting in one huge page may take before the rest of the
+/// arena goes to small pages.
+///
+/// A huge page is the cheaper page where the memory is the machine's own:
+/// one fault and one TLB entry for 512 small pages (the 4096 buckets'
+/// write positions missed the TLB on nearly every record with small
+/// pages, measured on an earlier layout). On a VM whose free memory the
+/// host takes back (free page reporting: Firecracker, QEMU's balloon), a
+/// huge page from such memory costs the host's faults on all of it.
+/// Faulting in 2 MiB at a time on the benchmark machine, a fresh process:
+/// 0.2–0.4 ms per huge page while the guest's own free memory lasts, then
+/// 6–13 ms each, against 0.9–1.9 ms in small pages whatever memory they
+/// came from — so a build's system time was 0.2 s or 1.4 s by chance.
+/// The first slow one ends the huge pages (BENCHMARKS.md, "Huge pages
+/// while they are cheap").
+const SLOW_HUGE_PAGE: std::time::Duration = std::time::Duration::from_millis(3);
+
+/// `len` zeroed bytes of anonymous memory, in huge pages where the kernel
+/// allows (a failed hint is ignored), faulted in as written or as
+/// [`Buckets::populate_ahead`] asks.
 ///
 /// # Errors
 ///
@@ -438,8 +498,6 @@ fn anonymous(len: usize) -> io::Result<memmap2::MmapMut> {
             format!("cannot reserve {len} bytes of memory for sorting: {e}"),
         )
     })?;
-    #[cfg(target_os = "linux")]
-    let _ = map.advise(memmap2::Advice::HugePage);
     Ok(map)
 }
 
