@@ -673,4 +673,24 @@ mod tests {
         let b = Buckets::new(0, 20, PathBuf::from("unused")).unwrap();
         assert_eq!(b.buckets(), 1);
     }
+
+    #[test]
+    fn the_arena_is_faulted_in_ahead_of_the_blocks_in_use() {
+        for huge in [true, false] {
+            let mut b = Buckets::new(64 << 20, 20, PathBuf::from("unused")).unwrap();
+            b.huge = huge;
+            let mut ahead = 0;
+            for i in 0..200_000u64 {
+                b.push(record(&key_of(i), 1)).unwrap();
+                let in_use = b.used * BLOCK_BYTES;
+                assert!(b.populated >= in_use && b.populated <= b.arena.len());
+                ahead = ahead.max(b.populated - in_use);
+            }
+            // Never more than one step ahead of the blocks handed out
+            // (a huge page's, unless they were slow and were given up).
+            let step = if huge { HUGE_PAGE } else { POPULATE_AHEAD };
+            assert!(ahead <= step + BLOCK_BYTES, "{ahead}");
+            assert_eq!(b.spills(), 0);
+        }
+    }
 }
