@@ -476,11 +476,11 @@ const HUGE_PAGE: usize = 2 << 20;
 /// host takes back (free page reporting: Firecracker, QEMU's balloon), a
 /// huge page from such memory costs the host's faults on all of it.
 /// Faulting in 2 MiB at a time on the benchmark machine, a fresh process:
-/// 0.2–0.4 ms per huge page while the guest's own free memory lasts, then
-/// 6–13 ms each, against 0.9–1.9 ms in small pages whatever memory they
+/// 0.2–0.5 ms per huge page while the guest's own free memory lasts, then
+/// 5.5–13 ms each, against 0.9–1.9 ms in small pages whatever memory they
 /// came from — so a build's system time was 0.2 s or 1.4 s by chance.
-/// The first slow one ends the huge pages (BENCHMARKS.md, "Huge pages
-/// while they are cheap").
+/// The first slow one ends the huge pages (BENCHMARKS.md, "Fewer passes
+/// per bucket; huge pages only while they are cheap").
 const SLOW_HUGE_PAGE: std::time::Duration = std::time::Duration::from_millis(3);
 
 /// `len` zeroed bytes of anonymous memory, in huge pages where the kernel
