@@ -498,6 +498,8 @@ fn anonymous(len: usize) -> io::Result<memmap2::MmapMut> {
             format!("cannot reserve {len} bytes of memory for sorting: {e}"),
         )
     })?;
+    #[cfg(target_os = "linux")]
+    let _ = map.advise(memmap2::Advice::HugePage);
     Ok(map)
 }
 
