@@ -158,9 +158,8 @@ pub fn group_by_bucket(
 ///
 /// A caller that has the records one by one before they are in a slice
 /// counts them as they come ([`begin`](Self::begin),
-/// [`counter`](Self::counter), [`finish`](Self::finish)), saving a pass over
-/// them. The counts' array
-/// is kept from one sort to the next.
+/// [`counter`](Self::counter), [`finish`](Self::finish)), saving a pass
+/// over them. The counts' array is kept from one sort to the next.
 #[derive(Default)]
 pub struct UniformSort {
     /// Counts, then group starts; see [`counting_sort`].
