@@ -62,8 +62,9 @@ pub fn digit(r: &Record, skip: u32, bits: u32) -> usize {
 
 /// Adds up the counts of equal hashes as records arrive in hash order:
 /// each distinct hash comes out once, with the sum of its counts
-/// (saturating at `u32::MAX`, the most the index format stores). Both the
-/// streaming build and the sorted buckets merge through it.
+/// (saturating at `u32::MAX`, the most the index format stores). The
+/// streaming build merges through it; the encoding of a sorted bucket
+/// (`writer.rs`) does the same in its own loop, tested against it.
 #[derive(Clone, Debug, Default)]
 pub struct MergeCounts {
     pending: Option<Record>,
