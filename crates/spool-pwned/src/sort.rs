@@ -16,15 +16,6 @@
 
 use crate::record::{digit, sort_key, Record, RECORD_BYTES};
 
-/// [`digit`] with a digit of at most 32 bits and `skip + bits <= 64`: one
-/// shift and a mask (a shift by 64 wraps to 0, masked to nothing when
-/// `bits` is 0).
-#[inline(always)]
-fn digit_of(r: &Record, skip: u32, bits: u32) -> usize {
-    let top = u64::from_be_bytes(r[..8].try_into().expect("8 bytes"));
-    (top.wrapping_shr(64 - skip - bits) & ((1u64 << bits) - 1)) as usize
-}
-
 /// Stable counting sort of `records` into `out` by [`digit`], with `at`
 /// as the counts' scratch; returns the largest group's size, and leaves
 /// where each digit's group starts in `at[..2^bits + 1]` (the last is the
@@ -48,7 +39,7 @@ fn counting_sort(
     at.clear();
     at.resize((1 << bits) + 2, 0);
     for r in records {
-        at[digit_of(r, skip, bits) + 2] += 1;
+        at[digit(r, skip, bits) + 2] += 1;
     }
     deal_counted(records, out, at, skip, bits)
 }
@@ -80,7 +71,7 @@ fn deal_counted(
     out.truncate(records.len());
     out.resize(records.len(), [0u8; RECORD_BYTES]);
     for r in records {
-        let d = digit_of(r, skip, bits) + 1;
+        let d = digit(r, skip, bits) + 1;
         out[at[d] as usize] = *r;
         at[d] += 1;
     }
@@ -198,7 +189,7 @@ impl UniformSort {
     #[inline(always)]
     pub fn counter(&mut self) -> impl FnMut(&Record) + '_ {
         let (skip, bits, at) = (self.skip, self.bits, &mut self.at[..]);
-        move |r| at[digit_of(r, skip, bits) + 2] += 1
+        move |r| at[digit(r, skip, bits) + 2] += 1
     }
 
     /// Sorts `records` — the ones counted since [`begin`](Self::begin), in
