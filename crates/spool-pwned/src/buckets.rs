@@ -388,7 +388,7 @@ impl Buckets {
 
     /// Bytes the final phase holds at once with `threads` workers, as
     /// measured: per worker about eight buckets' worth (one gathered, its
-    /// sorted copy and encoding, two encodings waiting in its channel, and
+    /// sorted copy and encoding, two encodings waiting their turn, and
     /// what its allocator keeps), plus the bucket being written; buckets of
     /// uniform hashes vary by a few percent.
     pub fn drain_memory(&self, threads: usize) -> usize {
@@ -416,7 +416,9 @@ impl Buckets {
 
     /// Sorts every bucket on `threads` worker threads, turns each into a
     /// `T` there with `finish`, and calls `emit` with them in hash order
-    /// (equal hashes are adjacent within a bucket, never across buckets).
+    /// (equal hashes are adjacent within a bucket, never across buckets),
+    /// on whichever worker has the next bucket in order (see
+    /// [`for_each_index_ordered`](crate::ordered::for_each_index_ordered)).
     /// At most three buckets per worker are in flight (two done and
     /// waiting, one being sorted), and one more being written.
     ///
@@ -427,7 +429,7 @@ impl Buckets {
         &mut self,
         threads: usize,
         finish: impl Fn(&[Record]) -> T + Sync,
-        emit: impl FnMut(T) -> io::Result<()>,
+        emit: impl FnMut(T) -> io::Result<()> + Send,
     ) -> io::Result<()> {
         let this = &*self;
         crate::ordered::for_each_index_ordered(

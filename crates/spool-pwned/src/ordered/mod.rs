@@ -7,11 +7,19 @@
 //! order — so that hash-ordered input is recognised as such and the first
 //! malformed line reported is the first in the file.
 //!
-//! Item `i` goes to worker `i % workers` and its result is taken from that
-//! worker's channel, so order needs no reorder buffer; at most `2 *
-//! workers` items are in flight.
+//! [`for_each_ordered`] hands item `i` to worker `i % workers` and takes
+//! its result from that worker's channel, so order needs no reorder
+//! buffer; at most `2 * workers` items are in flight.
+//! [`for_each_index_ordered`], whose items need no producing, has no
+//! thread that only waits: the calling thread is a worker, and the worker
+//! that finishes the next result in order consumes it (see [`emitter`]).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
+
+use emitter::Emitter;
+
+mod emitter;
 
 /// Runs `work` on every item of `items` on `workers` threads (each with a
 /// scratch value from `scratch`, kept across its items) and calls
@@ -81,66 +89,84 @@ where
     })
 }
 
+/// Results of [`for_each_index_ordered`] that may wait to be consumed,
+/// per worker.
+const DEPTH_PER_WORKER: usize = 2;
+
 /// Runs `work` on items `0..items` on `workers` threads and calls
 /// `consume` with the results in item order, like [`for_each_ordered`]
-/// for items that need no producing: item `i` is worker `i % workers`'s,
-/// known up front, so no item is handed over. A worker sleeps only when
-/// its results wait unconsumed (at most two of them), the caller only
-/// when the next result is not ready: no wake-up for a hand-over (the
-/// index build's drain of 4096 buckets, 10M lines: 6,000–6,200 context
-/// switches a build before, 5,550–5,800 after). Stops early when `work`
-/// or `consume` returns an error.
+/// for items that need no producing: a free worker takes the next item
+/// number from a counter, so no item is handed over, and the calling
+/// thread is one of the workers.
+///
+/// There is no consuming thread either: whichever worker parks the next
+/// result in order consumes it, and any parked after it, while the others
+/// go on working (see [`Emitter`]). A worker sleeps only when its item is
+/// `DEPTH_PER_WORKER * workers` ahead of the next to be consumed (the
+/// consumer is slower, e.g. waiting for a disk), or for the moment another
+/// one holds the lock to park. On the index build's drain (4096 buckets,
+/// 10M lines, 2 cores) a third thread that waited for each bucket, with
+/// item `i` fixed to worker `i % workers`, took 6,300–7,800 context
+/// switches a build; this takes 3,500–3,750 (see BENCHMARKS.md). Stops
+/// early when `work` or `consume` returns an error: results before it are
+/// consumed, none after it.
 ///
 /// # Errors
 ///
-/// The first error from `work` or `consume`, or an error if a worker
-/// panicked.
+/// The first error from `work` or `consume`, in item order.
+///
+/// # Panics
+///
+/// If `work` or `consume` panicked (the other workers stop first).
 pub fn for_each_index_ordered<R, S, E>(
     items: usize,
     workers: usize,
     scratch: impl Fn() -> S + Sync,
     work: impl Fn(usize, &mut S) -> Result<R, E> + Sync,
-    mut consume: impl FnMut(R) -> Result<(), E>,
+    consume: impl FnMut(R) -> Result<(), E> + Send,
 ) -> Result<(), E>
 where
     R: Send,
-    E: Send + From<std::io::Error>,
+    E: Send,
 {
     let workers = workers.clamp(1, items.max(1));
+    let emitter = Emitter::new(DEPTH_PER_WORKER * workers, consume);
+    let taken = AtomicUsize::new(0);
+    let run = || {
+        // Stops the others if this worker panics (they would wait for
+        // its result forever).
+        let _guard = emitter.stop_on_unwind();
+        let mut s = scratch();
+        loop {
+            let i = taken.fetch_add(1, Ordering::Relaxed);
+            if i >= items || !emitter.wait_for_room(i) {
+                return;
+            }
+            emitter.park(i, work(i, &mut s));
+        }
+    };
     std::thread::scope(|scope| {
-        let mut outputs: Vec<Receiver<Result<R, E>>> = Vec::with_capacity(workers);
-        for w in 0..workers {
-            let (out_tx, out_rx) = mpsc::sync_channel::<Result<R, E>>(2);
-            let (scratch, work) = (&scratch, &work);
-            scope.spawn(move || {
-                let mut s = scratch();
-                for i in (w..items).step_by(workers) {
-                    let result = work(i, &mut s);
-                    let failed = result.is_err();
-                    // A closed channel: the caller stopped early.
-                    if out_tx.send(result).is_err() || failed {
-                        return;
-                    }
-                }
-            });
-            outputs.push(out_rx);
+        for _ in 1..workers {
+            scope.spawn(run);
         }
-        for i in 0..items {
-            let result = outputs[i % workers]
-                .recv()
-                .map_err(|_| std::io::Error::other("a sorting thread stopped"))?;
-            consume(result?)?;
-        }
-        Ok(())
-        // Returning (also early, on an error) drops the receivers, which
-        // ends the workers at their next send; the scope then joins them.
-    })
+        run();
+    });
+    emitter.finish()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io;
+
+    /// A consumer that fails on the result 10.
+    fn consumer_stopping_at_10<T: PartialEq + From<u8>>(result: T) -> io::Result<()> {
+        if result == T::from(10) {
+            Err(io::Error::other("consumer stops at 10"))
+        } else {
+            Ok(())
+        }
+    }
 
     #[test]
     fn results_come_back_in_order() {
@@ -218,16 +244,69 @@ mod tests {
             2,
             || (),
             |i, _| Ok::<_, io::Error>(i),
-            |i| {
-                if i == 10 {
-                    Err(io::Error::other("consumer stops at 10"))
-                } else {
-                    Ok(())
-                }
-            },
+            consumer_stopping_at_10,
         )
         .unwrap_err();
         assert_eq!(err.to_string(), "consumer stops at 10");
+    }
+
+    #[test]
+    fn indexed_results_wait_in_a_bounded_ring() {
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        for workers in [1, 2, 3] {
+            // Results made and not yet consumed: at most the ring's
+            // `DEPTH_PER_WORKER * workers`, and the one being consumed.
+            let (alive, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+            for_each_index_ordered::<_, _, io::Error>(
+                300,
+                workers,
+                || (),
+                |i, _| {
+                    // Item 0 of each 50 is slow: the others run ahead.
+                    let slow = if i % 50 == 0 { 2000 } else { 10 };
+                    std::thread::sleep(std::time::Duration::from_micros(slow));
+                    most.fetch_max(alive.fetch_add(1, SeqCst) + 1, SeqCst);
+                    Ok(i)
+                },
+                |_| {
+                    alive.fetch_sub(1, SeqCst);
+                    Ok(())
+                },
+            )
+            .unwrap();
+            let most = most.load(SeqCst);
+            let bound = DEPTH_PER_WORKER * workers + 1;
+            assert!(most <= bound, "{most} results alive with {workers} workers");
+            if workers > 1 {
+                assert!(most > 2, "the workers ran ahead of the slow items");
+            }
+        }
+    }
+
+    #[test]
+    fn a_panicking_worker_stops_the_others() {
+        for panics_at in [0, 1, 7] {
+            let (done, finished) = mpsc::channel();
+            std::thread::spawn(move || {
+                let outcome = std::panic::catch_unwind(|| {
+                    for_each_index_ordered::<_, _, io::Error>(
+                        100,
+                        3,
+                        || (),
+                        |i, _| {
+                            assert_ne!(i, panics_at, "work panics");
+                            Ok(i)
+                        },
+                        |_| Ok(()),
+                    )
+                });
+                let _ = done.send(outcome.is_err());
+            });
+            let panicked = finished
+                .recv_timeout(std::time::Duration::from_secs(20))
+                .expect("the other workers stopped instead of waiting for the item");
+            assert!(panicked, "the panic reaches the caller");
+        }
     }
 
     #[test]
@@ -257,13 +336,7 @@ mod tests {
             3,
             || (),
             |i, _| i,
-            |i| {
-                if i == 10 {
-                    Err(io::Error::other("consumer stops at 10"))
-                } else {
-                    Ok(())
-                }
-            },
+            consumer_stopping_at_10,
         )
         .unwrap_err();
         assert_eq!(err.to_string(), "consumer stops at 10");
