@@ -110,23 +110,10 @@ impl Mapped {
     }
 
     /// Asks the CPU to bring the cache line holding file offset `at` into
-    /// its caches (nothing for an offset past the end, or on a CPU without
-    /// a prefetch instruction here). A hint: it reads nothing, and cannot
-    /// fault.
+    /// its caches (see [`prefetch`]).
     #[inline]
     pub fn prefetch(&self, at: usize) {
-        if at >= self.map.len() {
-            return;
-        }
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // SAFETY: `at` is within the map (checked above), so the
-            // pointer is in bounds of one allocation; a prefetch does not
-            // dereference it anyway (a hint that never faults), and SSE is
-            // part of every x86_64 CPU.
-            unsafe { _mm_prefetch(self.map.as_ptr().add(at).cast::<i8>(), _MM_HINT_T0) }
-        }
+        prefetch(&self.map, at);
     }
 
     /// The u64 LE at file offset `at` (in bounds: the caller checked).
@@ -261,6 +248,25 @@ impl Mapped {
             path: self.path.clone(),
             reason: reason.into(),
         }
+    }
+}
+
+/// Asks the CPU to bring the cache line holding `bytes[at]` into its
+/// caches: nothing for an offset past the end, or on a CPU without a
+/// prefetch instruction here. A hint: it reads nothing, and cannot fault.
+#[inline]
+pub fn prefetch(bytes: &[u8], at: usize) {
+    if at >= bytes.len() {
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: `at` is within `bytes` (checked above), so the pointer
+        // is in bounds of one allocation; a prefetch does not dereference
+        // it anyway (a hint that never faults), and SSE is part of every
+        // x86_64 CPU.
+        unsafe { _mm_prefetch(bytes.as_ptr().add(at).cast::<i8>(), _MM_HINT_T0) }
     }
 }
 
