@@ -437,8 +437,9 @@ impl Buckets {
     /// (equal hashes are adjacent within a bucket, never across buckets),
     /// on whichever worker has the next bucket in order (see
     /// [`for_each_index_ordered`](crate::ordered::for_each_index_ordered)).
-    /// At most three buckets per worker are in flight (two done and
-    /// waiting, one being sorted), and one more being written.
+    /// At most three buckets per worker are in flight (one being sorted
+    /// by each, two per worker done and waiting their turn), and one more
+    /// being written.
     ///
     /// # Errors
     ///

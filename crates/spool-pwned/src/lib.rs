@@ -41,7 +41,8 @@
 //! ```
 #![deny(missing_docs)]
 // Safe Rust throughout but for mapping the index file (`mapped.rs`) and a
-// plain input file (`mapped_input.rs`), each saying why that is sound.
+// plain input file (`mapped_input.rs`), and the prefetch hint beside the
+// first (`mapped::prefetch`), each saying why that is sound.
 #![deny(unsafe_code)]
 #![doc(test(attr(deny(warnings))))]
 

@@ -256,18 +256,20 @@ impl Mapped {
 /// prefetch instruction here. A hint: it reads nothing, and cannot fault.
 #[inline]
 pub fn prefetch(bytes: &[u8], at: usize) {
-    if at >= bytes.len() {
+    let Some(byte) = bytes.get(at) else {
         return;
-    }
+    };
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: `at` is within `bytes` (checked above), so the pointer
-        // is in bounds of one allocation; a prefetch does not dereference
-        // it anyway (a hint that never faults), and SSE is part of every
-        // x86_64 CPU.
-        unsafe { _mm_prefetch(bytes.as_ptr().add(at).cast::<i8>(), _MM_HINT_T0) }
+        // SAFETY: the intrinsic needs SSE, part of every x86_64 CPU. The
+        // pointer is to a byte of `bytes` (no pointer arithmetic here),
+        // and a prefetch does not dereference it anyway: a hint that
+        // never faults.
+        unsafe { _mm_prefetch(std::ptr::from_ref(byte).cast::<i8>(), _MM_HINT_T0) }
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = byte;
 }
 
 #[cfg(test)]
@@ -289,6 +291,11 @@ mod tests {
         let len = m.map.len();
         for at in [0, 1, len / 2, len - 1, len, len + 4096, usize::MAX] {
             m.prefetch(at);
+        }
+        // Any slice (the sorting arena's blocks), an empty one too.
+        for at in [0, 1, 63, 64, usize::MAX] {
+            super::prefetch(&[], at);
+            super::prefetch(&[1, 2, 3], at);
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }

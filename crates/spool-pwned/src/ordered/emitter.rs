@@ -1,4 +1,6 @@
-//! The in-order consumer of the ordered maps: no thread of its own.
+//! The in-order consumer of
+//! [`for_each_index_ordered`](super::for_each_index_ordered): no thread
+//! of its own.
 //!
 //! A consuming thread that waits for each result costs a wake-up per
 //! result, and on a 2-core machine a third busy thread besides two
@@ -10,7 +12,7 @@
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
-/// The in-order consumer of an ordered map's results, run by
+/// The in-order consumer of the ordered map's results, run by
 /// whichever worker parks the next one: results wait in `parked` until
 /// their turn, and the worker that finds the next one there takes over
 /// consuming (outside the lock, so the others can park meanwhile) until
