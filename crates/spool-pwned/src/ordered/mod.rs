@@ -106,8 +106,8 @@ const DEPTH_PER_WORKER: usize = 2;
 /// consumer is slower, e.g. waiting for a disk), or for the moment another
 /// one holds the lock to park. On the index build's drain (4096 buckets,
 /// 10M lines, 2 cores) a third thread that waited for each bucket, with
-/// item `i` fixed to worker `i % workers`, took 6,300–7,800 context
-/// switches a build; this takes 3,500–3,750 (see BENCHMARKS.md). Stops
+/// item `i` fixed to worker `i % workers`, took 5,600–6,050 voluntary
+/// context switches a build; this takes 3,220–3,770 (see BENCHMARKS.md). Stops
 /// early when `work` or `consume` returns an error: results before it are
 /// consumed, none after it.
 ///
@@ -252,7 +252,7 @@ mod tests {
 
     #[test]
     fn indexed_results_wait_in_a_bounded_ring() {
-        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        use std::sync::atomic::Ordering::SeqCst;
         for workers in [1, 2, 3] {
             // Results made and not yet consumed: at most the ring's
             // `DEPTH_PER_WORKER * workers`, and the one being consumed.
