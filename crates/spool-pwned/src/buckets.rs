@@ -297,11 +297,13 @@ impl Buckets {
     }
 
     /// The records of bucket `b` that are in the arena, block by block, as
-    /// bytes. Each block handed out has the one [`PREFETCH_BLOCKS`] after
-    /// it asked into the cache (again, after [`sort_bucket`](Self::sort_bucket)
-    /// asked for the whole bucket): a bucket's blocks lie anywhere in the
-    /// arena, each in a page of its own, so each is a TLB miss and a memory
-    /// read that the hardware's prefetchers cannot foresee.
+    /// bytes. As each block is handed out, the block [`PREFETCH_BLOCKS`]
+    /// places after it is asked into the cache (the first ones up front;
+    /// for the drain a second time, after
+    /// [`sort_bucket`](Self::sort_bucket) asked for the whole bucket): a
+    /// bucket's blocks lie anywhere in the arena, each in a page of its
+    /// own, so each is a TLB miss and a memory read that the hardware's
+    /// prefetchers cannot foresee.
     fn arena_pieces(&self, b: usize) -> impl Iterator<Item = &[u8]> {
         let list = &self.lists[b];
         for &block in list.iter().take(PREFETCH_BLOCKS) {
