@@ -23,6 +23,8 @@
 //!   [`progress`] — live counters for a progress display. Both serve every
 //!   engine built on this crate (`spool partition`, the pwned index build);
 //!   [`size`] — byte counts in messages, in the units they were given in.
+//! * [`parallel`] — ordered parallel maps: work on every core, results in
+//!   the items' order.
 //!
 //! ```text
 //!  file ──read thread──► [ chunk │ chunk │ chunk │ chunk ]  recycled ring
@@ -37,6 +39,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 pub mod input;
+pub mod parallel;
 pub mod partition;
 pub mod progress;
 pub mod read;
