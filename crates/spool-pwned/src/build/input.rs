@@ -1,10 +1,11 @@
-//! What the command-line inputs of a build are: a file or standard input
-//! (one stream each), or a directory of HIBP range files `XXXXX.txt` (one
-//! source per file, read whole when its turn comes). This is the one place
-//! an input is classified; its compression is found when the build reads
-//! it (`spool_io::input::decompress`, which sniffs the magic number once).
+//! What the command-line inputs of a build are: a regular file, a stream
+//! (standard input, a pipe), or a directory of HIBP range files
+//! `XXXXX.txt` (one source per file, read whole when its turn comes). This
+//! is the one place an input is classified; its compression is found when
+//! the build reads it, from its first bytes, read once (`read.rs`).
 //! Opening and error messages that name the path are `spool_io::input`'s.
 
+use std::fs::File;
 use std::io::{self, Read};
 use std::path::PathBuf;
 
@@ -22,10 +23,14 @@ pub struct Source {
 
 /// Where a [`Source`]'s bytes come from.
 pub enum Input {
-    /// A stream, opened but not read yet: a file, standard input, or a
+    /// A stream, opened but not read yet: standard input, a pipe, or a
     /// reader handed in. The build decompresses it (gzip or zstd, by magic
     /// number) and counts its bytes for progress when it gets there.
     Stream(Box<dyn Read + Send>),
+    /// A regular file, opened but not read yet: decompressed as a stream
+    /// if it is compressed; plain, it may be read around the page cache
+    /// (`spool_io::direct`).
+    File(File),
     /// A range file, read whole when its turn comes, so that a directory of
     /// a million of them never holds more than a few open.
     RangeFile(PathBuf),
@@ -89,10 +94,20 @@ pub fn sources(inputs: &[PathBuf]) -> io::Result<Vec<Source>> {
                 });
             }
         } else {
+            let input_of = if input.as_os_str() == "-" {
+                Input::Stream(open_raw(input)?)
+            } else {
+                let file = File::open(input).map_err(|e| with_path(e, input))?;
+                if file.metadata().is_ok_and(|m| m.is_file()) {
+                    Input::File(file)
+                } else {
+                    Input::Stream(Box::new(file))
+                }
+            };
             out.push(Source {
                 name: input.display().to_string(),
                 prefix: Vec::new(),
-                input: Input::Stream(open_raw(input)?),
+                input: input_of,
             });
         }
     }

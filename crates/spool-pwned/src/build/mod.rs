@@ -23,6 +23,7 @@
 //! hash-ordered input is recognised as such and the first malformed line
 //! reported is the first in the file.
 
+use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -51,7 +52,7 @@ pub use write::IndexWriter;
 
 use hash_count::HashCount;
 use parse::{parse_block, Parsed};
-use read::{range_file_blocks, stream_blocks, LineBlock};
+use read::{file_blocks, range_file_blocks, stream_blocks, LineBlock};
 use sink::Sink;
 
 /// Builds the index at `output` from `sources`.
@@ -97,6 +98,7 @@ pub fn build(
         make_buckets: &make_buckets,
         report: BuildReport::default(),
         streamed_duplicates: 0,
+        lines_before: (usize::MAX, 0),
     };
     let (names, groups) = groups(sources);
     for group in groups {
@@ -117,10 +119,11 @@ pub fn build(
     Ok(report)
 }
 
-/// A stretch of the inputs read the same way: one stream, or a run of
-/// range files. The number is the first input's index.
+/// A stretch of the inputs read the same way: one stream, one regular
+/// file, or a run of range files. The number is the first input's index.
 enum Group {
     Stream(usize, Box<dyn io::Read + Send>),
+    File(usize, File),
     RangeFiles(usize, Vec<PathBuf>),
 }
 
@@ -132,6 +135,7 @@ fn groups(sources: Vec<Source>) -> (Vec<(String, Vec<u8>)>, Vec<Group>) {
     for (i, source) in sources.into_iter().enumerate() {
         match source.input {
             Input::Stream(raw) => groups.push(Group::Stream(i, raw)),
+            Input::File(file) => groups.push(Group::File(i, file)),
             Input::RangeFile(path) => match groups.last_mut() {
                 Some(Group::RangeFiles(_, paths)) => paths.push(path),
                 _ => groups.push(Group::RangeFiles(i, vec![path])),
@@ -159,6 +163,9 @@ struct Taken<'a> {
     make_buckets: &'a dyn Fn() -> io::Result<buckets::Buckets>,
     report: BuildReport,
     streamed_duplicates: u64,
+    /// The input of the last batch taken, and the lines of its batches so
+    /// far (see [`read`]'s line numbers).
+    lines_before: (usize, u64),
 }
 
 impl Run<'_> {
@@ -171,21 +178,30 @@ impl Run<'_> {
         taken: &mut Taken<'_>,
     ) -> Result<(), BuildError> {
         let workers = self.opts.threads.max(1);
-        let blocks: Box<dyn Iterator<Item = io::Result<LineBlock>>> = match group {
+        let in_flight = 2 * workers;
+        let counter = self.raw_bytes.clone();
+        let (blocks, name): (Box<dyn Iterator<Item = _>>, _) = match group {
             Group::Stream(i, raw) => {
-                // Read errors (and lines too long) name the input.
-                let name = names[i].0.clone();
-                let raw = counting(raw, self.raw_bytes.clone());
+                let name = &names[i].0;
+                let raw = counting(raw, counter);
                 let (input, _) = decompress(raw).map_err(|e| with_path(e, name.as_ref()))?;
-                Box::new(
-                    stream_blocks(input, i, 2 * workers)
-                        .map(move |b| b.map_err(|e| with_path(e, name.as_ref()))),
-                )
+                (Box::new(stream_blocks(input, i, in_flight)), Some(name))
             }
+            Group::File(i, file) => {
+                let name = &names[i].0;
+                let blocks = file_blocks(file, i, workers, in_flight, counter);
+                (blocks.map_err(|e| with_path(e, name.as_ref()))?, Some(name))
+            }
+            // Their errors name the file already.
             Group::RangeFiles(first, paths) => {
-                Box::new(range_file_blocks(paths, first, self.raw_bytes.clone()))
+                (Box::new(range_file_blocks(paths, first, counter)), None)
             }
         };
+        // Read errors (and lines too long) name the input.
+        let blocks = blocks.map(move |b: io::Result<LineBlock>| match (b, name) {
+            (Err(e), Some(name)) => Err(with_path(e, name.as_ref())),
+            (b, _) => b,
+        });
         for_each_ordered(
             blocks.map(|b| b.map_err(BuildError::from)),
             workers,
@@ -217,10 +233,17 @@ impl Run<'_> {
             &parsed.runs,
             taken.make_buckets,
         )?;
+        // A block numbers its lines from its own first: add the lines of
+        // the input's blocks before it.
+        if taken.lines_before.0 != parsed.input {
+            taken.lines_before = (parsed.input, 0);
+        }
+        let line_base = taken.lines_before.1;
+        taken.lines_before.1 += parsed.all_lines;
         if let Some((line, offset, kind)) = parsed.error {
             return Err(BuildError::Malformed {
                 source_name: names[parsed.input].0.clone(),
-                line,
+                line: line_base + line,
                 offset,
                 kind,
             });

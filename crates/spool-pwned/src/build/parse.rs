@@ -26,11 +26,14 @@ pub struct Parsed {
     pub runs: Vec<BucketRun>,
     /// Lines parsed (excluding empty lines).
     pub lines: u64,
+    /// Lines of the block, empty ones included (all of them unless
+    /// `error` stopped the parse).
+    pub all_lines: u64,
     pub invalid: u64,
     pub bytes: u64,
-    /// The block's first malformed line (unless skipping them): line
-    /// number and byte offset in its input, what is wrong. Records after
-    /// it are not parsed.
+    /// The block's first malformed line (unless skipping them): its number
+    /// counted from the block's first line, its byte offset in the input,
+    /// what is wrong. Records after it are not parsed.
     pub error: Option<(u64, u64, LineErrorKind)>,
 }
 
@@ -55,12 +58,13 @@ pub fn parse_block(
         sorted: true,
         runs: Vec::new(),
         lines: 0,
+        all_lines: 0,
         invalid: 0,
         bytes: 0,
         error: None,
     };
     parsed.records.clear();
-    let (bytes, first_line, first_offset) = block.text();
+    let (bytes, first_offset) = block.text();
     // Lines of the block so far, empty ones included.
     let mut all_lines = 0;
     let key_len = opts.kind.byte_len();
@@ -88,7 +92,7 @@ pub fn parse_block(
         // one): split the line off and parse it alone.
         let len = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
         let line = rest[..len].strip_suffix(b"\n").unwrap_or(&rest[..len]);
-        let (line_no, offset) = (first_line + all_lines - 1, first_offset + at as u64);
+        let (line_no, offset) = (all_lines, first_offset + at as u64);
         at += len;
         let text = line.strip_suffix(b"\r").unwrap_or(line);
         if text.is_empty() {
@@ -106,6 +110,7 @@ pub fn parse_block(
     }
     // Bytes of input taken, each line counted with a newline (the input's
     // last line too, if it has none).
+    parsed.all_lines = all_lines;
     parsed.bytes = at as u64 + u64::from(at > 0 && !bytes[..at].ends_with(b"\n"));
     (parsed.sorted, parsed.runs) = group_by_bucket(&mut parsed.records, scratch, bits);
     parsed

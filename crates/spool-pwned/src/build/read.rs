@@ -1,30 +1,47 @@
 //! The build's input as [`LineBlock`]s: blocks of whole lines, read ahead
-//! on another thread, so that the parsing threads only split and parse and
-//! no line is ever copied.
+//! of the parsing threads, so that they only split and parse and no line
+//! is ever copied.
 //!
-//! - [`stream_blocks`]: one stream (a file, standard input, a reader
-//!   handed in) through `spool_io`'s [`ChunkReader`], which fills recycled
-//!   buffers (decompressing gzip or zstd on the way), cuts them at line
-//!   ends and numbers their lines.
+//! - [`stream_blocks`]: a stream (standard input, a pipe, a compressed
+//!   file) through `spool_io`'s [`ChunkReader`], which fills recycled
+//!   buffers on a thread of its own (decompressing gzip or zstd on the
+//!   way) and cuts them at line ends.
+//! - [`file_blocks`]: a regular file. Its first bytes, read once, say
+//!   whether it is compressed (then it is a stream). A plain file that the
+//!   page cache does not hold is read around it, with `O_DIRECT` into a
+//!   few reused buffers ([`DirectWindows`]): on a cold cache that saves
+//!   the kernel a page-cache page per 4 KiB of input, which on this kind
+//!   of VM costs more than reading (docs/perf/pwned-build.md). Anything
+//!   else (a cached file, tmpfs, a file system without `O_DIRECT`) is a
+//!   stream.
 //! - [`range_file_blocks`]: the downloader's range files (about 30 KB
 //!   each, a million of them), each read whole by `spool_io`'s
 //!   [`WholeFiles`], one reader thread a few files ahead.
 //!
-//! Either way a block knows its input, the number of its first line in
-//! that input and the byte offset of its first byte, so a malformed line
-//! is reported where it is, whichever thread parses it.
+//! # Line numbers
+//!
+//! A block knows its input and the byte offset of its first byte there;
+//! its lines are numbered from its own first line, and whoever takes the
+//! blocks in order adds the lines of the input's earlier blocks (the
+//! parsers count them anyway). One rule for every kind of block, and no
+//! reader counts newlines ahead of the parsers.
 
-use std::io::{self, Read};
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use spool_io::direct::{DirectWindows, Window};
+use spool_io::input::{counting, decompress_detected, detect, Detected};
 use spool_io::read::{Block, ChunkReader, ReadOptions, WholeFiles};
 
-/// Bytes of a stream's blocks. Each block becomes one batch of records (24
-/// bytes a line, about half the text) and a build holds a few batches per
-/// thread at the end of the parse, when the arena is at its largest: the
-/// blocks are as short as keeps the per-block costs small.
+/// Bytes of a block (a stream's buffer, a direct read). Each block becomes
+/// one batch of records (24 bytes a line, about half the text) and a build
+/// holds a few batches per thread at the end of the parse, when the arena
+/// is at its largest: the blocks are as short as keeps the per-block costs
+/// small.
 const BLOCK_LEN: usize = 512 << 10;
 
 /// Range files read ahead of the parsing threads.
@@ -39,19 +56,84 @@ pub struct LineBlock {
 
 enum Text {
     Stream(Block),
+    Direct(Window),
     File(Vec<u8>),
 }
 
 impl LineBlock {
     /// The block's bytes (whole lines, each ended by `\n` but possibly the
-    /// input's last), the number of its first line in its input (from 1)
-    /// and the byte offset of its first byte there.
-    pub fn text(&self) -> (&[u8], u64, u64) {
+    /// input's last) and the byte offset of its first byte in its input.
+    pub fn text(&self) -> (&[u8], u64) {
         match &self.text {
-            Text::Stream(block) => (block.bytes(), block.first_line(), block.offset()),
-            Text::File(bytes) => (bytes, 1, 0),
+            Text::Stream(block) => (block.bytes(), block.offset()),
+            Text::Direct(window) => (window.bytes(), window.offset()),
+            Text::File(bytes) => (bytes, 0),
         }
     }
+}
+
+/// The blocks of a regular file (see the module docs): read around the
+/// page cache if it is plain and not cached, else as a stream, with
+/// `in_flight` blocks held at once by `threads` parsing threads; the bytes
+/// read from disk are added to `counter`.
+///
+/// # Errors
+///
+/// If its first bytes cannot be read or its decompression set up; each
+/// item may be a read error. The caller adds the input's name.
+pub fn file_blocks(
+    file: File,
+    index: usize,
+    threads: usize,
+    in_flight: usize,
+    counter: Arc<AtomicU64>,
+) -> io::Result<Box<dyn Iterator<Item = io::Result<LineBlock>>>> {
+    let len = file.metadata()?.len();
+    let mut head = [0u8; 4];
+    let have = read_head(&file, &mut head)?;
+    let detected = detect(&head[..have]);
+    if detected != Detected::Plain {
+        // The head was read in place: the stream goes on after it.
+        let mut file = file;
+        file.seek(SeekFrom::Start(have as u64))?;
+        counter.fetch_add(have as u64, Ordering::Relaxed);
+        let rest = counting(Box::new(file), counter);
+        let input = decompress_detected(&head[..have], detected, rest)?;
+        return Ok(Box::new(stream_blocks(input, index, in_flight)));
+    }
+    // One buffer per parsing thread and one being read: enough to keep
+    // the threads busy, and each one more adds a block to the peak memory
+    // at the end of the parse, when the arena is full. The parsing threads
+    // drop a block before they hand its records back, so a full buffer pool
+    // never waits on the caller.
+    match DirectWindows::open(file, len, BLOCK_LEN, threads + 1, counter.clone()) {
+        Ok(windows) => Ok(Box::new(windows.map(move |window| {
+            window.map(|w| LineBlock {
+                text: Text::Direct(w),
+                input: index,
+            })
+        }))),
+        Err(file) => Ok(Box::new(stream_blocks(
+            counting(Box::new(file), counter),
+            index,
+            in_flight,
+        ))),
+    }
+}
+
+/// Reads the first bytes of `file` into `head` without moving its
+/// position; returns how many there are.
+fn read_head(file: &File, head: &mut [u8]) -> io::Result<usize> {
+    let mut have = 0;
+    while have < head.len() {
+        match file.read_at(&mut head[have..], have as u64) {
+            Ok(0) => break,
+            Ok(n) => have += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(have)
 }
 
 /// The blocks of one stream, read ahead in recycled buffers; `in_flight`
@@ -113,8 +195,8 @@ mod tests {
         let mut got = Vec::new();
         for block in blocks {
             let block = block.unwrap();
-            let (bytes, first_line, offset) = block.text();
-            for record in Records::new(bytes, b'\n', first_line, offset) {
+            let (bytes, offset) = block.text();
+            for record in Records::new(bytes, b'\n', 1, offset) {
                 let line = record.raw().strip_suffix(b"\n").unwrap_or(record.raw());
                 let line = String::from_utf8(line.to_vec()).unwrap();
                 got.push((block.input, line, record.line(), record.offset()));
@@ -141,6 +223,38 @@ mod tests {
     }
 
     #[test]
+    fn a_file_is_read_whole_whether_plain_or_compressed() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let text: Vec<u8> = (0..60_000u32)
+            .flat_map(|i| format!("{i:040X}:{i}\r\n").into_bytes())
+            .collect();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&text).unwrap();
+        let gz = gz.finish().unwrap();
+        let zst = zstd::encode_all(&text[..], 1).unwrap();
+        for (name, bytes) in [("plain", &text), ("gz", &gz), ("zst", &zst)] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            let counter = Arc::new(AtomicU64::new(0));
+            let blocks = file_blocks(File::open(&path).unwrap(), 3, 2, 4, counter.clone());
+            let mut got = Vec::new();
+            for block in blocks.unwrap() {
+                let block = block.unwrap();
+                let (bytes, offset) = block.text();
+                assert_eq!((block.input, offset), (3, got.len() as u64), "{name}");
+                got.extend_from_slice(bytes);
+            }
+            assert!(got == text, "{name}: {} bytes of {}", got.len(), text.len());
+            assert_eq!(
+                counter.load(Ordering::Relaxed),
+                bytes.len() as u64,
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
     fn files_are_read_in_order_with_their_own_line_numbers() {
         let dir = std::env::temp_dir().join(format!("spool-read-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -154,7 +268,7 @@ mod tests {
         let counter = Arc::new(AtomicU64::new(0));
         let got = lines(range_file_blocks(paths, 3, counter.clone()));
         let on_disk: u64 = (0..40).map(|i| format!("a{i}\r\nb{i}").len() as u64).sum();
-        assert_eq!(counter.load(std::sync::atomic::Ordering::Relaxed), on_disk);
+        assert_eq!(counter.load(Ordering::Relaxed), on_disk);
         assert_eq!(got.len(), 80);
         assert_eq!(got[2], (4, "a1\r".to_string(), 1, 0));
         assert_eq!(got[79], (42, "b39".to_string(), 2, 5));

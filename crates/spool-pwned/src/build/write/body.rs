@@ -11,14 +11,17 @@
 //! The format's data checksum covers the table and then the body, so the
 //! body's CRC-32 is computed as it goes and joined to the table's with
 //! `crc32fast`'s `combine` instead of reading the file back; the block
-//! checksums (`block_sums.rs`) are computed as it goes too. The file is a
-//! [`PartialFile`] (a hidden temporary name next to the target), flushed
-//! to disk and renamed by [`finish`](BodyWriter::finish); dropping the
-//! writer unfinished removes it.
+//! checksums (`block_sums.rs`) are computed as it goes too. The bytes go
+//! out with `O_DIRECT` where the file system takes it ([`DirectWriter`]).
+//! The file is a [`PartialFile`] (a hidden temporary name next to the
+//! target), flushed to disk and renamed by [`finish`](BodyWriter::finish);
+//! dropping the writer unfinished removes it.
 
-use std::io::{self, Seek, SeekFrom, Write};
+use std::io;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
+use spool_io::direct::DirectWriter;
 use spool_io::input::with_path;
 use spool_io::write::PartialFile;
 
@@ -26,17 +29,21 @@ use crate::format::{Header, HEADER_LEN};
 
 use super::block_sums::BlockSums;
 
-/// Size of the write buffer: small records (22 bytes) are gathered here,
-/// checksummed in one pass and written in one call.
-const BUFFER: usize = 256 << 10;
+/// Size of the write buffers: two of half this size when direct (one
+/// filled while the other is written), one otherwise. Below the 1 MiB of
+/// a single buffer, since the writing thread's stack adds to the peak.
+const BUFFER: usize = 768 << 10;
 
 /// Streams the body of an index file; see the module docs.
 pub(crate) struct BodyWriter {
     file: PartialFile,
-    /// Body bytes not yet checksummed nor written.
-    buf: Vec<u8>,
+    /// Boxed: it holds the writing thread's channels, and the writer sits
+    /// in an enum beside smaller variants.
+    out: Box<DirectWriter>,
+    /// Where the staged bytes not yet in `crc` and `sums` start.
+    fresh: usize,
     front_len: usize,
-    /// CRC of the body bytes so far.
+    /// CRC of the body bytes written to the file so far.
     crc: crc32fast::Hasher,
     sums: BlockSums,
 }
@@ -56,11 +63,12 @@ impl BodyWriter {
             _ => ".".into(),
         };
         let sums = BlockSums::new(block_shift, front_len, &dir).map_err(|e| with_path(e, &dir))?;
-        let at = file.file().seek(SeekFrom::Start(front_len as u64));
-        at.map_err(|e| file.error(e))?;
+        let out = DirectWriter::new(file.file(), front_len as u64, BUFFER);
+        let out = Box::new(out.map_err(|e| file.error(e))?);
         Ok(BodyWriter {
             file,
-            buf: Vec::with_capacity(BUFFER),
+            fresh: out.len(),
+            out,
             front_len,
             crc: crc32fast::Hasher::new(),
             sums,
@@ -80,43 +88,63 @@ impl BodyWriter {
 
     /// Appends body bytes (buffered).
     #[inline]
-    pub fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if self.buf.len() + bytes.len() > BUFFER {
-            self.flush()?;
+    pub fn write(&mut self, mut bytes: &[u8]) -> io::Result<()> {
+        if bytes.len() < self.out.room() {
+            self.out.extend(bytes);
+            if self.out.room() <= 64 {
+                self.spill()?;
+            }
+            return Ok(());
         }
-        if bytes.len() > BUFFER {
-            return self.write_through(bytes);
+        while !bytes.is_empty() {
+            let n = bytes.len().min(self.out.room());
+            self.out.extend(&bytes[..n]);
+            bytes = &bytes[n..];
+            if self.out.room() == 0 {
+                self.spill()?;
+            }
         }
-        self.buf.extend_from_slice(bytes);
         Ok(())
     }
 
-    /// Checksums and writes `bytes` without buffering them (the buffer
-    /// must be empty).
-    fn write_through(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.crc.update(bytes);
-        self.sums.update(bytes).map_err(|e| self.file.error(e))?;
-        let written = self.file.file().write_all(bytes);
-        written.map_err(|e| self.file.error(e))
+    /// Checksums the staged bytes and writes out what it can (whole pages
+    /// when direct).
+    fn spill(&mut self) -> io::Result<()> {
+        self.checksum()?;
+        let written = self.out.write_out(self.file.file());
+        written.map_err(|e| self.file.error(e))?;
+        self.fresh = self.out.len();
+        Ok(())
     }
 
-    /// Checksums and writes the buffered bytes to the file.
+    /// Writes every byte so far to the file, the last partial page too
+    /// (for reading the file back; no more bytes may be appended).
     pub fn flush(&mut self) -> io::Result<()> {
-        let buf = std::mem::take(&mut self.buf);
-        let written = self.write_through(&buf);
-        self.buf = buf;
-        self.buf.clear();
-        written
+        self.spill()?;
+        let end = self.out.finish(self.file.file());
+        end.map(drop).map_err(|e| self.file.error(e))
     }
 
-    /// Appends `bytes`, whose CRC-32 the caller computed (`crc`): for runs
-    /// encoded on another thread.
+    /// Adds the staged bytes not yet checksummed to `crc` and `sums`.
+    fn checksum(&mut self) -> io::Result<()> {
+        let fresh = &self.out.staged()[self.fresh..];
+        self.crc.update(fresh);
+        self.sums.update(fresh).map_err(|e| self.file.error(e))?;
+        self.fresh = self.out.len();
+        Ok(())
+    }
+
+    /// Appends `bytes`, whose CRC-32 the caller computed (`crc`), past the
+    /// checksumming of the buffer: for runs encoded on another thread.
     pub fn append_with_crc(&mut self, bytes: &[u8], crc: &crc32fast::Hasher) -> io::Result<()> {
-        self.flush()?;
+        self.checksum()?;
         self.sums.update(bytes).map_err(|e| self.file.error(e))?;
         self.crc.combine(crc);
-        let written = self.file.file().write_all(bytes);
-        written.map_err(|e| self.file.error(e))
+        let staged = io::Write::write_all(&mut self.out.appender(self.file.file()), bytes);
+        staged.map_err(|e| self.file.error(e))?;
+        // Everything staged is in `crc` and `sums` now.
+        self.fresh = self.out.len();
+        Ok(())
     }
 
     /// Writes the block checksums, then `header` (its data checksum set to
@@ -132,7 +160,7 @@ impl BodyWriter {
     /// If `table` does not fill the front the writer was created with.
     pub fn finish(mut self, table: &[u8], header: Header) -> io::Result<Header> {
         assert_eq!(HEADER_LEN + table.len(), self.front_len, "header and table");
-        self.flush()?;
+        self.spill()?;
         let mut data_crc = crc32fast::Hasher::new();
         data_crc.update(table);
         data_crc.combine(&self.crc);
@@ -143,13 +171,14 @@ impl BodyWriter {
         let mut front = Vec::with_capacity(self.front_len);
         front.extend_from_slice(&header.encode());
         front.extend_from_slice(table);
-        let mut out = io::BufWriter::with_capacity(BUFFER, self.file.file());
-        let sums = self.sums.finish(&front, &mut out);
-        let written = sums.and_then(|()| {
-            let file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
-            file.seek(SeekFrom::Start(0))?;
-            file.write_all(&front)
-        });
+        let file = self.file.file();
+        let sums = self.sums.finish(&front, &mut self.out.appender(file));
+        sums.map_err(|e| self.file.error(e))?;
+        // The tail, then the front, through the page cache: the front's
+        // last page was written with zeros after it while direct.
+        let tail = self.out.finish(self.file.file());
+        tail.map_err(|e| self.file.error(e))?;
+        let written = self.file.file().write_all_at(&front, 0);
         written.map_err(|e| self.file.error(e))?;
         self.file.sync()?;
         self.file.commit()?;

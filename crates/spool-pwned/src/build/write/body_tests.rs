@@ -1,6 +1,6 @@
-//! The index written on the build's disk and on a tmpfs is the same,
-//! whatever the length of its last page, and a failed write leaves
-//! nothing under the final name.
+//! The index written through `O_DIRECT` (on the build's disk) and through
+//! the page cache (tmpfs) is the same, whatever the length of its last
+//! page, and a failed write leaves nothing under the final name.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -37,7 +37,7 @@ fn write(dir: &Path, name: &str, n: u32) -> (PathBuf, Vec<u8>) {
 }
 
 #[test]
-fn same_bytes_on_disk_and_tmpfs_whatever_the_tail() {
+fn same_bytes_direct_or_not_whatever_the_tail() {
     let disk = disk_dir();
     let shm = tempfile::tempdir_in("/dev/shm").ok();
     // 0 (an empty index), a body ending on a page boundary or not, one
@@ -63,7 +63,10 @@ fn same_bytes_on_disk_and_tmpfs_whatever_the_tail() {
         }
         if let Some(shm) = &shm {
             let (_, in_memory) = write(shm.path(), &format!("m{n}"), n);
-            assert!(on_disk == in_memory, "n {n}: disk and tmpfs bytes differ");
+            assert!(
+                on_disk == in_memory,
+                "n {n}: direct and page-cache bytes differ"
+            );
         }
     }
 }

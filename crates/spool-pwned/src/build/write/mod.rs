@@ -8,6 +8,9 @@
 //! - `t64.rs`, `filter.rs`: the smaller layouts, fed from a full index in
 //!   hash order (`convert.rs`).
 //!
+//! The bytes go out with `O_DIRECT` where the file system takes it
+//! (`spool_io::direct`), around the page cache, on a thread of their own.
+//!
 //! Every writer writes through one [`BodyWriter`](body::BodyWriter) into a
 //! [`PartialFile`](spool_io::write::PartialFile): the file appears under
 //! its name only once complete and synced, like every output of spool.
