@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A short run of every cargo-fuzz target (default 20 s each), starting from
-# the committed corpus. cargo-fuzz needs nightly compiler flags: the nightly
+# the committed corpus (which it leaves as it is). cargo-fuzz needs nightly compiler flags: the nightly
 # toolchain is used when installed, otherwise stable with RUSTC_BOOTSTRAP=1.
 #
 # Every target is built in one cargo call first; then the fuzzers run
@@ -22,8 +22,10 @@ trap 'rm -rf "$logs"' EXIT
 
 run_one() {
     local target=$1
-    mkdir -p "corpus/$target"
-    if "$bin_dir/$target" "corpus/$target" -max_total_time="$secs" -rss_limit_mb=2048 \
+    # New inputs go to a scratch folder (the first corpus folder libFuzzer
+    # is given), so a smoke run never adds files to the committed corpus.
+    mkdir -p "$logs/$target" "corpus/$target"
+    if "$bin_dir/$target" "$logs/$target" "corpus/$target" -max_total_time="$secs" -rss_limit_mb=2048 \
         -artifact_prefix="$logs/$target-" >"$logs/$target.log" 2>&1; then
         echo "==> fuzz $target: $(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$logs/$target.log" | tail -1) inputs in ${secs}s, no failure"
     else
