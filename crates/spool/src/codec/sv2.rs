@@ -2,7 +2,7 @@
 //! [`Buffer`] (a [`BufferPool`](crate::pool::BufferPool) or a
 //! [`HeapBuffer`](crate::pool::HeapBuffer)).
 //!
-//! Unlike the decoders on a [`Chain`](crate::chain::Chain), which cut
+//! Unlike the decoders on a [`BufList`](crate::buf_list::BufList), which cut
 //! frames out of chunks that already arrived, this one owns where the
 //! bytes land: a mining proxy reads each frame straight into pool memory
 //! and hands the frozen frame to another thread without a copy.
@@ -45,10 +45,23 @@ pub const HEADER_LEN: usize = 6;
 /// The largest payload a u24 length can announce.
 pub const MAX_PAYLOAD: usize = (1 << 24) - 1;
 
-/// A payload length above the decoder's limit.
+/// A Stratum V2 header announced a payload length above the decoder's
+/// limit. (The length-delimited decoder's counterpart, which also names a
+/// stream offset, is [`FrameTooLarge`](super::FrameTooLarge).)
+///
+/// # Examples
+///
+/// ```
+/// use spool::codec::sv2::{PayloadTooLarge, Sv2Decoder};
+/// use spool::pool::HeapBuffer;
+///
+/// let mut decoder = Sv2Decoder::with_max_payload(HeapBuffer::new(), 2);
+/// let err = decoder.push(&[0, 0, 1, 3, 0, 0], &mut Vec::new()).unwrap_err();
+/// assert_eq!(err, PayloadTooLarge { size: 3, limit: 2 });
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("Stratum V2 frame announces a {size}-byte payload, over the limit of {limit} bytes")]
-pub struct FrameTooLarge {
+pub struct PayloadTooLarge {
     /// The announced payload length.
     pub size: usize,
     /// The configured limit.
@@ -56,8 +69,8 @@ pub struct FrameTooLarge {
 }
 
 #[cfg(feature = "std")]
-impl From<FrameTooLarge> for io::Error {
-    fn from(e: FrameTooLarge) -> Self {
+impl From<PayloadTooLarge> for io::Error {
+    fn from(e: PayloadTooLarge) -> Self {
         io::Error::new(io::ErrorKind::InvalidData, e)
     }
 }
@@ -134,9 +147,9 @@ impl<B: Buffer> Sv2Decoder<B> {
     ///
     /// # Errors
     ///
-    /// [`FrameTooLarge`] when the header announces too large a payload; the
+    /// [`PayloadTooLarge`] when the header announces too large a payload; the
     /// pending frame is dropped and the decoder is ready for new input.
-    pub fn next_frame(&mut self) -> Result<Option<Frame>, FrameTooLarge> {
+    pub fn next_frame(&mut self) -> Result<Option<Frame>, PayloadTooLarge> {
         if self.payload_len.is_none() {
             if self.buffer.len() < HEADER_LEN {
                 return Ok(None);
@@ -145,7 +158,7 @@ impl<B: Buffer> Sv2Decoder<B> {
             let size = usize::from(h[3]) | usize::from(h[4]) << 8 | usize::from(h[5]) << 16;
             if size > self.max_payload {
                 self.reset();
-                return Err(FrameTooLarge {
+                return Err(PayloadTooLarge {
                     size,
                     limit: self.max_payload,
                 });
@@ -171,7 +184,7 @@ impl<B: Buffer> Sv2Decoder<B> {
         &mut self,
         mut input: &[u8],
         frames: &mut Vec<Frame>,
-    ) -> Result<usize, FrameTooLarge> {
+    ) -> Result<usize, PayloadTooLarge> {
         let total = input.len();
         while !input.is_empty() {
             let n = self.missing().min(input.len());
@@ -190,7 +203,7 @@ impl<B: Buffer> Sv2Decoder<B> {
     /// # Errors
     ///
     /// I/O errors (an end of input inside a frame is `UnexpectedEof`), and
-    /// [`FrameTooLarge`] as `InvalidData`.
+    /// [`PayloadTooLarge`] as `InvalidData`.
     #[cfg(feature = "std")]
     pub fn read_frame(&mut self, reader: &mut impl io::Read) -> io::Result<Option<Frame>> {
         loop {

@@ -41,6 +41,11 @@
 //! [`ByteStream::writer`] and [`ByteStream::reader`] hand them out. Both are
 //! `#[repr(transparent)]` wrappers, so switching views costs nothing.
 //!
+//! The accessors follow one rule, here and on the
+//! [`Reassembler`](crate::reassembler::Reassembler): `writer()` and
+//! `reader()` take `&mut self` and hand out a `&mut` view; `writer_ref()`
+//! and `reader_ref()` take `&self` and hand out a `&` view, for queries.
+//!
 //! # Examples
 //!
 //! ```
@@ -148,25 +153,56 @@ impl ByteStream {
     }
 
     /// The writing half.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut stream = spool::stream::ByteStream::new(4);
+    /// assert_eq!(stream.writer().push(b"abcdef"), 4);
+    /// ```
     #[inline]
     pub fn writer(&mut self) -> &mut Writer {
         Writer::from_stream_mut(self)
     }
 
     /// The writing half, for queries only.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let stream = spool::stream::ByteStream::new(4);
+    /// assert_eq!(stream.writer_ref().available_capacity(), 4);
+    /// ```
     #[inline]
+    #[must_use]
     pub fn writer_ref(&self) -> &Writer {
         Writer::from_stream(self)
     }
 
     /// The reading half.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut stream = spool::stream::ByteStream::new(4);
+    /// stream.writer().push(b"ab");
+    /// assert_eq!(stream.reader().pop(5), 2);
+    /// ```
     #[inline]
     pub fn reader(&mut self) -> &mut Reader {
         Reader::from_stream_mut(self)
     }
 
     /// The reading half, for queries only.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let stream = spool::stream::ByteStream::new(4);
+    /// assert_eq!(stream.reader_ref().bytes_buffered(), 0);
+    /// ```
     #[inline]
+    #[must_use]
     pub fn reader_ref(&self) -> &Reader {
         Reader::from_stream(self)
     }

@@ -87,7 +87,7 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let systems: [(&str, SystemDemo); 5] = [
         ("ByteStream + Reassembler", stream::rows),
-        ("Chain", chain::rows),
+        ("BufList", chain::rows),
         ("BufferPool", pool::rows),
         ("Chunked I/O + partition", partition::rows),
         ("pwned", pwned::rows),

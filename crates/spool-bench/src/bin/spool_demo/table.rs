@@ -151,7 +151,7 @@ mod tests {
     #[test]
     fn json_holds_figures_ratios_and_the_legend() {
         let rows = [Row {
-            system: "Chain",
+            system: "BufList",
             case: "case".into(),
             unit: Unit::Seconds,
             spool: Figure::exact(1.0),

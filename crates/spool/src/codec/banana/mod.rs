@@ -1,4 +1,4 @@
-//! foolscap's Banana token format, decoded from a [`Chain`].
+//! foolscap's Banana token format, decoded from a [`BufList`].
 //!
 //! Every token is a header of up to 64 base-128 digits (least significant
 //! first, 7 bits per byte, high bit clear), then a type byte with the high
@@ -8,23 +8,23 @@
 //!
 //! The decoder parses the header in place when it lies in the first chunk
 //! (the usual case) and otherwise finds the type byte with
-//! [`Chain::position`] over at most 65 bytes and gathers the header with
-//! [`Chain::peek_into`] into a stack buffer. It never pops a window and
+//! [`BufList::position`] over at most 65 bytes and gathers the header with
+//! [`BufList::peek_into`] into a stack buffer. It never pops a window and
 //! pushes the rest back, so a header costs its own length however large the
-//! chunk it sits in. A body is cut with [`Chain::split_to_bytes`]: no copy
+//! chunk it sits in. A body is cut with [`BufList::split_to_bytes`]: no copy
 //! when it lies in one chunk. Until a token is complete nothing is consumed.
 //!
 //! # Examples
 //!
 //! ```
-//! use spool::chain::Chain;
+//! use spool::buf_list::BufList;
 //! use spool::codec::banana::{encode, BananaDecoder, Token};
 //! use spool::codec::Decoder;
 //!
 //! let mut wire = Vec::new();
 //! encode(&Token::Open(1), &mut wire);
 //! encode(&Token::String("hello".into()), &mut wire);
-//! let mut input = Chain::from(wire);
+//! let mut input = BufList::from(wire);
 //! let mut decoder = BananaDecoder::new();
 //! assert_eq!(decoder.decode(&mut input).unwrap(), Some(Token::Open(1)));
 //! assert_eq!(decoder.decode(&mut input).unwrap(), Some(Token::String("hello".into())));
@@ -40,7 +40,7 @@ pub use token::Token;
 use token::*;
 
 use super::Decoder;
-use crate::chain::Chain;
+use crate::buf_list::BufList;
 
 /// The most header digits a token may have.
 pub const MAX_HEADER_DIGITS: usize = 64;
@@ -132,7 +132,7 @@ impl Decoder for BananaDecoder {
     type Item = Token;
     type Error = BananaError;
 
-    fn decode(&mut self, src: &mut Chain) -> Result<Option<Token>, BananaError> {
+    fn decode(&mut self, src: &mut BufList) -> Result<Option<Token>, BananaError> {
         let offset = self.offset;
         // Fast path: the whole header lies in the first chunk (the usual
         // case), so it is parsed in place; otherwise it is gathered from the

@@ -31,7 +31,7 @@ pub const PING: u8 = 0x8E;
 /// Type byte of a PONG token.
 pub const PONG: u8 = 0x8F;
 
-/// One decoded Banana token. Bodies are [`Bytes`] cut from the input chain:
+/// One decoded Banana token. Bodies are [`Bytes`] cut from the input list:
 /// shared, not copied, when they arrived inside one chunk.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Token {

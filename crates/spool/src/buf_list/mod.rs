@@ -3,7 +3,7 @@
 //! A protocol receiver that keeps "all unhandled input" in one flat buffer
 //! copies that buffer on every arriving chunk and again on every token it
 //! cuts off: decoding an S-byte message that arrives in C-byte chunks costs
-//! S²/C bytes of copying. [`Chain`] keeps the chunks as they arrived —
+//! S²/C bytes of copying. [`BufList`] keeps the chunks as they arrived —
 //! reference-counted [`Bytes`], never copied on the way in — and cuts tokens
 //! off the front by adjusting the first chunk's start. A copy happens only
 //! where a caller asks for a contiguous view that spans chunks, and then it
@@ -18,25 +18,38 @@
 //!   len = |a| + |b| + |c| + |d|   (cached)
 //! ```
 //!
-//! Peeking never pops and pushes back: [`Chain::peek_into`] copies only the
-//! prefix it is asked for and [`Chain::position`] searches across chunk
-//! edges in place, so a parser that looks at a 65-byte header window costs
-//! 65 bytes, not the rest of the chunk.
+//! Peeking never pops and pushes back: [`BufList::peek_into`] copies only
+//! the prefix it is asked for and [`BufList::position`] searches across
+//! chunk edges in place, so a parser that looks at a 65-byte header window
+//! costs 65 bytes, not the rest of the chunk.
+//!
+//! # Names and counts
+//!
+//! The name is hyper's for the same idea; `bytes::buf::Chain` is something
+//! else (two buffers read one after the other). Where a method shares a
+//! name with `bytes` it keeps `bytes`' contract: [`advance`](BufList::advance),
+//! [`split_to`](BufList::split_to) and
+//! [`split_to_bytes`](BufList::split_to_bytes) remove exactly the bytes
+//! asked for and panic past the end, as [`Buf::advance`](bytes::Buf::advance)
+//! and [`BytesMut::split_to`] do. Methods that only look —
+//! [`peek_into`](BufList::peek_into), [`position`](BufList::position),
+//! [`make_contiguous_prefix`](BufList::make_contiguous_prefix) — look at
+//! what is there and say how much that was, as `io::Read` does.
 //!
 //! # Examples
 //!
 //! ```
 //! use bytes::Bytes;
-//! use spool::chain::Chain;
+//! use spool::buf_list::BufList;
 //!
-//! let mut chain = Chain::new();
-//! chain.push_back(Bytes::from_static(b"hello "));
-//! chain.push_back(Bytes::from_static(b"world"));
-//! assert_eq!(chain.len(), 11);
-//! assert_eq!(chain.find_byte(b'w'), Some(6));
-//! assert_eq!(chain.split_to_bytes(5), "hello");    // inside one chunk: no copy
-//! assert_eq!(chain.split_to_bytes(4), " wor");     // spans two chunks: one 4-byte copy
-//! assert_eq!(chain.len(), 2);
+//! let mut list = BufList::new();
+//! list.push_back(Bytes::from_static(b"hello "));
+//! list.push_back(Bytes::from_static(b"world"));
+//! assert_eq!(list.len(), 11);
+//! assert_eq!(list.find_byte(b'w'), Some(6));
+//! assert_eq!(list.split_to_bytes(5), "hello");    // inside one chunk: no copy
+//! assert_eq!(list.split_to_bytes(4), " wor");     // spans two chunks: one 4-byte copy
+//! assert_eq!(list.len(), 2);
 //! ```
 
 mod io_impls;
@@ -53,35 +66,89 @@ use bytes::{Bytes, BytesMut};
 /// documentation](self).
 ///
 /// Invariant: no chunk is empty, and `len` is the sum of the chunk lengths.
+///
+/// # Examples
+///
+/// ```
+/// use spool::buf_list::BufList;
+///
+/// let mut list: BufList = [&b"ab"[..], b"cd"].into_iter().collect();
+/// assert_eq!((list.len(), list.chunk_count()), (4, 2));
+/// list.advance(3);
+/// assert!(list == b"d"[..]);
+/// ```
 #[derive(Clone, Debug, Default)]
-pub struct Chain {
+pub struct BufList {
     chunks: VecDeque<Bytes>,
     len: usize,
 }
 
-impl Chain {
-    /// An empty chain. Allocates nothing until the first push.
+impl BufList {
+    /// An empty list. Allocates nothing until the first push.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let list = spool::buf_list::BufList::new();
+    /// assert!(list.is_empty());
+    /// ```
+    #[must_use]
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Number of bytes in the chain. O(1).
+    /// Number of bytes in the list. O(1).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let list = spool::buf_list::BufList::from(&b"abc"[..]);
+    /// assert_eq!(list.len(), 3);
+    /// ```
+    #[must_use]
     pub fn len(&self) -> usize {
         self.len
     }
 
-    /// Whether the chain holds no bytes. O(1).
+    /// Whether the list holds no bytes. O(1).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut list = spool::buf_list::BufList::from(&b"a"[..]);
+    /// assert!(!list.is_empty());
+    /// list.clear();
+    /// assert!(list.is_empty());
+    /// ```
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// Number of chunks. O(1).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let list: spool::buf_list::BufList = [&b"a"[..], b"", b"bc"].into_iter().collect();
+    /// assert_eq!(list.chunk_count(), 2); // empty chunks are not kept
+    /// ```
+    #[must_use]
     pub fn chunk_count(&self) -> usize {
         self.chunks.len()
     }
 
     /// Appends a chunk without copying its bytes. O(1) (amortized: the
     /// queue of chunk handles grows by doubling). Empty chunks are ignored.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut list = spool::buf_list::BufList::new();
+    /// list.push_back(bytes::Bytes::from_static(b"hello"));
+    /// list.push_back(&b" world"[..]);
+    /// assert_eq!(list.split_to_bytes(11), "hello world");
+    /// ```
     pub fn push_back(&mut self, chunk: impl Into<Bytes>) {
         let chunk = chunk.into();
         if !chunk.is_empty() {
@@ -96,9 +163,9 @@ impl Chain {
     /// # Examples
     ///
     /// ```
-    /// let mut chain = spool::chain::Chain::from(&b"world"[..]);
-    /// chain.push_front(bytes::Bytes::from_static(b"hello "));
-    /// assert_eq!(chain.split_to_bytes(11), "hello world");
+    /// let mut list = spool::buf_list::BufList::from(&b"world"[..]);
+    /// list.push_front(bytes::Bytes::from_static(b"hello "));
+    /// assert_eq!(list.split_to_bytes(11), "hello world");
     /// ```
     pub fn push_front(&mut self, chunk: impl Into<Bytes>) {
         let chunk = chunk.into();
@@ -109,6 +176,14 @@ impl Chain {
     }
 
     /// Removes the first chunk whole. O(1).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut list: spool::buf_list::BufList = [&b"ab"[..], b"c"].into_iter().collect();
+    /// assert_eq!(list.pop_front_chunk().unwrap(), "ab");
+    /// assert_eq!(list.len(), 1);
+    /// ```
     pub fn pop_front_chunk(&mut self) -> Option<Bytes> {
         let chunk = self.chunks.pop_front()?;
         self.len -= chunk.len();
@@ -116,32 +191,44 @@ impl Chain {
     }
 
     /// The first chunk, if any (non-empty). O(1).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let list: spool::buf_list::BufList = [&b"ab"[..], b"c"].into_iter().collect();
+    /// assert_eq!(list.front_chunk().unwrap(), "ab");
+    /// ```
+    #[must_use]
     pub fn front_chunk(&self) -> Option<&Bytes> {
         self.chunks.front()
     }
 
-    /// Removes and returns the first `min(n, len)` bytes as one contiguous
-    /// [`Bytes`].
+    /// Removes and returns the first `n` bytes as one contiguous [`Bytes`].
     ///
     /// Cost: zero-copy (a reference-count bump) when the bytes lie in the
     /// first chunk; otherwise exactly one copy of the bytes taken, plus
     /// O(chunks spanned).
     ///
     /// The name pairs it with [`split_to`](Self::split_to), which returns
-    /// the same bytes as a chain without copying; it is
-    /// [`Buf::copy_to_bytes`](bytes::Buf::copy_to_bytes) without the panic
-    /// when `n` is too large.
+    /// the same bytes as a list without copying; it is
+    /// [`Buf::copy_to_bytes`](bytes::Buf::copy_to_bytes) under an inherent
+    /// name.
+    ///
+    /// # Panics
+    ///
+    /// If `n` exceeds [`len`](Self::len), as `copy_to_bytes` does.
     ///
     /// # Examples
     ///
     /// ```
-    /// let mut chain: spool::chain::Chain = [&b"hel"[..], b"lo"].into_iter().collect();
-    /// assert_eq!(chain.split_to_bytes(2), "he"); // inside one chunk: no copy
-    /// assert_eq!(chain.split_to_bytes(9), "llo"); // spans two: one copy
-    /// assert!(chain.is_empty());
+    /// let mut list: spool::buf_list::BufList = [&b"hel"[..], b"lo"].into_iter().collect();
+    /// assert_eq!(list.split_to_bytes(2), "he"); // inside one chunk: no copy
+    /// assert_eq!(list.split_to_bytes(3), "llo"); // spans two: one copy
+    /// assert!(list.is_empty());
     /// ```
+    #[must_use = "use `advance` to drop bytes"]
     pub fn split_to_bytes(&mut self, n: usize) -> Bytes {
-        let n = n.min(self.len);
+        self.check_count("split_to_bytes", n);
         let Some(first) = self.chunks.front_mut() else {
             return Bytes::new();
         };
@@ -169,20 +256,26 @@ impl Chain {
         out.freeze()
     }
 
-    /// Removes the first `min(n, len)` bytes and returns them as a chain
-    /// that shares the chunks. Copies no bytes; O(chunks moved).
+    /// Removes the first `n` bytes and returns them as a list that shares
+    /// the chunks. Copies no bytes; O(chunks moved).
+    ///
+    /// # Panics
+    ///
+    /// If `n` exceeds [`len`](Self::len), as
+    /// [`BytesMut::split_to`] does.
     ///
     /// # Examples
     ///
     /// ```
-    /// let mut chain: spool::chain::Chain = [&b"ab"[..], b"cd", b"ef"].into_iter().collect();
-    /// let head = chain.split_to(3);
+    /// let mut list: spool::buf_list::BufList = [&b"ab"[..], b"cd", b"ef"].into_iter().collect();
+    /// let head = list.split_to(3);
     /// assert_eq!((head.len(), head.chunk_count()), (3, 2));
-    /// assert_eq!(chain.len(), 3);
+    /// assert_eq!(list.len(), 3);
     /// ```
-    pub fn split_to(&mut self, n: usize) -> Chain {
-        let n = n.min(self.len);
-        let mut head = Chain::new();
+    #[must_use = "use `advance` to drop bytes"]
+    pub fn split_to(&mut self, n: usize) -> BufList {
+        self.check_count("split_to", n);
+        let mut head = BufList::new();
         let mut left = n;
         while left > 0 {
             let front = self.chunks.front_mut().expect("len covers n bytes");
@@ -198,10 +291,23 @@ impl Chain {
         head
     }
 
-    /// Removes the first `min(n, len)` bytes and drops them. O(chunks
-    /// dropped); copies nothing.
+    /// Removes the first `n` bytes and drops them. O(chunks dropped);
+    /// copies nothing. The same as [`Buf::advance`](bytes::Buf::advance).
+    ///
+    /// # Panics
+    ///
+    /// If `n` exceeds [`len`](Self::len), as `Buf::advance` does.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut list: spool::buf_list::BufList = [&b"ab"[..], b"cd"].into_iter().collect();
+    /// list.advance(3);
+    /// assert_eq!(list.split_to_bytes(1), "d");
+    /// ```
     pub fn advance(&mut self, n: usize) {
-        let mut left = n.min(self.len);
+        self.check_count("advance", n);
+        let mut left = n;
         self.len -= left;
         while left > 0 {
             let front = self.chunks.front_mut().expect("len covers n bytes");
@@ -215,12 +321,26 @@ impl Chain {
         }
     }
 
-    /// Same as [`advance`](Self::advance) (the name stringchain uses).
-    pub fn trim(&mut self, n: usize) {
-        self.advance(n);
+    /// Panics, naming `method`, if `n` is more than the list holds.
+    #[inline]
+    #[track_caller]
+    fn check_count(&self, method: &str, n: usize) {
+        assert!(
+            n <= self.len,
+            "{method}({n}) past the end of a BufList of {} bytes",
+            self.len
+        );
     }
 
     /// Removes everything. O(chunks).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut list = spool::buf_list::BufList::from(&b"abc"[..]);
+    /// list.clear();
+    /// assert_eq!(list.len(), 0);
+    /// ```
     pub fn clear(&mut self) {
         self.chunks.clear();
         self.len = 0;
@@ -233,11 +353,11 @@ impl Chain {
     /// # Examples
     ///
     /// ```
-    /// let chain: spool::chain::Chain = [&b"ab"[..], b"cdef"].into_iter().collect();
+    /// let list: spool::buf_list::BufList = [&b"ab"[..], b"cdef"].into_iter().collect();
     /// let mut header = [0u8; 3];
-    /// assert_eq!(chain.peek_into(&mut header), 3);
+    /// assert_eq!(list.peek_into(&mut header), 3);
     /// assert_eq!(&header, b"abc");
-    /// assert_eq!(chain.len(), 6);
+    /// assert_eq!(list.len(), 6);
     /// ```
     pub fn peek_into(&self, dst: &mut [u8]) -> usize {
         let mut copied = 0;
@@ -254,6 +374,15 @@ impl Chain {
 
     /// Offset of the first byte equal to `byte`, searching across chunk
     /// edges with `memchr`. O(offset) plus O(chunks searched).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let list: spool::buf_list::BufList = [&b"ab"[..], b"c\n"].into_iter().collect();
+    /// assert_eq!(list.find_byte(b'\n'), Some(3));
+    /// assert_eq!(list.find_byte(b'x'), None);
+    /// ```
+    #[must_use]
     pub fn find_byte(&self, byte: u8) -> Option<usize> {
         let mut base = 0;
         for chunk in &self.chunks {
@@ -271,9 +400,9 @@ impl Chain {
     /// # Examples
     ///
     /// ```
-    /// let chain: spool::chain::Chain = [&b"\x01\x02"[..], b"\x03\x82rest"].into_iter().collect();
-    /// assert_eq!(chain.position(|b| b & 0x80 != 0, 65), Some(3));
-    /// assert_eq!(chain.position(|b| b & 0x80 != 0, 3), None);
+    /// let list: spool::buf_list::BufList = [&b"\x01\x02"[..], b"\x03\x82rest"].into_iter().collect();
+    /// assert_eq!(list.position(|b| b & 0x80 != 0, 65), Some(3));
+    /// assert_eq!(list.position(|b| b & 0x80 != 0, 3), None);
     /// ```
     pub fn position(&self, mut pred: impl FnMut(u8) -> bool, limit: usize) -> Option<usize> {
         let mut base = 0;
@@ -293,12 +422,31 @@ impl Chain {
     /// The chunks, front to back. Chunk boundaries are those of the pushes
     /// (after front consumption), unless [`make_contiguous`](Self::make_contiguous)
     /// merged them.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let list: spool::buf_list::BufList = [&b"ab"[..], b"c"].into_iter().collect();
+    /// let chunks: Vec<&[u8]> = list.chunks().map(|c| &c[..]).collect();
+    /// assert_eq!(chunks, [&b"ab"[..], b"c"]);
+    /// ```
     pub fn chunks(&self) -> impl ExactSizeIterator<Item = &Bytes> + DoubleEndedIterator {
         self.chunks.iter()
     }
 
     /// Fills `dst` with the chunks as `IoSlice`s for `write_vectored`;
-    /// returns how many were filled.
+    /// returns how many were filled. The same as
+    /// [`Buf::chunks_vectored`](bytes::Buf::chunks_vectored).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::IoSlice;
+    /// let list: spool::buf_list::BufList = [&b"ab"[..], b"c"].into_iter().collect();
+    /// let mut slices = [IoSlice::new(&[]); 4];
+    /// assert_eq!(list.as_io_slices(&mut slices), 2);
+    /// assert_eq!(&*slices[1], b"c");
+    /// ```
     #[cfg(feature = "std")]
     pub fn as_io_slices<'a>(&'a self, dst: &mut [IoSlice<'a>]) -> usize {
         let mut n = 0;
@@ -310,8 +458,17 @@ impl Chain {
     }
 
     /// Merges the first `min(n, len)` bytes into one chunk and returns them
-    /// as a slice. Copies only when they span chunks (then exactly `n`
-    /// bytes once).
+    /// as a slice. Copies only when they span chunks (then exactly those
+    /// bytes, once).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut list: spool::buf_list::BufList = [&b"ab"[..], b"cd"].into_iter().collect();
+    /// assert_eq!(list.make_contiguous_prefix(3), b"abc");
+    /// assert_eq!(list.chunk_count(), 2); // "abc", "d"
+    /// assert_eq!(list.make_contiguous_prefix(9), b"abcd"); // all there is
+    /// ```
     pub fn make_contiguous_prefix(&mut self, n: usize) -> &[u8] {
         let n = n.min(self.len);
         if self.chunks.front().is_some_and(|c| c.len() < n) {
@@ -326,38 +483,46 @@ impl Chain {
 
     /// Merges every chunk into one (one copy of all bytes when there is more
     /// than one chunk) and returns the whole contents as a slice.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut list: spool::buf_list::BufList = [&b"ab"[..], b"cd"].into_iter().collect();
+    /// assert_eq!(list.make_contiguous(), b"abcd");
+    /// assert_eq!(list.chunk_count(), 1);
+    /// ```
     pub fn make_contiguous(&mut self) -> &[u8] {
         self.make_contiguous_prefix(self.len)
     }
 }
 
-impl From<Bytes> for Chain {
+impl From<Bytes> for BufList {
     fn from(chunk: Bytes) -> Self {
-        let mut chain = Chain::new();
-        chain.push_back(chunk);
-        chain
+        let mut list = BufList::new();
+        list.push_back(chunk);
+        list
     }
 }
 
-impl From<Vec<u8>> for Chain {
+impl From<Vec<u8>> for BufList {
     fn from(v: Vec<u8>) -> Self {
-        Chain::from(Bytes::from(v))
+        BufList::from(Bytes::from(v))
     }
 }
 
-impl From<&'static [u8]> for Chain {
+impl From<&'static [u8]> for BufList {
     fn from(s: &'static [u8]) -> Self {
-        Chain::from(Bytes::from_static(s))
+        BufList::from(Bytes::from_static(s))
     }
 }
 
-impl From<BytesMut> for Chain {
+impl From<BytesMut> for BufList {
     fn from(b: BytesMut) -> Self {
-        Chain::from(b.freeze())
+        BufList::from(b.freeze())
     }
 }
 
-impl<B: Into<Bytes>> Extend<B> for Chain {
+impl<B: Into<Bytes>> Extend<B> for BufList {
     fn extend<I: IntoIterator<Item = B>>(&mut self, iter: I) {
         for chunk in iter {
             self.push_back(chunk);
@@ -365,15 +530,15 @@ impl<B: Into<Bytes>> Extend<B> for Chain {
     }
 }
 
-impl<B: Into<Bytes>> FromIterator<B> for Chain {
+impl<B: Into<Bytes>> FromIterator<B> for BufList {
     fn from_iter<I: IntoIterator<Item = B>>(iter: I) -> Self {
-        let mut chain = Chain::new();
-        chain.extend(iter);
-        chain
+        let mut list = BufList::new();
+        list.extend(iter);
+        list
     }
 }
 
-impl PartialEq<[u8]> for Chain {
+impl PartialEq<[u8]> for BufList {
     fn eq(&self, other: &[u8]) -> bool {
         self.len == other.len() && {
             let mut rest = other;
