@@ -61,6 +61,27 @@ pub type FramedChain<D> = FramedBufList<D>;
 /// parsed header, say) so nothing is read twice; `Err` when the input can
 /// never become valid. After an error the decoder's state is unspecified
 /// until [`reset`](Decoder::reset).
+///
+/// # Examples
+///
+/// A decoder of one-byte frames:
+///
+/// ```
+/// use spool::buf_list::BufList;
+/// use spool::codec::Decoder;
+///
+/// struct Bytewise;
+/// impl Decoder for Bytewise {
+///     type Item = u8;
+///     type Error = core::convert::Infallible;
+///     fn decode(&mut self, src: &mut BufList) -> Result<Option<u8>, Self::Error> {
+///         Ok((!src.is_empty()).then(|| src.split_to_bytes(1)[0]))
+///     }
+///     fn reset(&mut self) {}
+/// }
+/// let mut input = BufList::from(&b"hi"[..]);
+/// assert_eq!(Bytewise.decode(&mut input), Ok(Some(b'h')));
+/// ```
 pub trait Decoder {
     /// A decoded frame.
     type Item;
@@ -69,11 +90,36 @@ pub trait Decoder {
 
     /// Cuts the next frame off `src`, if one is complete.
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::buf_list::BufList;
+    /// use spool::codec::{Decoder, LengthDelimited};
+    ///
+    /// let mut decoder = LengthDelimited::with_header_len(1);
+    /// let mut input = BufList::from(&b"\x02a"[..]);
+    /// assert_eq!(decoder.decode(&mut input).unwrap(), None); // "a" of 2 bytes
+    /// input.push_back(&b"b"[..]);
+    /// assert_eq!(decoder.decode(&mut input).unwrap().unwrap(), "ab");
+    /// ```
+    ///
     /// # Errors
     ///
     /// When the input violates the format; the error says what and where.
     fn decode(&mut self, src: &mut BufList) -> Result<Option<Self::Item>, Self::Error>;
 
     /// Forgets any partial frame, ready for a new stream.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::buf_list::BufList;
+    /// use spool::codec::{Decoder, LengthDelimited};
+    ///
+    /// let mut decoder = LengthDelimited::with_header_len(1);
+    /// decoder.decode(&mut BufList::from(&b"\x05ab"[..])).unwrap(); // header taken
+    /// decoder.reset(); // a new connection
+    /// assert_eq!(decoder.decode(&mut BufList::from(&b"\x01z"[..])).unwrap().unwrap(), "z");
+    /// ```
     fn reset(&mut self);
 }

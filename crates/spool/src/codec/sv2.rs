@@ -76,6 +76,19 @@ impl From<PayloadTooLarge> for io::Error {
 }
 
 /// One decoded frame; owns its header and payload bytes in one [`Slice`].
+///
+/// # Examples
+///
+/// ```
+/// use spool::codec::sv2::{Frame, Sv2Decoder};
+/// use spool::pool::BufferPool;
+///
+/// let mut frames: Vec<Frame> = Vec::new();
+/// let mut decoder = Sv2Decoder::new(BufferPool::new(4096));
+/// decoder.push(&[0, 0, 3, 1, 0, 0, b'x'], &mut frames).unwrap();
+/// let frame = frames.pop().unwrap();
+/// std::thread::spawn(move || assert_eq!(frame.payload(), b"x")).join().unwrap();
+/// ```
 #[derive(Debug)]
 pub struct Frame {
     bytes: Slice,
@@ -83,27 +96,101 @@ pub struct Frame {
 
 impl Frame {
     /// The extension type.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::Sv2Decoder;
+    /// use spool::pool::HeapBuffer;
+    ///
+    /// let mut frames = Vec::new();
+    /// Sv2Decoder::new(HeapBuffer::new())
+    ///     .push(&[0x01, 0x80, 0x15, 2, 0, 0, b'o', b'k'], &mut frames)
+    ///     .unwrap();
+    /// assert_eq!(frames[0].extension_type(), 0x8001);
+    /// ```
+    #[must_use]
     pub fn extension_type(&self) -> u16 {
         u16::from_le_bytes([self.bytes[0], self.bytes[1]])
     }
 
     /// The message type.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::Sv2Decoder;
+    /// use spool::pool::HeapBuffer;
+    ///
+    /// let mut frames = Vec::new();
+    /// Sv2Decoder::new(HeapBuffer::new())
+    ///     .push(&[0x01, 0x80, 0x15, 2, 0, 0, b'o', b'k'], &mut frames)
+    ///     .unwrap();
+    /// assert_eq!(frames[0].msg_type(), 0x15);
+    /// ```
+    #[must_use]
     pub fn msg_type(&self) -> u8 {
         self.bytes[2]
     }
 
     /// The payload.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::Sv2Decoder;
+    /// use spool::pool::HeapBuffer;
+    ///
+    /// let mut frames = Vec::new();
+    /// Sv2Decoder::new(HeapBuffer::new())
+    ///     .push(&[0x01, 0x80, 0x15, 2, 0, 0, b'o', b'k'], &mut frames)
+    ///     .unwrap();
+    /// assert_eq!(frames[0].payload(), b"ok");
+    /// ```
+    #[must_use]
     pub fn payload(&self) -> &[u8] {
         &self.bytes[HEADER_LEN..]
     }
 
     /// Header and payload, as they arrived.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::Sv2Decoder;
+    /// use spool::pool::HeapBuffer;
+    ///
+    /// let mut frames = Vec::new();
+    /// Sv2Decoder::new(HeapBuffer::new())
+    ///     .push(&[0x01, 0x80, 0x15, 2, 0, 0, b'o', b'k'], &mut frames)
+    ///     .unwrap();
+    /// let slice = frames.pop().unwrap().into_slice();
+    /// assert_eq!(&slice[..], [0x01, 0x80, 0x15, 2, 0, 0, b'o', b'k']);
+    /// ```
+    #[must_use]
     pub fn into_slice(self) -> Slice {
         self.bytes
     }
 }
 
-/// Decodes Stratum V2 frames into a [`Buffer`].
+/// Decodes Stratum V2 frames into a [`Buffer`]; see the [module
+/// documentation](self).
+///
+/// # Examples
+///
+/// ```
+/// use spool::codec::sv2::Sv2Decoder;
+/// use spool::pool::{BufferPool, HeapBuffer};
+///
+/// // The same decoder over the pool or over a Vec per message.
+/// let mut on_pool = Sv2Decoder::new(BufferPool::new(4096));
+/// let mut on_heap = Sv2Decoder::new(HeapBuffer::new());
+/// let wire = [0, 0, 5, 0, 0, 0];
+/// let (mut a, mut b) = (Vec::new(), Vec::new());
+/// on_pool.push(&wire, &mut a).unwrap();
+/// on_heap.push(&wire, &mut b).unwrap();
+/// assert_eq!((a[0].msg_type(), b[0].msg_type()), (5, 5));
+/// ```
 #[derive(Debug)]
 pub struct Sv2Decoder<B: Buffer> {
     buffer: B,
@@ -114,11 +201,32 @@ pub struct Sv2Decoder<B: Buffer> {
 
 impl<B: Buffer> Sv2Decoder<B> {
     /// A decoder accepting payloads up to the u24 maximum.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::{Sv2Decoder, HEADER_LEN};
+    /// use spool::pool::BufferPool;
+    /// let decoder = Sv2Decoder::new(BufferPool::new(1 << 16));
+    /// assert_eq!(decoder.missing(), HEADER_LEN);
+    /// ```
+    #[must_use]
     pub fn new(buffer: B) -> Self {
         Self::with_max_payload(buffer, MAX_PAYLOAD)
     }
 
     /// A decoder rejecting payloads over `max_payload` bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::Sv2Decoder;
+    /// use spool::pool::HeapBuffer;
+    /// let mut decoder = Sv2Decoder::with_max_payload(HeapBuffer::new(), 0);
+    /// assert!(decoder.push(&[0, 0, 1, 0, 0, 0], &mut Vec::new()).is_ok()); // empty payload
+    /// assert!(decoder.push(&[0, 0, 1, 1, 0, 0], &mut Vec::new()).is_err());
+    /// ```
+    #[must_use]
     pub fn with_max_payload(buffer: B, max_payload: usize) -> Self {
         Self {
             buffer,
@@ -128,6 +236,17 @@ impl<B: Buffer> Sv2Decoder<B> {
     }
 
     /// How many more bytes the current frame needs.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::Sv2Decoder;
+    /// use spool::pool::HeapBuffer;
+    /// let mut decoder = Sv2Decoder::new(HeapBuffer::new());
+    /// decoder.push(&[0, 0, 1, 3, 0, 0, b'a'], &mut Vec::new()).unwrap();
+    /// assert_eq!(decoder.missing(), 2); // two payload bytes to go
+    /// ```
+    #[must_use]
     pub fn missing(&self) -> usize {
         match self.payload_len {
             None => HEADER_LEN - self.buffer.len(),
@@ -137,6 +256,22 @@ impl<B: Buffer> Sv2Decoder<B> {
 
     /// Space for exactly the missing bytes, to be filled completely (by a
     /// `read_exact`, say) before calling [`next_frame`](Self::next_frame).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::Read;
+    /// use spool::codec::sv2::Sv2Decoder;
+    /// use spool::pool::BufferPool;
+    ///
+    /// let mut wire = &[0, 0, 7, 1, 0, 0, b'!'][..];
+    /// let mut decoder = Sv2Decoder::new(BufferPool::new(4096));
+    /// wire.read_exact(decoder.writable())?; // the header
+    /// assert!(decoder.next_frame()?.is_none());
+    /// wire.read_exact(decoder.writable())?; // the payload
+    /// assert_eq!(decoder.next_frame()?.unwrap().payload(), b"!");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn writable(&mut self) -> &mut [u8] {
         let missing = self.missing();
         self.buffer.reserve(missing)
@@ -149,6 +284,18 @@ impl<B: Buffer> Sv2Decoder<B> {
     ///
     /// [`PayloadTooLarge`] when the header announces too large a payload; the
     /// pending frame is dropped and the decoder is ready for new input.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::Sv2Decoder;
+    /// use spool::pool::HeapBuffer;
+    ///
+    /// let mut decoder = Sv2Decoder::new(HeapBuffer::new());
+    /// decoder.writable().copy_from_slice(&[0, 0, 4, 0, 0, 0]); // empty payload
+    /// assert_eq!(decoder.next_frame()?.unwrap().msg_type(), 4);
+    /// # Ok::<(), spool::codec::sv2::PayloadTooLarge>(())
+    /// ```
     pub fn next_frame(&mut self) -> Result<Option<Frame>, PayloadTooLarge> {
         if self.payload_len.is_none() {
             if self.buffer.len() < HEADER_LEN {
@@ -180,6 +327,21 @@ impl<B: Buffer> Sv2Decoder<B> {
     /// # Errors
     ///
     /// As for [`next_frame`](Self::next_frame).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::Sv2Decoder;
+    /// use spool::pool::HeapBuffer;
+    ///
+    /// let mut decoder = Sv2Decoder::new(HeapBuffer::new());
+    /// let mut frames = Vec::new();
+    /// let wire = [0, 0, 1, 1, 0, 0, b'a', 0, 0, 2, 0, 0, 0];
+    /// assert_eq!(decoder.push(&wire, &mut frames)?, wire.len());
+    /// let types: Vec<u8> = frames.iter().map(|f| f.msg_type()).collect();
+    /// assert_eq!(types, [1, 2]);
+    /// # Ok::<(), spool::codec::sv2::PayloadTooLarge>(())
+    /// ```
     pub fn push(
         &mut self,
         mut input: &[u8],
@@ -204,6 +366,19 @@ impl<B: Buffer> Sv2Decoder<B> {
     ///
     /// I/O errors (an end of input inside a frame is `UnexpectedEof`), and
     /// [`PayloadTooLarge`] as `InvalidData`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::Sv2Decoder;
+    /// use spool::pool::BufferPool;
+    ///
+    /// let mut wire = &[0, 0, 9, 2, 0, 0, b'h', b'i'][..];
+    /// let mut decoder = Sv2Decoder::new(BufferPool::new(4096));
+    /// assert_eq!(decoder.read_frame(&mut wire)?.unwrap().payload(), b"hi");
+    /// assert!(decoder.read_frame(&mut wire)?.is_none()); // a clean end
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     #[cfg(feature = "std")]
     pub fn read_frame(&mut self, reader: &mut impl io::Read) -> io::Result<Option<Frame>> {
         loop {
@@ -236,12 +411,33 @@ impl<B: Buffer> Sv2Decoder<B> {
     }
 
     /// Drops any partial frame (for a new connection).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::{Sv2Decoder, HEADER_LEN};
+    /// use spool::pool::HeapBuffer;
+    /// let mut decoder = Sv2Decoder::new(HeapBuffer::new());
+    /// decoder.push(&[0, 0, 1], &mut Vec::new()).unwrap();
+    /// decoder.reset();
+    /// assert_eq!(decoder.missing(), HEADER_LEN);
+    /// ```
     pub fn reset(&mut self) {
         self.buffer.discard();
         self.payload_len = None;
     }
 
     /// The buffer, e.g. to read a pool's stats.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::Sv2Decoder;
+    /// use spool::pool::BufferPool;
+    /// let decoder = Sv2Decoder::new(BufferPool::new(4096));
+    /// assert_eq!(decoder.buffer().stats().fallbacks, 0);
+    /// ```
+    #[must_use]
     pub fn buffer(&self) -> &B {
         &self.buffer
     }

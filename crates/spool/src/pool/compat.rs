@@ -49,6 +49,19 @@ use super::{Buffer, Slice};
 
 /// `buffer_sv2`'s names for a [`Buffer`]'s jobs; implemented for every
 /// `Buffer`. See the [module documentation](self) for the full table.
+///
+/// # Examples
+///
+/// ```
+/// use spool::pool::compat::Sv2BufferExt;
+/// use spool::pool::{Buffer, HeapBuffer};
+///
+/// fn frame(buffer: &mut impl Buffer) -> spool::pool::Slice {
+///     buffer.get_writable(2).copy_from_slice(b"ok");
+///     buffer.get_data_owned()
+/// }
+/// assert_eq!(&frame(&mut HeapBuffer::new())[..], b"ok");
+/// ```
 pub trait Sv2BufferExt: Buffer {
     /// `buffer_sv2`'s name for [`Buffer::reserve`].
     ///

@@ -155,6 +155,20 @@ pub struct PoolStats {
 
 /// A pre-allocated arena of message buffers; see the [module
 /// documentation](self).
+///
+/// # Examples
+///
+/// ```
+/// let mut pool = spool::pool::BufferPool::new(1024);
+/// let frames: Vec<_> = (0..4u8)
+///     .map(|i| {
+///         pool.reserve(1)[0] = i;
+///         pool.freeze()
+///     })
+///     .collect();
+/// assert!(frames.iter().all(|f| f.is_pooled()));
+/// assert_eq!(pool.stats().live, 4);
+/// ```
 pub struct BufferPool {
     shared: NonNull<Shared>,
     capacity: usize,
@@ -402,7 +416,14 @@ impl BufferPool {
         self.head = self.msg_start;
     }
 
-    /// Current counters. O(live frames). See [`PoolStats`] for an example.
+    /// Current counters. O(live frames).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let pool = spool::pool::BufferPool::new(64);
+    /// assert_eq!(pool.stats().in_use, 0);
+    /// ```
     #[must_use]
     pub fn stats(&self) -> PoolStats {
         let shared = self.shared();

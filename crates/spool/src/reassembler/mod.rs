@@ -88,6 +88,16 @@ use crate::stream::{ByteStream, Reader, Writer};
 
 /// Reorders substrings of a byte stream into a [`ByteStream`]; see the
 /// [module documentation](self).
+///
+/// # Examples
+///
+/// ```
+/// use spool::{reassembler::Reassembler, stream::ByteStream};
+/// let mut r = Reassembler::new(ByteStream::new(8));
+/// r.insert(1, b"b", false);
+/// r.insert(0, b"a", false);
+/// assert_eq!(r.reader().peek(), b"ab");
+/// ```
 #[derive(Clone, Debug)]
 pub struct Reassembler {
     output: ByteStream,
@@ -243,8 +253,15 @@ impl Reassembler {
     }
 
     /// The output stream, for queries and copies (`r.output().clone()`
-    /// saves it for [`replace_output`](Self::replace_output)); see there
-    /// for an example.
+    /// saves it for [`replace_output`](Self::replace_output)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::{reassembler::Reassembler, stream::ByteStream};
+    /// let r = Reassembler::new(ByteStream::new(8));
+    /// assert_eq!(r.output().capacity(), 8);
+    /// ```
     #[must_use]
     pub fn output(&self) -> &ByteStream {
         &self.output

@@ -79,8 +79,18 @@ pub use writer::Writer;
 
 /// A bounded, in-order byte pipe over one ring buffer of fixed capacity.
 ///
-/// See the [module documentation](self) for the layout. Cloning makes a deep
-/// copy of the buffer and the counters.
+/// See the [module documentation](self) for the layout. Cloning makes a
+/// deep copy of the buffer and the counters.
+///
+/// # Examples
+///
+/// ```
+/// let mut stream = spool::stream::ByteStream::new(8);
+/// stream.writer().push(b"ab");
+/// let copy = stream.clone();
+/// stream.reader().pop(2);
+/// assert_eq!(copy.reader_ref().peek(), b"ab");
+/// ```
 #[derive(Clone, Debug)]
 pub struct ByteStream {
     buf: Box<[u8]>,
@@ -147,7 +157,14 @@ impl ByteStream {
     }
 
     /// The fixed capacity given at construction.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(spool::stream::ByteStream::new(9).capacity(), 9);
+    /// ```
     #[inline]
+    #[must_use]
     pub fn capacity(&self) -> usize {
         self.buf.len()
     }
@@ -209,13 +226,28 @@ impl ByteStream {
 
     /// Marks the stream as failed; both halves then report
     /// [`has_error`](Reader::has_error).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut stream = spool::stream::ByteStream::new(4);
+    /// stream.set_error();
+    /// assert!(stream.has_error() && stream.writer_ref().has_error());
+    /// ```
     #[inline]
     pub fn set_error(&mut self) {
         self.error = true;
     }
 
     /// Whether [`set_error`](Self::set_error) was called.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(!spool::stream::ByteStream::new(4).has_error());
+    /// ```
     #[inline]
+    #[must_use]
     pub fn has_error(&self) -> bool {
         self.error
     }

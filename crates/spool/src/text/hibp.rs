@@ -12,6 +12,14 @@
 //! bytes (40 digits) for SHA-1, 16 (32 digits) for NTLM.
 
 /// What was wrong with a line.
+///
+/// # Examples
+///
+/// ```
+/// use spool::text::hibp::{parse_line, LineErrorKind};
+/// let mut hash = [0u8; 20];
+/// assert_eq!(parse_line(b"ABC:1", b"", &mut hash), Err(LineErrorKind::WrongLength { expected: 40, found: 3 }));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LineErrorKind {
     /// The hash part has the wrong number of characters.

@@ -47,6 +47,19 @@ pub const MAX_HEADER_DIGITS: usize = 64;
 
 /// Why a Banana stream was rejected. Every variant names the stream offset
 /// of the token's first byte.
+///
+/// # Examples
+///
+/// ```
+/// use spool::buf_list::BufList;
+/// use spool::codec::banana::{BananaDecoder, BananaError};
+/// use spool::codec::Decoder;
+///
+/// let mut input = BufList::from(&b"\x01\xff"[..]);
+/// let err = BananaDecoder::new().decode(&mut input).unwrap_err();
+/// assert_eq!(err, BananaError::UnknownType { byte: 0xff, offset: 0 });
+/// assert_eq!(err.to_string(), "unknown token type byte 0xff at stream offset 0");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BananaError {
     /// More than 64 header digits without a type byte.
@@ -86,6 +99,17 @@ pub enum BananaError {
 }
 
 /// Decodes Banana tokens; see the [module documentation](self).
+///
+/// # Examples
+///
+/// ```
+/// use spool::buf_list::BufList;
+/// use spool::codec::banana::{BananaDecoder, Token};
+/// use spool::codec::Decoder;
+///
+/// let mut input = BufList::from(&b"\x02\x82hi"[..]);
+/// assert_eq!(BananaDecoder::new().decode(&mut input).unwrap(), Some(Token::String("hi".into())));
+/// ```
 #[derive(Clone, Debug)]
 pub struct BananaDecoder {
     max_body: u64,
@@ -100,11 +124,32 @@ impl Default for BananaDecoder {
 
 impl BananaDecoder {
     /// A decoder accepting bodies up to 64 MiB.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let decoder = spool::codec::banana::BananaDecoder::new();
+    /// assert_eq!(decoder.offset(), 0);
+    /// ```
+    #[must_use]
     pub fn new() -> Self {
         Self::with_max_body(64 << 20)
     }
 
     /// A decoder accepting bodies up to `max_body` bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::buf_list::BufList;
+    /// use spool::codec::banana::{BananaDecoder, BananaError};
+    /// use spool::codec::Decoder;
+    ///
+    /// let mut decoder = BananaDecoder::with_max_body(2);
+    /// let err = decoder.decode(&mut BufList::from(&b"\x03\x82abc"[..])).unwrap_err();
+    /// assert!(matches!(err, BananaError::BodyTooLarge { size: 3, limit: 2, .. }));
+    /// ```
+    #[must_use]
     pub fn with_max_body(max_body: u64) -> Self {
         Self {
             max_body,
@@ -113,6 +158,19 @@ impl BananaDecoder {
     }
 
     /// Stream offset of the next token (bytes consumed so far).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::buf_list::BufList;
+    /// use spool::codec::banana::BananaDecoder;
+    /// use spool::codec::Decoder;
+    ///
+    /// let mut decoder = BananaDecoder::new();
+    /// decoder.decode(&mut BufList::from(&b"\x05\x81"[..])).unwrap(); // INT 5
+    /// assert_eq!(decoder.offset(), 2);
+    /// ```
+    #[must_use]
     pub fn offset(&self) -> u64 {
         self.offset
     }
