@@ -55,10 +55,12 @@
 
 mod buffer;
 pub mod compat;
+mod config;
 mod gaps;
 pub(crate) mod loom;
 mod shared;
 mod slice;
+mod stats;
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -67,7 +69,9 @@ use alloc::collections::VecDeque;
 use core::ptr::NonNull;
 
 pub use buffer::{Buffer, HeapBuffer};
+pub use config::{PoolConfig, DEFAULT_SLOTS};
 pub use slice::Slice;
+pub use stats::PoolStats;
 
 use loom::Ordering;
 use shared::{Shared, LIVE, RELEASED};
@@ -76,81 +80,12 @@ use shared::{Shared, LIVE, RELEASED};
 /// start when the space there is free (see `wrap_early`): about an L1 cache.
 const EARLY_WRAP: usize = 32 << 10;
 
-/// Default number of slots: frames that can be live at once.
-pub const DEFAULT_SLOTS: usize = 1024;
-
-/// The sizes a [`BufferPool`] is made with, by name, so the two numbers
-/// cannot be swapped.
-///
-/// # Examples
-///
-/// ```
-/// use spool::pool::{BufferPool, PoolConfig};
-///
-/// let pool = BufferPool::with_config(PoolConfig { capacity: 4096, slots: 8 });
-/// assert_eq!(pool.stats().capacity, 4096);
-/// assert_eq!(PoolConfig::with_capacity(4096).slots, spool::pool::DEFAULT_SLOTS);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PoolConfig {
-    /// Arena size in bytes, allocated up front.
-    pub capacity: usize,
-    /// Frames that may be live at once; past that, freezing falls back to
-    /// the heap. At most `u32::MAX`.
-    pub slots: usize,
-}
-
-impl PoolConfig {
-    /// `capacity` bytes and [`DEFAULT_SLOTS`] slots.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let config = spool::pool::PoolConfig::with_capacity(1 << 16);
-    /// assert_eq!((config.capacity, config.slots), (1 << 16, 1024));
-    /// ```
-    #[must_use]
-    pub const fn with_capacity(capacity: usize) -> Self {
-        Self {
-            capacity,
-            slots: DEFAULT_SLOTS,
-        }
-    }
-}
-
 /// A frozen message's place in the arena.
 #[derive(Clone, Copy, Debug)]
 struct Span {
     slot: u32,
     start: usize,
     end: usize,
-}
-
-/// Counters of a pool's use.
-///
-/// # Examples
-///
-/// ```
-/// let mut pool = spool::pool::BufferPool::new(64);
-/// pool.reserve(8);
-/// let frame = pool.freeze();
-/// let stats = pool.stats();
-/// assert_eq!((stats.capacity, stats.in_use, stats.live), (64, 8, 1));
-/// drop(frame);
-/// assert_eq!(pool.stats().live, 0);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PoolStats {
-    /// Arena size in bytes.
-    pub capacity: usize,
-    /// Bytes of the arena held by live slices right now.
-    pub in_use: usize,
-    /// The most bytes live slices ever held at once (as seen at freezes).
-    pub high_water: usize,
-    /// Messages that had to live on the heap because the arena was full.
-    pub fallbacks: u64,
-    /// Slices currently alive in the arena.
-    pub live: usize,
 }
 
 /// A pre-allocated arena of message buffers; see the [module

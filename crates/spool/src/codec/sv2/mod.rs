@@ -37,141 +37,17 @@ use alloc::vec::Vec;
 #[cfg(feature = "std")]
 use std::io;
 
-use crate::pool::{Buffer, Slice};
+use crate::pool::Buffer;
+
+mod frame;
+
+pub use frame::{Frame, PayloadTooLarge};
 
 /// Bytes in a Stratum V2 frame header.
 pub const HEADER_LEN: usize = 6;
 
 /// The largest payload a u24 length can announce.
 pub const MAX_PAYLOAD: usize = (1 << 24) - 1;
-
-/// A Stratum V2 header announced a payload length above the decoder's
-/// limit. (The length-delimited decoder's counterpart, which also names a
-/// stream offset, is [`FrameTooLarge`](super::FrameTooLarge).)
-///
-/// # Examples
-///
-/// ```
-/// use spool::codec::sv2::{PayloadTooLarge, Sv2Decoder};
-/// use spool::pool::HeapBuffer;
-///
-/// let mut decoder = Sv2Decoder::with_max_payload(HeapBuffer::new(), 2);
-/// let err = decoder.push(&[0, 0, 1, 3, 0, 0], &mut Vec::new()).unwrap_err();
-/// assert_eq!(err, PayloadTooLarge { size: 3, limit: 2 });
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("Stratum V2 frame announces a {size}-byte payload, over the limit of {limit} bytes")]
-pub struct PayloadTooLarge {
-    /// The announced payload length.
-    pub size: usize,
-    /// The configured limit.
-    pub limit: usize,
-}
-
-#[cfg(feature = "std")]
-impl From<PayloadTooLarge> for io::Error {
-    fn from(e: PayloadTooLarge) -> Self {
-        io::Error::new(io::ErrorKind::InvalidData, e)
-    }
-}
-
-/// One decoded frame; owns its header and payload bytes in one [`Slice`].
-///
-/// # Examples
-///
-/// ```
-/// use spool::codec::sv2::{Frame, Sv2Decoder};
-/// use spool::pool::BufferPool;
-///
-/// let mut frames: Vec<Frame> = Vec::new();
-/// let mut decoder = Sv2Decoder::new(BufferPool::new(4096));
-/// decoder.push(&[0, 0, 3, 1, 0, 0, b'x'], &mut frames).unwrap();
-/// let frame = frames.pop().unwrap();
-/// std::thread::spawn(move || assert_eq!(frame.payload(), b"x")).join().unwrap();
-/// ```
-#[derive(Debug)]
-pub struct Frame {
-    bytes: Slice,
-}
-
-impl Frame {
-    /// The extension type.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use spool::codec::sv2::Sv2Decoder;
-    /// use spool::pool::HeapBuffer;
-    ///
-    /// let mut frames = Vec::new();
-    /// Sv2Decoder::new(HeapBuffer::new())
-    ///     .push(&[0x01, 0x80, 0x15, 2, 0, 0, b'o', b'k'], &mut frames)
-    ///     .unwrap();
-    /// assert_eq!(frames[0].extension_type(), 0x8001);
-    /// ```
-    #[must_use]
-    pub fn extension_type(&self) -> u16 {
-        u16::from_le_bytes([self.bytes[0], self.bytes[1]])
-    }
-
-    /// The message type.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use spool::codec::sv2::Sv2Decoder;
-    /// use spool::pool::HeapBuffer;
-    ///
-    /// let mut frames = Vec::new();
-    /// Sv2Decoder::new(HeapBuffer::new())
-    ///     .push(&[0x01, 0x80, 0x15, 2, 0, 0, b'o', b'k'], &mut frames)
-    ///     .unwrap();
-    /// assert_eq!(frames[0].msg_type(), 0x15);
-    /// ```
-    #[must_use]
-    pub fn msg_type(&self) -> u8 {
-        self.bytes[2]
-    }
-
-    /// The payload.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use spool::codec::sv2::Sv2Decoder;
-    /// use spool::pool::HeapBuffer;
-    ///
-    /// let mut frames = Vec::new();
-    /// Sv2Decoder::new(HeapBuffer::new())
-    ///     .push(&[0x01, 0x80, 0x15, 2, 0, 0, b'o', b'k'], &mut frames)
-    ///     .unwrap();
-    /// assert_eq!(frames[0].payload(), b"ok");
-    /// ```
-    #[must_use]
-    pub fn payload(&self) -> &[u8] {
-        &self.bytes[HEADER_LEN..]
-    }
-
-    /// Header and payload, as they arrived.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use spool::codec::sv2::Sv2Decoder;
-    /// use spool::pool::HeapBuffer;
-    ///
-    /// let mut frames = Vec::new();
-    /// Sv2Decoder::new(HeapBuffer::new())
-    ///     .push(&[0x01, 0x80, 0x15, 2, 0, 0, b'o', b'k'], &mut frames)
-    ///     .unwrap();
-    /// let slice = frames.pop().unwrap().into_slice();
-    /// assert_eq!(&slice[..], [0x01, 0x80, 0x15, 2, 0, 0, b'o', b'k']);
-    /// ```
-    #[must_use]
-    pub fn into_slice(self) -> Slice {
-        self.bytes
-    }
-}
 
 /// Decodes Stratum V2 frames into a [`Buffer`]; see the [module
 /// documentation](self).
@@ -316,9 +192,7 @@ impl<B: Buffer> Sv2Decoder<B> {
             return Ok(None);
         }
         self.payload_len = None;
-        Ok(Some(Frame {
-            bytes: self.buffer.freeze(),
-        }))
+        Ok(Some(Frame::new(self.buffer.freeze())))
     }
 
     /// Feeds `input`; pushes every completed frame onto `frames` and returns
