@@ -247,6 +247,14 @@ impl Reassembler {
     /// assert_eq!(r.writer_ref().bytes_pushed(), 2);
     /// assert!(r.writer_ref().is_closed());
     /// ```
+    ///
+    /// A push around the reassembler does not compile:
+    ///
+    /// ```compile_fail
+    /// use spool::{reassembler::Reassembler, stream::ByteStream};
+    /// let mut r = Reassembler::new(ByteStream::new(16));
+    /// r.writer().push(b"x");
+    /// ```
     #[must_use]
     pub fn writer_ref(&self) -> &Writer {
         self.output.writer_ref()
