@@ -48,7 +48,9 @@
 
 mod access_log;
 mod config;
+mod connection;
 mod error;
+pub mod etag;
 mod handlers;
 mod indexes;
 mod metrics;
@@ -58,10 +60,14 @@ mod query;
 pub mod range;
 mod router;
 mod server;
+mod tls;
 mod watch;
+mod watchdog;
+mod write_deadline;
 
-pub use config::{Config, Limits};
+pub use config::{Config, Limits, TlsFiles};
 pub use error::ServeError;
 pub use indexes::{Indexes, LoadError, Loaded};
 pub use ops::run;
 pub use server::{Handle, Server};
+pub use tls::TlsError;

@@ -7,6 +7,8 @@ use std::time::Instant;
 
 use axum::body::HttpBody as _;
 use axum::extract::{MatchedPath, Request, State};
+use axum::http::header::HOST;
+use axum::http::{StatusCode, Version};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -44,8 +46,27 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/metrics", get(handlers::metrics))
         .fallback(handlers::not_found)
         .method_not_allowed_fallback(handlers::method_not_allowed)
+        .layer(middleware::from_fn(require_host))
         .layer(middleware::from_fn_with_state(Arc::clone(&app), observe))
         .with_state(app)
+}
+
+/// RFC 9112 §3.2: an HTTP/1.1 request without a `Host` field, or with
+/// more than one, gets `400`. (HTTP/1.0 has no such rule; an HTTP/2
+/// request names its authority in the `:authority` pseudo-header.)
+async fn require_host(request: Request, next: Next) -> Response {
+    if request.version() == Version::HTTP_11 {
+        let mut hosts = request.headers().get_all(HOST).iter();
+        let why = match (hosts.next(), hosts.next()) {
+            (None, _) => Some("an HTTP/1.1 request needs a Host header"),
+            (Some(_), Some(_)) => Some("a request may have only one Host header"),
+            (Some(_), None) => None,
+        };
+        if let Some(why) = why {
+            return handlers::reason(StatusCode::BAD_REQUEST, why);
+        }
+    }
+    next.run(request).await
 }
 
 /// Counts the request by endpoint and status, times it, and logs it if the
