@@ -18,8 +18,8 @@
 # Every server's answers are checked first (counts exact — hibp-server
 # says -1 for an absent hash; range lines well formed, LINES/2^20 per range
 # on average), then RUNS rounds of DURATION seconds per server and
-# endpoint. Run it under the machine's benchmark lock, so that nothing else
-# runs at the same time.
+# endpoint, in turn (the order reversed every other round). Run it under
+# the machine's benchmark lock, so that nothing else runs at the same time.
 #
 # Usage: LINES=20000000 HIBP_SERVER=/path/to/hibp-server scripts/bench-serve.sh
 #   INDEX=FILE       reuse an index built from `spool pwned sample --lines
@@ -140,6 +140,9 @@ echo "== timed runs: wrk -t$threads -c$connections -d${duration}s --latency, ser
 results="$work/results.txt"
 : > "$results"
 for run in $(seq "$runs"); do
+    # Odd rounds in the order the servers started, even rounds reversed
+    # (ABBA), so that no server always runs first or last.
+    if [ $((run % 2)) = 1 ]; then order=(cat "$servers"); else order=(tac "$servers"); fi
     while read -r name port pid; do
         for endpoint in $(endpoints "$name"); do
             cat "$index" ${hibp_db:+"$hibp_db"} > /dev/null # keep the files cached
@@ -158,7 +161,7 @@ for run in $(seq "$runs"); do
             echo "$name $endpoint $run $rps $p50 $p99 $anon" >> "$results"
             [ -z "$errors" ] || { echo "FAILED: errors"; exit 1; }
         done
-    done < "$servers"
+    done < <("${order[@]}")
 done
 
 echo "== medians (min-max) over $runs runs; ratios per round, spool's req/s over the other's"
@@ -182,6 +185,7 @@ for name, endpoint in keys:
         ratios = [mine[x[2]] / float(x[3]) for x in r if x[2] in mine]
         print(f"  spool / {name}, {endpoint}: {fmt(ratios, '{:.2f}')}x")
 EOF
-for log in "$work"/*.log; do
-    grep -v "listening on\|serving:\|^http\|^Serving\|^$" "$log" | sed "s|^|$(basename "$log" .log): |" || true
+for log in "$work"/spool.log "$work"/base.log; do
+    [ -e "$log" ] || continue
+    grep -v "listening on\|serving:" "$log" | sed "s|^|$(basename "$log" .log): |" || true
 done

@@ -46,7 +46,6 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/metrics", get(handlers::metrics))
         .fallback(handlers::not_found)
         .method_not_allowed_fallback(handlers::method_not_allowed)
-        .layer(middleware::from_fn(require_host))
         .layer(middleware::from_fn_with_state(Arc::clone(&app), observe))
         .with_state(app)
 }
@@ -54,23 +53,23 @@ pub(crate) fn router(app: Arc<App>) -> Router {
 /// RFC 9112 §3.2: an HTTP/1.1 request without a `Host` field, or with
 /// more than one, gets `400`. (HTTP/1.0 has no such rule; an HTTP/2
 /// request names its authority in the `:authority` pseudo-header.)
-async fn require_host(request: Request, next: Next) -> Response {
-    if request.version() == Version::HTTP_11 {
-        let mut hosts = request.headers().get_all(HOST).iter();
-        let why = match (hosts.next(), hosts.next()) {
-            (None, _) => Some("an HTTP/1.1 request needs a Host header"),
-            (Some(_), Some(_)) => Some("a request may have only one Host header"),
-            (Some(_), None) => None,
-        };
-        if let Some(why) = why {
-            return handlers::reason(StatusCode::BAD_REQUEST, why);
-        }
+fn missing_host(request: &Request) -> Option<Response> {
+    if request.version() != Version::HTTP_11 {
+        return None;
     }
-    next.run(request).await
+    let mut hosts = request.headers().get_all(HOST).iter();
+    let why = match (hosts.next(), hosts.next()) {
+        (None, _) => "an HTTP/1.1 request needs a Host header",
+        (Some(_), Some(_)) => "a request may have only one Host header",
+        (Some(_), None) => return None,
+    };
+    Some(handlers::reason(StatusCode::BAD_REQUEST, why))
 }
 
-/// Counts the request by endpoint and status, times it, and logs it if the
-/// access log is on.
+/// Refuses an HTTP/1.1 request without one Host header; counts the request
+/// by endpoint and status, times it, and logs it if the access log is on.
+/// (One layer for all of it: each layer costs every request a boxed
+/// future.)
 async fn observe(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
     let start = Instant::now();
     let route = request.extensions().get::<MatchedPath>();
@@ -84,7 +83,10 @@ async fn observe(State(app): State<Arc<App>>, request: Request, next: Next) -> R
             .map_or_else(|| "/".to_string(), ToString::to_string);
         (peer, request.method().clone(), target)
     });
-    let response = next.run(request).await;
+    let response = match missing_host(&request) {
+        Some(refused) => refused,
+        None => next.run(request).await,
+    };
     let elapsed = start.elapsed();
     let status = response.status().as_u16();
     app.metrics.request(endpoint, status, elapsed);
