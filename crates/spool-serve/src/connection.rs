@@ -126,14 +126,23 @@ where
         })
     };
     let mut connection = pin!(shared.protocols.serve_connection(TokioIo::new(io), service));
+    // A client that goes away mid-request is its own business.
     let expired = tokio::select! {
-        // A client that goes away mid-request is its own business.
+        biased;
         _ = connection.as_mut() => return,
-        why = watchdog.expired() => Some(why),
         _ = stop.wait_for(|stop| *stop) => None,
+        why = watchdog.expired() => why,
     };
-    if expired == Some(Expiry::Stalled) {
-        return;
+    match expired {
+        Some(Expiry::Stalled) => return,
+        Some(Expiry::Idle) => {}
+        // HTTP/1: the watchdog is done (see watchdog.rs); shutdown only.
+        None if !*stop.borrow() => tokio::select! {
+            biased;
+            _ = connection.as_mut() => return,
+            _ = stop.wait_for(|stop| *stop) => {}
+        },
+        None => {}
     }
     connection.as_mut().graceful_shutdown();
     let _ = tokio::time::timeout(response_limit, connection).await;

@@ -19,10 +19,13 @@
 //!   for an idle HTTP/1.1 keep-alive connection).
 //!
 //! The first HTTP/1 request disarms it: from then on hyper's header
-//! timeout bounds idleness and [`WriteDeadline`] bounds slow readers.
-//! The connection's task waits on [`Watchdog::expired`] beside the
-//! connection; an idle connection is closed politely (GOAWAY, then a
-//! bounded wait), a stalled one at once.
+//! timeout bounds idleness and [`WriteDeadline`] bounds slow readers, and
+//! [`Watchdog::expired`] returns `None` so that the connection's task
+//! stops polling it (a future polled beside the connection is polled at
+//! every wake-up, which an HTTP/1.1 connection would pay on every
+//! request). Until then the task waits on it beside the connection; an
+//! idle connection is closed politely (GOAWAY, then a bounded wait), a
+//! stalled one at once.
 //!
 //! [`WriteDeadline`]: crate::write_deadline::WriteDeadline
 
@@ -86,7 +89,10 @@ impl Watchdog {
 
     /// An HTTP/1 request arrived: the watchdog has nothing more to do.
     pub(crate) fn http1(&self) {
-        self.armed.store(false, Ordering::Relaxed);
+        if self.armed.load(Ordering::Relaxed) {
+            self.armed.store(false, Ordering::Relaxed);
+            self.wake.notify_one();
+        }
     }
 
     /// An HTTP/2 request arrived: open until the returned guard drops.
@@ -110,8 +116,9 @@ impl Watchdog {
         }
     }
 
-    /// Waits until the connection's time is up, and says why.
-    pub(crate) async fn expired(&self) -> Expiry {
+    /// Waits until the connection's time is up, and says why; `None` once
+    /// an HTTP/1 request has disarmed the watchdog.
+    pub(crate) async fn expired(&self) -> Option<Expiry> {
         loop {
             let next = {
                 let mut state = self.lock();
@@ -120,8 +127,8 @@ impl Watchdog {
                 next
             };
             match next {
-                None => self.wake.notified().await,
-                Some((at, why)) if at <= Instant::now() => return why,
+                None => return None,
+                Some((at, why)) if at <= Instant::now() => return Some(why),
                 Some((at, _)) => {
                     tokio::select! {
                         () = tokio::time::sleep_until(at) => {}
@@ -181,7 +188,7 @@ mod tests {
     async fn a_connection_without_requests_is_idle_after_the_limit() {
         let dog = Watchdog::new(IDLE, RESPONSE);
         let start = Instant::now();
-        assert_eq!(dog.expired().await, Expiry::Idle);
+        assert_eq!(dog.expired().await, Some(Expiry::Idle));
         assert_eq!(start.elapsed(), IDLE);
     }
 
@@ -190,7 +197,7 @@ mod tests {
         let dog = Watchdog::new(IDLE, RESPONSE);
         let start = Instant::now();
         let _open = dog.open();
-        assert_eq!(dog.expired().await, Expiry::Stalled);
+        assert_eq!(dog.expired().await, Some(Expiry::Stalled));
         assert_eq!(start.elapsed(), RESPONSE);
     }
 
@@ -208,7 +215,7 @@ mod tests {
             tokio::time::sleep(Duration::from_secs(1)).await;
             drop(open);
         }
-        assert_eq!(watcher.await.unwrap(), Expiry::Idle);
+        assert_eq!(watcher.await.unwrap(), Some(Expiry::Idle));
         // The last request ended at 45 s.
         assert_eq!(start.elapsed(), Duration::from_secs(45) + IDLE);
     }
@@ -226,15 +233,22 @@ mod tests {
             tokio::time::sleep(Duration::from_secs(3)).await;
             drop(dog.open());
         }
-        assert_eq!(watcher.await.unwrap(), (Expiry::Stalled, RESPONSE));
+        assert_eq!(watcher.await.unwrap(), (Some(Expiry::Stalled), RESPONSE));
         drop(stuck);
     }
 
     #[tokio::test(start_paused = true)]
-    async fn http1_disarms_it() {
+    async fn http1_disarms_it_and_wakes_the_waiter() {
         let dog = Watchdog::new(IDLE, RESPONSE);
+        let start = Instant::now();
+        let watcher = tokio::spawn({
+            let dog = Arc::clone(&dog);
+            async move { (dog.expired().await, start.elapsed()) }
+        });
+        tokio::time::sleep(Duration::from_secs(1)).await;
         dog.http1();
-        let waited = tokio::time::timeout(IDLE * 10, dog.expired()).await;
-        assert!(waited.is_err(), "an HTTP/1 connection is hyper's to time");
+        let (expired, after) = watcher.await.unwrap();
+        assert_eq!(expired, None, "an HTTP/1 connection is hyper's to time");
+        assert_eq!(after, Duration::from_secs(1), "the waiter is woken at once");
     }
 }
