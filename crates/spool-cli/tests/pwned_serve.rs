@@ -51,6 +51,31 @@ fn build_sample(dir: &Dir, seed: u64, index: &Path) {
     ok(spool(&["pwned", "build", "-o", path(index), path(&text)]));
 }
 
+/// `pwned sample --ranges` (2,000 hashes, CRLF, as the official
+/// downloader writes them) then `pwned build` of the folder; returns the
+/// folder and the index.
+fn build_ranges(dir: &Dir) -> (std::path::PathBuf, std::path::PathBuf) {
+    let ranges = dir.0.join("ranges");
+    let index = dir.0.join("pwned.idx");
+    ok(spool(&[
+        "pwned",
+        "sample",
+        "--lines",
+        "2000",
+        "--crlf",
+        "--ranges",
+        path(&ranges),
+    ]));
+    ok(spool(&[
+        "pwned",
+        "build",
+        "-o",
+        path(&index),
+        path(&ranges),
+    ]));
+    (ranges, index)
+}
+
 /// A running `spool pwned serve` and the lines of its standard error.
 struct Served {
     child: Child,
@@ -143,24 +168,7 @@ fn http() -> reqwest::blocking::Client {
 #[test]
 fn range_files_build_serve_and_come_back_byte_identical() {
     let dir = Dir::new("serve-round-trip");
-    let ranges = dir.0.join("ranges");
-    let index = dir.0.join("pwned.idx");
-    ok(spool(&[
-        "pwned",
-        "sample",
-        "--lines",
-        "2000",
-        "--crlf",
-        "--ranges",
-        path(&ranges),
-    ]));
-    ok(spool(&[
-        "pwned",
-        "build",
-        "-o",
-        path(&index),
-        path(&ranges),
-    ]));
+    let (ranges, index) = build_ranges(&dir);
     let mut served = Served::start(&["--sha1", path(&index)]);
     let client = http();
     let range = |prefix: &str| {
@@ -247,15 +255,23 @@ fn watch_reloads_an_index_renamed_over_the_served_path() {
     let index = dir.0.join("pwned.idx");
     build_sample(&dir, 1, &index);
     let mut served = Served::start(&["--watch", "--sha1", path(&index)]);
+    rebuild_and_see_it_served(&mut served, &dir, &index);
+    assert!(served.terminate().success());
+}
+
+/// With `served` watching `index` (seed 1's sample): seed 2's, built over
+/// it, is served once the reload says so. Returns a URL whose answer
+/// changed, and the new answer.
+fn rebuild_and_see_it_served(served: &mut Served, dir: &Dir, index: &Path) -> (String, String) {
     let hash = spool_pwned::to_hex(&spool_pwned::HashKind::Sha1.hash_password("sample-2-3"));
     let url = format!("{}/check/sha1/{hash}", served.base);
     let client = http();
     assert_eq!(client.get(&url).send().unwrap().text().unwrap(), "0");
-    build_sample(&dir, 2, &index);
+    build_sample(dir, 2, index);
     served.wait_for("reloaded (index file replaced)");
     let new = spool_pwned::sample::sample_count(2, 3).to_string();
     assert_eq!(client.get(&url).send().unwrap().text().unwrap(), new);
-    assert!(served.terminate().success());
+    (url, new)
 }
 
 #[test]
@@ -342,14 +358,8 @@ fn watch_reloads_an_index_given_by_a_relative_path() {
         .args(["--watch", "--sha1", "pwned.idx"])
         .current_dir(&dir.0);
     let mut served = Served::spawn(child);
-    let hash = spool_pwned::to_hex(&spool_pwned::HashKind::Sha1.hash_password("sample-2-3"));
-    let url = format!("{}/check/sha1/{hash}", served.base);
+    let (url, new) = rebuild_and_see_it_served(&mut served, &dir, &index);
     let client = http();
-    assert_eq!(client.get(&url).send().unwrap().text().unwrap(), "0");
-    build_sample(&dir, 2, &index);
-    served.wait_for("reloaded (index file replaced)");
-    let new = spool_pwned::sample::sample_count(2, 3).to_string();
-    assert_eq!(client.get(&url).send().unwrap().text().unwrap(), new);
     // A replacement that does not open is refused, said so, and the
     // index served stays.
     std::fs::write(dir.0.join("broken"), b"not an index").unwrap();
@@ -387,24 +397,7 @@ fn curl(feature: &str, args: &[&str]) -> Option<String> {
 #[test]
 fn curl_speaks_http2_with_prior_knowledge_and_revalidates() {
     let dir = Dir::new("serve-curl-h2");
-    let ranges = dir.0.join("ranges");
-    let index = dir.0.join("pwned.idx");
-    ok(spool(&[
-        "pwned",
-        "sample",
-        "--lines",
-        "2000",
-        "--crlf",
-        "--ranges",
-        path(&ranges),
-    ]));
-    ok(spool(&[
-        "pwned",
-        "build",
-        "-o",
-        path(&index),
-        path(&ranges),
-    ]));
+    let (ranges, index) = build_ranges(&dir);
     let mut served = Served::start(&["--sha1", path(&index)]);
     let file = std::fs::read_dir(&ranges)
         .unwrap()
