@@ -50,9 +50,9 @@ pub struct Args {
     /// Seconds a client has to send a request body (then 408).
     #[arg(long, default_value = "10", value_parser = parse_seconds)]
     body_timeout: Duration,
-    /// Seconds a client has to take a response once the socket is full
-    /// (or, with HTTP/2, its window shut); a client that does not read is
-    /// disconnected.
+    /// Seconds a client has to take a response once the socket is full (with
+    /// HTTP/2 also a response held by the client's shut window, after the
+    /// body timeout); a client that does not read is disconnected.
     #[arg(long, default_value = "10", value_parser = parse_seconds)]
     write_timeout: Duration,
     /// HTTP/2 requests open at once on one connection.
