@@ -277,7 +277,10 @@ fn convert_takes_quiet() {
     let out = run(cmd, None);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.starts_with("spool: error: ") && err.contains("none.idx"), "{err}");
+    assert!(
+        err.starts_with("spool: error: ") && err.contains("none.idx"),
+        "{err}"
+    );
 }
 
 /// The downloader writes a million range files; they are opened one at a
