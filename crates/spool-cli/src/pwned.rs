@@ -11,11 +11,9 @@ use clap::{Subcommand, ValueEnum};
 use spool_io::progress::Progress;
 use spool_io::size::Size;
 use spool_io::write::{remove_dead_pid_temporaries, PartialFile};
-use spool_pwned::build::BuildOptions;
-use spool_pwned::check::{check_batch, parse_hash, BatchError};
-use spool_pwned::convert::{build_as, convert};
-use spool_pwned::format::Layout;
-use spool_pwned::input::sources;
+use spool_pwned::build::{build_as, convert, sources, BuildOptions};
+use spool_pwned::format::IndexLayout;
+use spool_pwned::lookup::check::{check_batch, parse_hash, BatchError};
 use spool_pwned::sample::{write_sample, write_sample_ranges, Order};
 use spool_pwned::{Answer, AnyIndex, HashKind, Index};
 
@@ -64,6 +62,9 @@ enum Command {
         /// first beside the output (and removed).
         #[arg(long, value_enum, default_value_t = Format::Full)]
         format: Format,
+        /// No progress bar.
+        #[arg(short, long)]
+        quiet: bool,
     },
     /// Convert a full index into a smaller layout (see `build --format`).
     Convert {
@@ -78,6 +79,10 @@ enum Command {
         /// Memory for building a filter (it is built in shards that fit).
         #[arg(long, default_value = "512M", value_parser = spool_io::size::parse)]
         memory: usize,
+        /// No summary line (convert shows no progress bar; errors and
+        /// warnings are still printed).
+        #[arg(short, long)]
+        quiet: bool,
     },
     /// Check a password, a hash, or a batch of them against an index.
     ///
@@ -152,11 +157,11 @@ enum Format {
 }
 
 impl Format {
-    fn layout(self) -> Layout {
+    fn layout(self) -> IndexLayout {
         match self {
-            Format::Full => Layout::Sorted,
-            Format::T64 => Layout::T64,
-            Format::Filter => Layout::Filter,
+            Format::Full => IndexLayout::Sorted,
+            Format::T64 => IndexLayout::T64,
+            Format::Filter => IndexLayout::Filter,
         }
     }
 }
@@ -189,12 +194,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             temp_dir,
             threads,
             format,
+            quiet,
         } => {
             let defaults = BuildOptions::default();
             let threads = threads.unwrap_or(defaults.threads).max(1);
             let max = spool_pwned::build::max_threads();
             if threads > max {
-                eprintln!("spool pwned build: --threads {threads} capped to {max} (four per core, at most 64)");
+                eprintln!("spool pwned build: warning: --threads {threads} capped to {max} (four per core, at most 64)");
             }
             let opts = BuildOptions {
                 kind: kind(ntlm),
@@ -213,17 +219,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 opts.threads,
                 Size(least.next_multiple_of(1 << 20))
             );
-            run_build(&inputs, &output, &opts, format.layout())
+            run_build(&inputs, &output, &opts, format.layout(), !quiet)
         }
         Command::Convert {
             index,
             output,
             format,
             memory,
+            quiet,
         } => {
             let start = Instant::now();
             let full = Index::open(&index)?;
             let header = convert(&full, &output, format.layout(), memory)?;
+            if quiet {
+                return Ok(ExitCode::SUCCESS);
+            }
             eprintln!(
                 "spool pwned convert: {} hashes written to {} as {} in {:.2}s",
                 header.records,
@@ -291,7 +301,8 @@ fn run_build(
     inputs: &[PathBuf],
     output: &std::path::Path,
     opts: &BuildOptions,
-    layout: Layout,
+    layout: IndexLayout,
+    progress_bar: bool,
 ) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
     let progress = Arc::new(Progress::default());
@@ -302,7 +313,7 @@ fn run_build(
     let sources = sources(inputs)?;
     sweep_old_temporaries(output, opts.temp_dir.as_deref());
     crate::interrupt::exit_on_signal("spool pwned build");
-    let show = io::stderr().is_terminal();
+    let show = progress_bar && io::stderr().is_terminal();
     let (report, _) = show_while(&progress, input_size(inputs), show, || {
         build_as(sources, output, &opts, layout)
     })?;

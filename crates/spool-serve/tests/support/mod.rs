@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use spool_pwned::build::{build, BuildOptions};
-use spool_pwned::input::{sources, Source};
+use spool_pwned::build::{sources, Source};
 use spool_pwned::sample::{write_sample, Order};
 use spool_pwned::HashKind;
 use spool_serve::{Config, Handle, Server};
