@@ -108,6 +108,22 @@ pub trait Sv2BufferExt: Buffer {
     fn get_data_by_ref(&mut self, len: usize) -> &mut [u8] {
         self.pending(len)
     }
+
+    /// `buffer_sv2`'s name for [`Buffer::pending_ref`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::pool::{compat::Sv2BufferExt, Buffer, HeapBuffer};
+    /// let mut buffer = HeapBuffer::new();
+    /// buffer.reserve(2).copy_from_slice(b"ok");
+    /// let buffer = &buffer;
+    /// assert_eq!(buffer.get_data_by_ref_(1), b"o");
+    /// ```
+    #[inline]
+    fn get_data_by_ref_(&self, len: usize) -> &[u8] {
+        self.pending_ref(len)
+    }
 }
 
 impl<B: Buffer + ?Sized> Sv2BufferExt for B {}
