@@ -116,9 +116,9 @@
 extern crate alloc;
 
 mod buffer;
+mod on_spool;
 mod pool;
 mod system;
-mod views;
 mod write;
 
 pub use aead::Buffer as AeadBuffer;

@@ -2,17 +2,13 @@
 //! [`spool::pool::BufferPool`] — one pre-allocated arena, 1024 slots,
 //! frames that may outlive the pool, a drop that never waits.
 //!
-//! Everything the codec asks of the pool is one call into spool's:
-//! `get_writable` is `reserve`, `get_data_owned` is `freeze`,
-//! `get_data_by_ref` is `pending`, `get_data_by_ref_` is `pending_ref`,
-//! `AeadBuffer::truncate` is `truncate`. The only state kept here is the
-//! start offset `danger_set_start` sets, which is a view into the pending
-//! message, not part of it.
+//! Its `Buffer` and `AeadBuffer` methods are `on_spool.rs`'s, shared with
+//! the heap buffer.
 
 use core::fmt;
 use core::marker::PhantomData;
 
-use crate::views::pending_views;
+use crate::on_spool::buffer_on_spool;
 use crate::{Buffer, BufferFromSystemMemory, Slice};
 
 /// A pool of frame memory for Stratum V2's codec: buffer_sv2's
@@ -135,46 +131,7 @@ impl<T: Buffer> BufferPool<T> {
     }
 }
 
-impl<T: Buffer> Buffer for BufferPool<T> {
-    type Slice = Slice;
-
-    #[inline]
-    fn get_writable(&mut self, len: usize) -> &mut [u8] {
-        self.spool.reserve(len)
-    }
-
-    #[inline]
-    fn get_data_owned(&mut self) -> Slice {
-        self.spool.freeze()
-    }
-
-    #[inline]
-    fn get_data_by_ref(&mut self, len: usize) -> &mut [u8] {
-        self.spool.pending(len)
-    }
-
-    #[inline]
-    fn get_data_by_ref_(&self, len: usize) -> &[u8] {
-        self.spool.pending_ref(len)
-    }
-
-    #[inline]
-    fn len(&self) -> usize {
-        self.spool.len()
-    }
-
-    #[inline]
-    fn danger_set_start(&mut self, index: usize) {
-        self.start = index;
-    }
-
-    #[inline]
-    fn is_droppable(&self) -> bool {
-        true
-    }
-}
-
-pending_views!([T: Buffer] BufferPool<T>);
+buffer_on_spool!([T: Buffer] BufferPool<T>, Slice, core::convert::identity);
 
 impl<T: Buffer> fmt::Debug for BufferPool<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

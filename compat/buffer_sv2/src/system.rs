@@ -4,10 +4,9 @@
 
 use alloc::vec::Vec;
 
-use spool::pool::{Buffer as _, HeapBuffer};
+use spool::pool::HeapBuffer;
 
-use crate::views::pending_views;
-use crate::Buffer;
+use crate::on_spool::buffer_on_spool;
 
 /// A buffer on the heap: each message is a `Vec<u8>` handed over whole.
 /// codec_sv2 uses it unless its `with_buffer_pool` feature is on.
@@ -43,43 +42,4 @@ impl BufferFromSystemMemory {
     }
 }
 
-impl Buffer for BufferFromSystemMemory {
-    type Slice = Vec<u8>;
-
-    #[inline]
-    fn get_writable(&mut self, len: usize) -> &mut [u8] {
-        self.spool.reserve(len)
-    }
-
-    #[inline]
-    fn get_data_owned(&mut self) -> Vec<u8> {
-        Vec::from(self.spool.freeze())
-    }
-
-    #[inline]
-    fn get_data_by_ref(&mut self, len: usize) -> &mut [u8] {
-        self.spool.pending(len)
-    }
-
-    #[inline]
-    fn get_data_by_ref_(&self, len: usize) -> &[u8] {
-        self.spool.pending_ref(len)
-    }
-
-    #[inline]
-    fn len(&self) -> usize {
-        self.spool.len()
-    }
-
-    #[inline]
-    fn danger_set_start(&mut self, index: usize) {
-        self.start = index;
-    }
-
-    #[inline]
-    fn is_droppable(&self) -> bool {
-        true
-    }
-}
-
-pending_views!([] BufferFromSystemMemory);
+buffer_on_spool!([] BufferFromSystemMemory, Vec<u8>, Vec::from);
