@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use regex::bytes::Regex;
-use spool_io::partition::{run, ColumnRef, Filter, Layout, Options};
+use spool_partition::{run, ColumnRef, Filter, Layout, Options};
 use spool_io::write::Compression;
 
 const PATTERNS: [&str; 4] = ["^a", "b", "^$", "[0-9]"];

@@ -2,8 +2,8 @@
 //! each task of Spark, Dask or Ray.
 //!
 //! The keywords are the CLI's flags, taking the same words (see
-//! `spool_io::partition::choices`), so the two read the same in docs and
-//! refuse the same mistakes. The run itself is `spool_io::partition::run`
+//! `spool_partition::choices`), so the two read the same in docs and
+//! refuse the same mistakes. The run itself is `spool_partition::run`
 //! on a thread of its own while the calling thread waits with the GIL
 //! released: other Python threads run meanwhile, and the caller wakes every
 //! [`SIGNAL_POLL`] to let Python handle signals. A Ctrl-C there raises the
@@ -18,9 +18,9 @@ use std::time::Duration;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
-use spool_io::partition::choices::{self, Codec, Quote};
-use spool_io::partition::parquet::{Encodings, ParquetOptions, SchemaSpec, DEFAULT_ROW_GROUP_ROWS};
-use spool_io::partition::{
+use spool_partition::choices::{self, Codec, Quote};
+use spool_partition::parquet::{Encodings, ParquetOptions, SchemaSpec, DEFAULT_ROW_GROUP_ROWS};
+use spool_partition::{
     run as run_partition, ColumnRef, Filter, Layout, Options, OutputFormat, PartitionError, Summary,
 };
 

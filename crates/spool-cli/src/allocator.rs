@@ -19,7 +19,7 @@
 //! alternated runs each; see BENCHMARKS.md).
 //!
 //! The cost is memory that stays resident after it is freed: up to
-//! [`arena_slack`](spool_io::partition::parquet::arena_slack) per arena
+//! [`arena_slack`](spool_partition::parquet::arena_slack) per arena
 //! (8 MiB at `--memory 128M`), which a Parquet run sets aside from
 //! `--memory` per writer thread (the memory tests check the peak at 10 to
 //! 100,000 keys). Above 128 MiB the arenas grew past any such allowance,

@@ -1,5 +1,5 @@
 //! `spool partition`: write every record of many inputs to the file of its
-//! key. The engine is `spool_io::partition`; this module maps flags to its
+//! key. The engine is `spool_partition`; this module maps flags to its
 //! options, shows progress and prints the summary.
 
 use std::io::IsTerminal;
@@ -9,9 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use spool_io::partition::choices::{self, Codec, Quote};
-use spool_io::partition::parquet::{Encodings, ParquetOptions, SchemaSpec};
-use spool_io::partition::{self, ColumnRef, Filter, Layout, Options, OutputFormat, PartitionError};
+use spool_partition::choices::{self, Codec, Quote};
+use spool_partition::parquet::{Encodings, ParquetOptions, SchemaSpec};
+use spool_partition::{ColumnRef, Filter, Layout, Options, OutputFormat, PartitionError};
 use spool_io::progress::Progress;
 
 use crate::progress::{input_size, show_while};
@@ -91,7 +91,7 @@ pub struct Args {
     #[arg(long, value_name = "COL:TYPE,...")]
     schema: Option<String>,
     /// Most rows in a Parquet row group (smaller under memory pressure).
-    #[arg(long, default_value_t = partition::parquet::DEFAULT_ROW_GROUP_ROWS)]
+    #[arg(long, default_value_t = spool_partition::parquet::DEFAULT_ROW_GROUP_ROWS)]
     row_group_size: usize,
     /// Parquet page encoding of string columns without a dictionary:
     /// delta (DELTA_LENGTH_BYTE_ARRAY: smaller, and much faster to
@@ -270,7 +270,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     options.fsync = args.fsync;
     options.set_memory(args.memory)?;
     if matches!(options.format, OutputFormat::Parquet(_)) {
-        let slack = spool_io::partition::parquet::arena_slack(args.memory);
+        let slack = spool_partition::parquet::arena_slack(args.memory);
         crate::allocator::keep_freed_blocks(slack);
     }
 
@@ -282,7 +282,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
 
     let show = !args.quiet && std::io::stderr().is_terminal();
     let total = input_size(&args.inputs);
-    let result = show_while(&progress, total, show, || partition::run(&options));
+    let result = show_while(&progress, total, show, || spool_partition::run(&options));
     let summary = match result {
         Ok(summary) => summary,
         Err(PartitionError::Interrupted) => {

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use spool_bench::{partition_peers, read_peers, tsv_sample};
-use spool_io::partition::{self, ColumnRef, Layout, Options};
+use spool_partition::{ColumnRef, Layout, Options};
 use spool_io::write::Compression;
 
 use super::legend::Unit;
@@ -114,7 +114,7 @@ fn partition_row(
         // OUT/KEY.tsv, as the naive peer writes.
         options.layout = Layout::Flat;
         options.compression = compression;
-        groups = Some(partition::run(&options)?.groups);
+        groups = Some(spool_partition::run(&options)?.groups);
         Ok(())
     };
     let mut naive = || {
