@@ -7,10 +7,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use spool_io::write::PartialFile;
 use spool_partition::clean::clean;
 use spool_partition::dataset::merge_manifests;
 use spool_partition::MANIFEST_PREFIX;
-use spool_io::write::PartialFile;
 
 /// Tools for a dataset written by several runs.
 #[derive(clap::Subcommand)]

@@ -8,8 +8,8 @@
 
 use std::str::FromStr;
 
-use super::parquet::ParquetCompression;
-use super::PartitionError;
+use crate::parquet::ParquetCompression;
+use crate::PartitionError;
 use spool_io::write::Compression;
 
 /// The delimiter a name stands for: `tab`, `comma`, `space`, `pipe`,

@@ -12,8 +12,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::layout::manifest_name;
-use super::PartitionError;
+use crate::file_layout::manifest_name;
+use crate::PartitionError;
 use spool_io::input::with_path;
 use spool_io::write::{AppendRun, STAGING_PREFIX};
 

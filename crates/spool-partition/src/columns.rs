@@ -3,7 +3,7 @@
 
 use regex::bytes::Regex;
 
-use super::PartitionError;
+use crate::PartitionError;
 
 /// A column as the user wrote it: a header name, or a 1-based number.
 #[derive(Clone, Debug, PartialEq, Eq)]

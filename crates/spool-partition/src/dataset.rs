@@ -17,8 +17,8 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::layout::MANIFEST_PREFIX;
-use super::PartitionError;
+use crate::file_layout::MANIFEST_PREFIX;
+use crate::PartitionError;
 use spool_io::input::with_path;
 
 /// The manifests' header line.

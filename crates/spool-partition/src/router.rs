@@ -1,33 +1,32 @@
-//! The router: reads blocks in input order, finds each record's keys and
-//! hands the record to its groups' buffers; see the [parent docs](super).
+//! The router: finds each record's keys and hands the record to its
+//! groups' buffers, one block at a time, in input order.
 //!
-//! It owns what a record means — columns, `--where` filters, the header,
-//! the table from key to group — and nothing about memory or files: the
-//! buffers and their budget are [`Buffers`](super::budget::Buffers), the
-//! files [`Outputs`](super::outputs::Outputs), their names
-//! [`FileLayout`](super::layout::FileLayout), and the end of the run
-//! [`commit`](super::commit).
+//! It owns what a record means — the columns, the `--where` filters, the
+//! header, the table from each key to its group — and nothing about memory
+//! or files: the buffers and their budget are [`Buffers`], the files and
+//! the threads writing them [`Outputs`], and reading the inputs, finishing
+//! and publishing the [`Run`](crate::Run). A record that cannot be routed
+//! goes to [`InvalidRecords`].
+//!
+//! Every record passes through [`route`](Router::route) on this one
+//! thread, so it is kept small: one filter test per `--where`, one key
+//! lookup per grouping, one append per grouping; what is rare (a new key,
+//! a header, an invalid record) is out of line.
 
 use std::borrow::Cow;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use regex::bytes::Regex;
-
-use super::budget::Buffers;
-use super::commit::Staging;
-use super::key_table::KeyTable;
-use super::outputs::Outputs;
-use super::parquet::ParquetRun;
-use super::workers::Output;
-use super::{Column, GroupSummary, Layout, Options, OutputFormat, PartitionError, Summary};
-use spool_io::progress::Phase;
-use spool_io::read::{Block, FieldRecord, FileBlocks, Format, Line};
-use spool_io::write::told_in_target;
 use spool::text::csv::UnterminatedQuote;
+use spool_io::read::{Block, FieldRecord, Format, Line};
 
-mod checks;
-mod rescan;
+use crate::buffers::Buffers;
+use crate::columns::{check_distinct, Column};
+use crate::invalid_records::InvalidRecords;
+use crate::key_table::KeyTable;
+use crate::outputs::Outputs;
+use crate::parquet::{ParquetRun, Table};
+use crate::{Options, OutputFormat, PartitionError};
 
 /// Most `--by` columns in one run.
 pub const MAX_GROUPINGS: usize = 16;
@@ -42,7 +41,8 @@ struct ResolvedFilter {
     negate: bool,
 }
 
-struct Router<'a> {
+/// Records to groups; see the module docs.
+pub(crate) struct Router<'a> {
     options: &'a Options,
     columns: Vec<Column>,
     filters: Vec<ResolvedFilter>,
@@ -55,102 +55,35 @@ struct Router<'a> {
     header_pending: bool,
     /// Per grouping, each key's group id.
     keys: Vec<KeyTable>,
-    buffers: Buffers,
-    outputs: Outputs,
     /// Set for `--format parquet`.
     parquet: Option<Arc<ParquetRun>>,
-    /// The writer threads check the Parquet table, not the router (see
-    /// the `rescan` module).
-    writers_check: bool,
-    /// Reading the inputs again only to find a record that does not fit.
+    /// The router checks each record against the Parquet table (see the
+    /// `rescan` module for when the writer threads do instead).
+    checks_typed: bool,
+    /// Only checking, not routing: reading the inputs again to find a
+    /// record that does not fit.
     check_only: bool,
-    summary: Summary,
-}
-
-/// Partitions `options.inputs` into `options.out`.
-///
-/// # Errors
-///
-/// Bad options, an unreadable input, a record with too few fields (unless
-/// `skip_invalid`), a header that differs between inputs, a write error,
-/// or cancellation. On every error the partial output is removed.
-///
-/// # Examples
-///
-/// ```
-/// use spool_partition::{run, ColumnRef, Options};
-/// let dir = std::env::temp_dir().join(format!("spool-io-doc-partition-{}", std::process::id()));
-/// std::fs::create_dir_all(&dir)?;
-/// std::fs::write(dir.join("in.tsv"), "de\tBerlin\nfr\tParis\nde\tBonn\n")?;
-/// let out = dir.join("out");
-/// let options = Options::new(vec![dir.join("in.tsv")], out.clone(), vec![ColumnRef("1".into())]);
-/// let summary = run(&options)?;
-/// assert_eq!(summary.groups.len(), 2);
-/// let de = std::fs::read_to_string(out.join("col1=de/part-00000.tsv"))?;
-/// assert_eq!(de, "de\tBerlin\nde\tBonn\n");
-/// # std::fs::remove_dir_all(&dir)?;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn run(options: &Options) -> Result<Summary, PartitionError> {
-    if options.by.is_empty() || options.by.len() > MAX_GROUPINGS {
-        return Err(PartitionError::Usage(format!(
-            "give between 1 and {MAX_GROUPINGS} --by columns"
-        )));
-    }
-    if options.inputs.is_empty() {
-        return Err(PartitionError::Usage("no input files".into()));
-    }
-    if matches!(options.format, OutputFormat::Parquet(_)) && options.layout != Layout::Hive {
-        return Err(PartitionError::Usage(
-            "--format parquet writes the hive layout only (a group may have several part files)"
-                .into(),
-        ));
-    }
-    // Locks the output (or the run id), removes dead runs' staging
-    // directories and starts this run's; dropped on any error below, it
-    // removes what was written.
-    let staged = Staging::begin(options)?;
-    let stale = staged.stale_removed().to_vec();
-    let staging = staged.dir().to_owned();
-    let mut router = Router::new(options, staged)?;
-    router.summary.stale_removed = stale;
-    let result = router.route_all();
-    let result = match result {
-        Ok(()) => router.finish(),
-        Err(e) => {
-            // A worker's own error says more than the router's "write failed".
-            Err(router.abort().map_or(e, PartitionError::Io))
-        }
-    };
-    let result = match result {
-        Err(e) if router.writers_check && rescan::about_a_record(&e) => {
-            Err(router.first_bad_record(e))
-        }
-        other => other,
-    };
-    result.map(|()| router.summary).map_err(|e| match e {
-        PartitionError::Io(e) => PartitionError::Io(told_in_target(e, &staging, &options.out)),
-        other => other,
-    })
+    invalid: InvalidRecords<'a>,
+    /// Records read (headers excluded).
+    records_in: u64,
+    /// Records dropped by `--where`.
+    filtered: u64,
 }
 
 impl<'a> Router<'a> {
-    fn new(options: &'a Options, staged: Staging) -> Result<Self, PartitionError> {
-        let buffers = Buffers::new(options);
-        let (output, parquet) = match (&options.format, buffers.writer_memory()) {
-            (OutputFormat::Parquet(p), Some(memory)) => {
-                let run = Arc::new(ParquetRun::new(
-                    p,
-                    memory,
-                    options.input_format()?,
-                    options.delimiter,
-                    options.read.delimiter,
-                    options.row_group_bytes(),
-                )?);
-                (Output::Parquet(run.clone()), Some(run))
-            }
-            _ => (Output::Text(options.compression), None),
-        };
+    /// A router for `options`; `parquet` for a Parquet run, whose records
+    /// the router checks itself when `checks_typed`. Without a header the
+    /// columns are resolved now, naming `outputs`' columns.
+    ///
+    /// # Errors
+    ///
+    /// A `--by` or `--where` column that cannot be resolved.
+    pub fn new(
+        options: &'a Options,
+        parquet: Option<Arc<ParquetRun>>,
+        checks_typed: bool,
+        outputs: &mut Outputs,
+    ) -> Result<Self, PartitionError> {
         let mut router = Router {
             options,
             columns: Vec::new(),
@@ -159,31 +92,47 @@ impl<'a> Router<'a> {
             file: None,
             header_pending: false,
             keys: (0..options.by.len()).map(|_| KeyTable::default()).collect(),
-            outputs: Outputs::new(options, &output, staged)?,
-            buffers,
             parquet,
-            writers_check: rescan::writers_check(options),
+            checks_typed,
             check_only: false,
-            summary: Summary::default(),
+            invalid: InvalidRecords::new(&options.inputs, options.skip_invalid),
+            records_in: 0,
+            filtered: 0,
         };
         if !options.header {
-            router.resolve_columns(None)?;
+            router.resolve_columns(None, outputs)?;
         }
         Ok(router)
     }
 
-    fn resolve_columns(&mut self, header: Option<&[&str]>) -> Result<(), PartitionError> {
-        self.columns = self
-            .options
-            .by
-            .iter()
+    /// From here on, only checks records (every one, against the Parquet
+    /// table too), from the first input's start, and routes none.
+    pub fn check_only(&mut self) {
+        self.check_only = true;
+        self.checks_typed = true;
+        self.file = None;
+    }
+
+    /// The `--by` columns, resolved.
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    /// Records read, dropped by `--where`, and skipped as invalid.
+    pub fn counts(&self) -> (u64, u64, u64) {
+        (self.records_in, self.filtered, self.invalid.skipped())
+    }
+
+    fn resolve_columns(
+        &mut self,
+        header: Option<&[&str]>,
+        outputs: &mut Outputs,
+    ) -> Result<(), PartitionError> {
+        self.columns = (self.options.by.iter())
             .map(|c| c.resolve(header))
             .collect::<Result<_, _>>()?;
-        super::columns::check_distinct(&self.options.by, &self.columns)?;
-        self.filters = self
-            .options
-            .filters
-            .iter()
+        check_distinct(&self.options.by, &self.columns)?;
+        self.filters = (self.options.filters.iter())
             .map(|f| {
                 Ok(ResolvedFilter {
                     index: f.column.resolve(header)?.index,
@@ -192,62 +141,23 @@ impl<'a> Router<'a> {
                 })
             })
             .collect::<Result<_, PartitionError>>()?;
-        self.outputs
-            .layout
-            .set_columns(self.columns.iter().map(|c| c.name.as_str()))
+        (outputs.layout).set_columns(self.columns.iter().map(|c| c.name.as_str()))
     }
 
-    fn route_all(&mut self) -> Result<(), PartitionError> {
-        self.read_inputs()
-    }
-
-    /// Reads every input from the start and routes its records (with
-    /// `check_only`, only checks them).
-    fn read_inputs(&mut self) -> Result<(), PartitionError> {
-        let mut read = self.options.read.clone();
-        read.format = self.options.input_format()?;
-        let mut blocks = FileBlocks::new(
-            self.options.inputs.clone(),
-            read,
-            self.options.parallel_inputs,
-        );
-        let raw_counter = Arc::new(std::sync::atomic::AtomicU64::new(0));
-        blocks = blocks.count_raw_bytes(raw_counter.clone());
-        if let Some(cancel) = &self.options.cancel {
-            blocks = blocks.cancel_on(cancel.clone());
-        }
-        loop {
-            let next = match blocks.next_block() {
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
-                    return Err(PartitionError::Interrupted)
-                }
-                next => next?,
-            };
-            let Some((file, block)) = next else { break };
-            if self.check_only {
-                self.route_block(file, &block)?;
-                continue;
-            }
-            self.outputs.check()?;
-            let before = self.summary.records_in;
-            self.route_block(file, &block)?;
-            self.summary.bytes_in += block.len() as u64;
-            if let Some(progress) = &self.options.progress {
-                progress
-                    .raw_bytes
-                    .store(raw_counter.load(Ordering::Relaxed), Ordering::Relaxed);
-                progress
-                    .records
-                    .fetch_add(self.summary.records_in - before, Ordering::Relaxed);
-                progress
-                    .groups
-                    .store(self.outputs.files.len() as u64, Ordering::Relaxed);
-            }
-        }
-        Ok(())
-    }
-
-    fn route_block(&mut self, file: usize, block: &Block) -> Result<(), PartitionError> {
+    /// Routes the records of `block`, read from input `file`, to their
+    /// groups' `buffers`, adding groups to `outputs` as keys appear.
+    ///
+    /// # Errors
+    ///
+    /// An invalid record (unless skipped), a header that differs from the
+    /// first input's, a worker's failure or a cancellation.
+    pub fn route_block(
+        &mut self,
+        file: usize,
+        block: &Block,
+        buffers: &mut Buffers,
+        outputs: &mut Outputs,
+    ) -> Result<(), PartitionError> {
         if self.file != Some(file) {
             self.file = Some(file);
             self.header_pending = self.options.header;
@@ -255,9 +165,10 @@ impl<'a> Router<'a> {
         match block.format() {
             Format::Lines => {
                 let delimiter = self.options.delimiter;
-                self.route(file, block.records().map(|r| Ok(Line::new(r, delimiter))))
+                let records = block.records().map(|r| Ok(Line::new(r, delimiter)));
+                self.route(file, records, buffers, outputs)
             }
-            Format::Csv(_) => self.route(file, block.csv_records()),
+            Format::Csv(_) => self.route(file, block.csv_records(), buffers, outputs),
         }
     }
 
@@ -266,30 +177,38 @@ impl<'a> Router<'a> {
         &mut self,
         file: usize,
         records: impl Iterator<Item = Result<R, UnterminatedQuote>>,
+        buffers: &mut Buffers,
+        outputs: &mut Outputs,
     ) -> Result<(), PartitionError> {
         let groupings = self.options.by.len();
         let mut gids = [0u32; MAX_GROUPINGS];
         // Outside the loop: filling a fresh array for every record cost
-        // more than the rest of the routing (measured).
+        // more than the rest of the routing.
         let mut keys: [Cow<'b, [u8]>; MAX_GROUPINGS] = Default::default();
         'records: for record in records {
             let record = match record {
                 Ok(record) => record,
-                Err(e) => return self.unterminated(file, e),
+                Err(e) => {
+                    // The rest of the input is inside the quote: nothing
+                    // follows in this block, or in the input.
+                    self.invalid.unterminated(file, e)?;
+                    self.records_in += 1;
+                    return Ok(());
+                }
             };
             if self.header_pending {
                 self.header_pending = false;
-                self.take_header(file, &record)?;
+                self.take_header(file, &record, buffers, outputs)?;
                 continue;
             }
-            self.summary.records_in += 1;
+            self.records_in += 1;
             for f in &self.filters {
                 let Some(value) = record.value(f.index) else {
-                    self.invalid(file, &record, f.index)?;
+                    self.invalid.too_few_fields(file, &record, f.index)?;
                     continue 'records;
                 };
                 if f.regex.is_match(&value) == f.negate {
-                    self.summary.filtered += 1;
+                    self.filtered += 1;
                     continue 'records;
                 }
             }
@@ -298,7 +217,7 @@ impl<'a> Router<'a> {
             for (g, key) in keys.iter_mut().enumerate().take(groupings) {
                 let index = self.columns[g].index;
                 let Some(value) = record.value(index) else {
-                    self.invalid(file, &record, index)?;
+                    self.invalid.too_few_fields(file, &record, index)?;
                     continue 'records;
                 };
                 *key = value;
@@ -310,20 +229,26 @@ impl<'a> Router<'a> {
                 continue 'records;
             }
             for (g, gid) in gids.iter_mut().enumerate().take(groupings) {
-                *gid = self.group_of(g, &keys[g])?;
+                *gid = self.group_of(g, &keys[g], buffers, outputs)?;
             }
             for &gid in &gids[..groupings] {
-                self.buffers.append(gid, record.raw(), &mut self.outputs)?;
+                buffers.append(gid, record.raw(), outputs)?;
             }
         }
         Ok(())
     }
 
     #[inline]
-    fn group_of(&mut self, grouping: usize, key: &[u8]) -> Result<u32, PartitionError> {
+    fn group_of(
+        &mut self,
+        grouping: usize,
+        key: &[u8],
+        buffers: &mut Buffers,
+        outputs: &mut Outputs,
+    ) -> Result<u32, PartitionError> {
         match self.keys[grouping].get(key) {
             Some(gid) => Ok(gid),
-            None => self.new_group(grouping, key),
+            None => self.new_group(grouping, key, buffers, outputs),
         }
     }
 
@@ -331,58 +256,104 @@ impl<'a> Router<'a> {
     /// record, the writer's path) to the memory budget so that a run with
     /// a million keys stays as bounded as one with ten.
     #[cold]
-    fn new_group(&mut self, grouping: usize, key: &[u8]) -> Result<u32, PartitionError> {
+    fn new_group(
+        &mut self,
+        grouping: usize,
+        key: &[u8],
+        buffers: &mut Buffers,
+        outputs: &mut Outputs,
+    ) -> Result<u32, PartitionError> {
         let cost = GROUP_OVERHEAD + 5 * key.len() + self.options.out.as_os_str().len();
-        self.buffers.add_group(cost, &mut self.outputs)?;
-        let gid = self.outputs.add(grouping, key);
+        buffers.add_group(cost, outputs)?;
+        let gid = outputs.add(grouping, key);
         self.keys[grouping].insert(key, gid);
         Ok(gid)
     }
 
-    /// Sends what is left, waits for the workers, writes the manifest and
-    /// publishes the dataset.
-    fn finish(&mut self) -> Result<(), PartitionError> {
-        if let Some(progress) = &self.options.progress {
-            progress.set_phase(Phase::Finishing);
+    /// Handles an input's first record in header mode: its unquoted field
+    /// values name the columns, and the first input's is written at the
+    /// top of every text file; the others must be the same.
+    #[cold]
+    fn take_header<'b>(
+        &mut self,
+        file: usize,
+        record: &impl FieldRecord<'b>,
+        buffers: &mut Buffers,
+        outputs: &mut Outputs,
+    ) -> Result<(), PartitionError> {
+        let body = record.bytes();
+        if let Some(first) = &self.header {
+            if first[..] == *body {
+                return Ok(());
+            }
+            let message = format!(
+                "header differs from the first input's header ({})",
+                self.options.inputs[0].display()
+            );
+            return Err(self.invalid.error(file, record, message));
         }
-        if let Err(e) = self.buffers.flush_all(&mut self.outputs) {
-            return Err(self.outputs.abort().map_or(e, PartitionError::Io));
-        }
-        self.summary.groups = (0..self.outputs.files.len())
-            .map(|gid| {
-                let file = &self.outputs.files[gid];
-                GroupSummary {
-                    column: self.columns[file.grouping].name.clone(),
-                    key: file.key.to_vec(),
-                    path: self.outputs.final_path(gid),
-                    records: self.buffers.records(gid),
-                    files: 1,
-                }
-            })
+        let values: Vec<Cow<'_, [u8]>> = (0..record.field_count())
+            .map(|i| record.value(i).expect("counted"))
             .collect();
-        self.summary.manifest = self.options.out.join(self.outputs.layout.manifest());
-        let result = self
-            .outputs
-            .commit(&self.summary.groups, self.options.fsync);
-        for (gid, group) in self.summary.groups.iter_mut().enumerate() {
-            group.files = self.outputs.part_paths(gid).len() as u32;
+        let names = (values.iter())
+            .map(|v| std::str::from_utf8(v))
+            .collect::<Result<Vec<&str>, _>>()
+            .map_err(|e| {
+                let message = format!("header is not valid UTF-8: {e}");
+                self.invalid.error(file, record, message)
+            })?;
+        self.resolve_columns(Some(&names), outputs)?;
+        self.set_table(names.iter().map(|n| (*n).to_owned()).collect())?;
+        // Written as read, so a CRLF header stays CRLF like the records
+        // under it, and quoted names stay quoted.
+        let mut line = record.raw().to_vec();
+        let ended = line.last() == Some(&self.options.read.delimiter)
+            || (self.options.quote.is_some() && line.last() == Some(&b'\r'));
+        if !ended {
+            line.push(self.options.read.delimiter);
         }
-        self.collect_counters();
-        result
+        // A Parquet file has its column names in its schema.
+        if self.parquet.is_none() {
+            buffers.set_header(line);
+        }
+        self.header = Some(body.to_vec());
+        Ok(())
     }
 
-    /// Stops the run, removing its partial output; returns the first error
-    /// a worker reported, if any.
-    fn abort(&mut self) -> Option<std::io::Error> {
-        self.buffers.discard();
-        self.outputs.abort()
+    /// Sets the Parquet table from the column names (the header's, or
+    /// `colN` for each field of the first record).
+    fn set_table(&mut self, names: Vec<String>) -> Result<(), PartitionError> {
+        let (Some(run), OutputFormat::Parquet(p)) = (&self.parquet, &self.options.format) else {
+            return Ok(());
+        };
+        let keys: Vec<usize> = self.columns.iter().map(|c| c.index).collect();
+        let table = Table::new(names, &p.schema, &keys)?;
+        let _ = run.table.set(Arc::new(table));
+        Ok(())
     }
 
-    /// Copies the buffers' and workers' counters into the summary.
-    fn collect_counters(&mut self) {
-        self.summary.early_flushes = self.buffers.early_flushes();
-        self.summary.over_budget_bytes = self.buffers.over_budget_bytes();
-        self.summary.bytes_out = self.outputs.bytes_out;
-        self.summary.reopened = self.outputs.reopened;
+    /// Checks a record against the Parquet table (unless the writers
+    /// check it); `false` to skip it (`--skip-invalid`).
+    fn check_typed<'b>(
+        &mut self,
+        file: usize,
+        record: &impl FieldRecord<'b>,
+    ) -> Result<bool, PartitionError> {
+        let run = self.parquet.clone().expect("a parquet run");
+        if run.table.get().is_none() {
+            let fields = record.field_count();
+            self.set_table((1..=fields).map(|i| format!("col{i}")).collect())?;
+        }
+        if !self.checks_typed {
+            return Ok(true);
+        }
+        let table = run.table.get().expect("just set");
+        match table.check(record.bytes(), run.syntax) {
+            Ok(()) => Ok(true),
+            Err(misfit) => {
+                self.invalid.misfit(file, record, table, misfit)?;
+                Ok(false)
+            }
+        }
     }
 }

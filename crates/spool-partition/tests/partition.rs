@@ -8,8 +8,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use spool_partition::{escape, run, ColumnRef, Filter, Layout, Options, PartitionError};
 use spool_io::write::Compression;
+use spool_partition::{
+    escape, run, BufferSizes, ColumnRef, DatasetLayout, Filter, Options, PartitionError,
+};
 
 mod support;
 use support::TempDir;
@@ -124,9 +126,11 @@ proptest! {
         }
         let out = dir.0.join("out");
         let mut options = Options::new(inputs, out.clone(), vec![ColumnRef("1".into())]);
-        options.chunk_len = chunk_len;
-        options.min_chunk_len = min_chunk_len;
-        options.chunk_budget = chunk_len * chunks;
+        options.buffer_sizes = Some(BufferSizes {
+            min_chunk: min_chunk_len,
+            max_chunk: chunk_len,
+            budget: chunk_len * chunks,
+        });
         options.max_open = max_open;
         options.workers = workers;
         options.read.buffer_len = buffer_len;
@@ -181,7 +185,7 @@ fn several_groupings_and_filters_in_one_pass() {
         vec![ColumnRef("1".into()), ColumnRef("2".into())],
     );
     options.filters = vec![Filter::parse("3~^ok$").unwrap()];
-    options.layout = Layout::Hive;
+    options.layout = DatasetLayout::Hive;
     let summary = run(&options).unwrap();
     assert_eq!(summary.filtered, 1);
     let read = |p: &str| std::fs::read_to_string(dir.0.join("out").join(p)).unwrap();
@@ -318,7 +322,7 @@ fn hostile_keys_stay_inside_the_output_directory() {
     let text: String = keys.iter().map(|k| format!("{k}\tv\n")).collect();
     let a = write(&dir, "a.tsv", &text);
     let out = dir.0.join("out");
-    for layout in [Layout::Hive, Layout::Flat] {
+    for layout in [DatasetLayout::Hive, DatasetLayout::Flat] {
         let _ = std::fs::remove_dir_all(&out);
         let mut options = Options::new(vec![a.clone()], out.clone(), vec![ColumnRef("1".into())]);
         options.layout = layout;
@@ -349,9 +353,11 @@ fn many_keys_with_one_open_file_and_a_tiny_budget() {
     let mut options = Options::new(vec![a], dir.0.join("out"), vec![ColumnRef("1".into())]);
     options.max_open = 1;
     options.workers = 2;
-    options.chunk_len = 64;
-    options.min_chunk_len = 8;
-    options.chunk_budget = 64 * 8;
+    options.buffer_sizes = Some(BufferSizes {
+        min_chunk: 8,
+        max_chunk: 64,
+        budget: 64 * 8,
+    });
     options.compression = Compression::Zstd(1);
     let summary = run(&options).unwrap();
     assert_eq!(summary.groups.len(), 700);
@@ -510,9 +516,11 @@ fn records_longer_than_a_chunk_go_out_in_chunk_sized_blocks() {
     let a = write(&dir, "a.tsv", &text);
     let mut options = Options::new(vec![a], dir.0.join("out"), vec![ColumnRef("key".into())]);
     options.header = true;
-    options.chunk_len = 256;
-    options.min_chunk_len = 16;
-    options.chunk_budget = 256 * 4;
+    options.buffer_sizes = Some(BufferSizes {
+        min_chunk: 16,
+        max_chunk: 256,
+        budget: 256 * 4,
+    });
     options.compression = Compression::Zstd(1);
     let summary = run(&options).unwrap();
     for g in &summary.groups {

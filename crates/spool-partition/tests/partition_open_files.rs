@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use spool_partition::{run, ColumnRef, Options};
+use spool_partition::{run, BufferSizes, ColumnRef, Options};
 
 /// Output files this process has open under `dir` now (written in the
 /// run's staging directory beside the output; the lock file and the input
@@ -37,9 +37,11 @@ fn open_files_stay_within_max_open_with_more_threads() {
     let mut options = Options::new(vec![input], out.clone(), vec![ColumnRef("1".into())]);
     options.workers = 4;
     options.max_open = 2;
-    options.chunk_len = 64;
-    options.min_chunk_len = 16;
-    options.chunk_budget = 64 * 16;
+    options.buffer_sizes = Some(BufferSizes {
+        min_chunk: 16,
+        max_chunk: 64,
+        budget: 64 * 16,
+    });
     let done = AtomicBool::new(false);
     let peak = std::thread::scope(|scope| {
         let sampler = scope.spawn(|| {

@@ -13,7 +13,7 @@ use proptest::prelude::*;
 use spool_partition::parquet::{
     ColumnType, Encodings, ParquetCompression, ParquetOptions, SchemaSpec,
 };
-use spool_partition::{run, ColumnRef, Options, OutputFormat};
+use spool_partition::{run, BufferSizes, ColumnRef, Options, OutputFormat};
 
 /// A value as the test sees it, comparable across text and Parquet.
 #[derive(Clone, Debug, PartialEq)]
@@ -215,10 +215,12 @@ proptest! {
         }
         options.workers = 2;
         options.max_open = max_open * 2;
-        options.min_chunk_len = 64;
-        options.chunk_len = 256;
-        // 4 KiB admits no writer: every group spills.
-        options.chunk_budget = if roomy { 4 << 20 } else { 4096 };
+        options.buffer_sizes = Some(BufferSizes {
+            min_chunk: 64,
+            max_chunk: 256,
+            // 4 KiB admits no writer: every group spills.
+            budget: if roomy { 4 << 20 } else { 4096 },
+        });
         let summary = run(&options).unwrap();
         let mut expected: std::collections::BTreeMap<u8, Vec<Vec<Value>>> = Default::default();
         for (key, values) in rows {
@@ -291,13 +293,13 @@ fn quoted_csv_values_are_written_unquoted() {
         ..ParquetOptions::default()
     });
     options.workers = 1;
-    options.min_chunk_len = 64;
-    options.chunk_len = 256;
-    options.chunk_budget = 4096;
-    assert!(
-        long.len() > options.chunk_len,
-        "the long record spans chunks"
-    );
+    let sizes = BufferSizes {
+        min_chunk: 64,
+        max_chunk: 256,
+        budget: 4096,
+    };
+    options.buffer_sizes = Some(sizes);
+    assert!(long.len() > sizes.max_chunk, "the long record spans chunks");
     let summary = run(&options).unwrap();
     assert_eq!(summary.groups.len(), 2, "\"a\" and a are one key");
     let types = [ColumnType::String, ColumnType::Int64];

@@ -12,7 +12,9 @@ use std::path::PathBuf;
 
 use proptest::prelude::*;
 use spool_partition::parquet::{ParquetOptions, SchemaSpec};
-use spool_partition::{run, ColumnRef, Options, OutputFormat, PartitionError};
+use spool_partition::{
+    run, BufferSizes, ColumnRef, MemoryPlan, Options, OutputFormat, PartitionError,
+};
 
 /// Ways a record can be bad, and the words of its error.
 #[derive(Clone, Copy, Debug)]
@@ -112,7 +114,8 @@ proptest! {
         });
         if spill {
             // Admits no writer: every group spills, and is checked at the end.
-            options.chunk_budget = 4096;
+            let planned = MemoryPlan::new(&options).unwrap().buffers();
+            options.buffer_sizes = Some(BufferSizes { budget: 4096, ..planned });
         }
         let err = run(&options).unwrap_err();
         let PartitionError::Input { file, line, offset: at_byte, message } = &err else {

@@ -19,16 +19,20 @@
 //! | `batch` | buffered records into an Arrow batch |
 //! | [`dictionary`] | which string columns of a file get a dictionary |
 //! | `part` | one part file, its writer created at its first batch |
-//! | `sink` | a writer thread's open Parquet files under the budget |
+//! | `group_parts` | what a writer thread knows of a group: its parts, their records, its spill |
+//! | `open_writers` | a writer thread's open writers, charged to the budget, flushed under pressure |
 //! | `spill` | the records of groups without an open writer, in one log per thread, until the end |
 //! | `board` | the spilled groups of every thread at the end, converted by whichever thread is free |
+//! | `sink` | a writer thread's Parquet output: the parts above put together |
 
 mod batch;
 mod board;
 pub mod dictionary;
+mod group_parts;
+mod open_writers;
 mod part;
 pub mod schema;
-pub(crate) mod sink;
+mod sink;
 pub(crate) mod spill;
 pub mod values;
 
@@ -40,11 +44,13 @@ use parquet::file::properties::WriterProperties;
 
 pub(crate) use batch::Unfit;
 pub use dictionary::Dictionaries;
+pub(crate) use part::FILE_BUFFER;
 pub use schema::{ColumnType, Misfit, SchemaSpec, Table};
-pub(crate) use spill::READ_PIECE;
+pub(crate) use sink::ParquetSink;
+pub(crate) use spill::{READ_PIECE, WRITE_BUFFER as SPILL_WRITE_BUFFER};
 
-use super::writer_memory::WriterMemory;
-use super::PartitionError;
+use crate::writer_memory::WriterMemory;
+use crate::PartitionError;
 use spool_io::read::Format;
 use values::Syntax;
 
@@ -81,37 +87,6 @@ pub const fn writer_state_bytes(columns: usize) -> usize {
 /// ```
 pub const fn row_group_metadata_bytes(columns: usize) -> usize {
     512 + columns * 1024
-}
-
-/// Freed memory a writer thread's allocator arena may keep resident for
-/// reuse in a run of `--memory` `memory`, set aside from it per writer
-/// thread: a sixteenth of it, 1 to 8 MiB, up to the default 128 MiB, and
-/// none above. The `spool` command keeps up to this much free at the top
-/// of each glibc arena during a Parquet run (`mallopt(M_TRIM_THRESHOLD)`),
-/// so that the zstd workspaces and pages arrow-rs allocates and frees for
-/// every column chunk do not fault in fresh pages each time; at `--memory
-/// 128M` the peak RSS test at 100,000 keys measured 15–17 MiB more
-/// without this allowance. Above 128 MiB the arenas, holding row groups of
-/// up to 16 MiB, grew past any such allowance (1 GiB into 1,000 keys at
-/// `--memory 256M`: 306 MiB peak against 266 MiB with glibc's defaults),
-/// so larger runs keep the defaults.
-///
-/// ```
-/// use spool_partition::parquet::arena_slack;
-/// assert_eq!(arena_slack(128 << 20), 8 << 20);
-/// assert_eq!(arena_slack(64 << 20), 4 << 20);
-/// assert_eq!(arena_slack(1 << 20), 1 << 20);
-/// assert_eq!(arena_slack(256 << 20), 0);
-/// ```
-pub const fn arena_slack(memory: usize) -> usize {
-    let slack = memory / 16;
-    if memory > super::DEFAULT_MEMORY {
-        0
-    } else if slack < (1 << 20) {
-        1 << 20
-    } else {
-        slack
-    }
 }
 
 /// Address space arrow-rs reserves for the lengths of each

@@ -23,6 +23,10 @@ use parquet::file::properties::WriterProperties;
 
 use super::dictionary::Dictionaries;
 
+/// Write buffer of an open part file: parquet writes a page header and a
+/// page as separate calls; this joins them into fewer system calls.
+pub(crate) const FILE_BUFFER: usize = 8 << 10;
+
 enum State {
     Pending(BufWriter<File>, SchemaRef),
     /// Boxed: a writer is some 370 bytes, a pending part 40.

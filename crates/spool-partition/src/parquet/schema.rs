@@ -238,8 +238,8 @@ pub enum Misfit<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spool_io::read::Format;
     use spool::text::csv::Dialect;
+    use spool_io::read::Format;
 
     fn table() -> Table {
         let names = vec!["k".to_owned(), "n".to_owned(), "s".to_owned()];

@@ -40,8 +40,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::escape::{escape, escape_within_nth, MAX_NAME_LEN};
-use super::{Layout, Options, OutputFormat, PartitionError};
+use crate::escape::{escape, escape_within_nth, MAX_NAME_LEN};
+use crate::{DatasetLayout, Options, OutputFormat, PartitionError};
 use spool_io::write::MAX_RUN_ID_LEN;
 
 /// Longest file name (in bytes) the common file systems allow (ext4, XFS,
@@ -72,7 +72,7 @@ pub(crate) fn part_path(first: &Path, n: u32) -> PathBuf {
 
 /// Names the output files of a run.
 pub(super) struct FileLayout {
-    layout: Layout,
+    layout: DatasetLayout,
     /// More than one `--by` column: each gets its own tree.
     several: bool,
     /// The `--by` columns' names, escaped, once resolved (after the header
@@ -169,14 +169,14 @@ impl FileLayout {
     /// file name in the Hive layout.
     fn room(&self, grouping: usize) -> usize {
         match self.layout {
-            Layout::Hive => {
+            DatasetLayout::Hive => {
                 let column = &self.columns[grouping];
                 MAX_NAME_LEN.min(MAX_FILE_NAME.saturating_sub(column.len() + 1))
             }
-            Layout::Flat if self.run_id.is_some() => {
+            DatasetLayout::Flat if self.run_id.is_some() => {
                 MAX_NAME_LEN.min(MAX_FILE_NAME - 1 - MAX_RUN_ID_LEN - self.extension.len())
             }
-            Layout::Flat => MAX_NAME_LEN,
+            DatasetLayout::Flat => MAX_NAME_LEN,
         }
     }
 
@@ -195,7 +195,7 @@ impl FileLayout {
         let name = escape_within_nth(key, self.room(grouping), n);
         let mut path = PathBuf::new();
         match self.layout {
-            Layout::Hive => {
+            DatasetLayout::Hive => {
                 if self.several {
                     path.push(format!("by-{column}"));
                 }
@@ -205,7 +205,7 @@ impl FileLayout {
                     None => format!("part-00000{}", self.extension),
                 });
             }
-            Layout::Flat => {
+            DatasetLayout::Flat => {
                 if self.several {
                     path.push(column);
                 }
@@ -238,7 +238,7 @@ mod tests {
         );
         options.delimiter = b',';
         options.compression = Compression::Zstd(3);
-        options.layout = Layout::Flat;
+        options.layout = DatasetLayout::Flat;
         run(&options).unwrap();
         let got = zstd::decode_all(&std::fs::read(dir.join("out/a.csv.zst")).unwrap()[..]).unwrap();
         assert_eq!(got, b"a,1\n");
@@ -271,7 +271,7 @@ mod tests {
     #[test]
     fn a_key_whose_shortened_name_is_taken_gets_another() {
         let mut options = Options::new(Vec::new(), PathBuf::from("out"), Vec::new());
-        options.layout = Layout::Flat;
+        options.layout = DatasetLayout::Flat;
         let mut layout = FileLayout::new(&options);
         layout.set_columns(["c"]).unwrap();
         let key = vec![b'k'; 300];
@@ -304,7 +304,7 @@ mod tests {
         assert_eq!(twelfth, Path::new("c=de/part-t-7-00012.parquet"));
         assert_eq!(part_path(first, 0), first);
 
-        options.layout = Layout::Flat;
+        options.layout = DatasetLayout::Flat;
         options.compression = Compression::Zstd(3);
         let name_with = |id: &str| {
             let mut options = options.clone();

@@ -11,10 +11,15 @@
 //!
 //! # Bounds
 //!
+//! The budget is what the [`MemoryPlan`](crate::MemoryPlan) leaves for
+//! the group buffers:
+//!
 //! ```text
 //!  budget = held (chunks in groups' slots) + in flight (queued or being
 //!           written by workers) + free (in the pool's lists)
 //!           + charged (group bookkeeping, for good)
+//!           + writers (Parquet: open writers' row groups and state,
+//!             see `WriterMemory`)
 //! ```
 //!
 //! Bookkeeping (a key table entry, the group record, its path) is charged
@@ -24,14 +29,15 @@
 //! than stalling the run. A record longer than the largest chunk is
 //! written in chunk-sized pieces, so it needs no more memory either.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use std::sync::Arc;
-
-use super::outputs::Outputs;
-use super::writer_memory::WriterMemory;
-use super::{Options, OutputFormat, PartitionError};
 use spool_io::write::{Chunk, ChunkPool};
+
+use crate::memory_plan::BufferSizes;
+use crate::outputs::Outputs;
+use crate::writer_memory::WriterMemory;
+use crate::{Options, OutputFormat, PartitionError};
 
 /// How long the router waits for memory to come back before looking again.
 const WAIT: Duration = Duration::from_millis(50);
@@ -70,13 +76,13 @@ pub(super) struct Buffers {
 }
 
 impl Buffers {
-    /// Buffers in a pool sized by `options` (`min_chunk_len` to
-    /// `chunk_len`, `chunk_budget` in all).
-    pub fn new(options: &Options) -> Self {
+    /// Buffers in a pool of `sizes`, for the records of a run of
+    /// `options`.
+    pub fn new(sizes: BufferSizes, options: &Options) -> Self {
         let pool = ChunkPool::with_classes(
-            options.min_chunk_len.min(options.chunk_len),
-            options.chunk_len,
-            options.chunk_budget,
+            sizes.min_chunk.min(sizes.max_chunk),
+            sizes.max_chunk,
+            sizes.budget,
         );
         let writers = matches!(options.format, OutputFormat::Parquet(_))
             .then(|| Arc::new(WriterMemory::new(pool.clone())));

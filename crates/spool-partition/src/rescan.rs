@@ -28,14 +28,13 @@
 
 use std::path::Path;
 
-use super::Router;
 use crate::parquet::Unfit;
 use crate::{Options, OutputFormat, PartitionError};
 
 /// Whether the writers check a run's records (see the module docs): a
 /// Parquet run without `--skip-invalid` whose inputs are all regular
 /// files (compressed or not), which can be read again.
-pub(super) fn writers_check(options: &Options) -> bool {
+pub(crate) fn writers_check(options: &Options) -> bool {
     matches!(options.format, OutputFormat::Parquet(_))
         && !options.skip_invalid
         && options.inputs.iter().all(|path| rereadable(path))
@@ -48,7 +47,7 @@ fn rereadable(path: &Path) -> bool {
 /// Whether `e` is about a record: a writer's [`Unfit`], or one the router
 /// found (too few fields, an unterminated quote, a header): an unchecked
 /// record before it may not fit, and the router would have stopped there.
-pub(super) fn about_a_record(e: &PartitionError) -> bool {
+pub(crate) fn about_a_record(e: &PartitionError) -> bool {
     match e {
         PartitionError::Input { .. } => true,
         PartitionError::Io(e) => Unfit::is(e),
@@ -56,28 +55,26 @@ pub(super) fn about_a_record(e: &PartitionError) -> bool {
     }
 }
 
-impl Router<'_> {
-    /// After `found` (see [`about_a_record`]; the run has aborted): reads
-    /// the inputs again, checking every record, and returns the error for
-    /// the first that does not fit, as the router checking every record
-    /// would have. If none does (an input changed during the run), `found`,
-    /// a writer's with a word on why it names no line.
-    pub(super) fn first_bad_record(&mut self, found: PartitionError) -> PartitionError {
-        self.check_only = true;
-        self.writers_check = false;
-        self.file = None;
-        match (self.read_inputs(), found) {
-            (Err(located), _) => located,
-            (Ok(()), PartitionError::Io(e)) if Unfit::is(&e) => {
-                PartitionError::Io(std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    format!(
-                        "{e}; reading the inputs again found no such record \
-                         (did an input change during the run?)"
-                    ),
-                ))
-            }
-            (Ok(()), found) => found,
+/// The error to report once the inputs were read again, checking every
+/// record, after `found` (see [`about_a_record`]; the run has aborted):
+/// the first record that does not fit, as the router checking every
+/// record would have reported it. If none does (an input changed during
+/// the run), `found`, a writer's with a word on why it names no line.
+pub(crate) fn first_bad_record(
+    found: PartitionError,
+    reread: Result<(), PartitionError>,
+) -> PartitionError {
+    match (reread, found) {
+        (Err(located), _) => located,
+        (Ok(()), PartitionError::Io(e)) if Unfit::is(&e) => {
+            PartitionError::Io(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "{e}; reading the inputs again found no such record \
+                     (did an input change during the run?)"
+                ),
+            ))
         }
+        (Ok(()), found) => found,
     }
 }
