@@ -12,8 +12,8 @@
 //! `madvise` as soon as the free top passes the trim threshold; either way
 //! the next one faults in freshly zeroed pages, and the run spends its
 //! time in the kernel. Keeping blocks under 32 MiB in the arenas, and some
-//! free memory at each arena's top, avoids that (the measurements are in
-//! `docs/perf/partition-notes.md` and BENCHMARKS.md).
+//! free memory at each arena's top, avoids that (docs/perf/partition-parquet.md,
+//! "Freed blocks kept in glibc's arenas", has the measurements).
 //!
 //! The cost is memory that stays resident after it is freed, up to the
 //! run's [`arena_slack`](spool_partition::MemoryPlan::arena_slack) per

@@ -312,7 +312,8 @@ fn row_group_bytes(total: usize) -> usize {
 /// aside per writer thread. Above [`DEFAULT_MEMORY`] the arenas, holding
 /// row groups of up to 16 MiB, grew past any such allowance, so larger
 /// runs keep the allocator's defaults. The measurements behind both
-/// choices are in `docs/perf/partition-notes.md`.
+/// choices are in docs/perf/partition-parquet.md ("Freed blocks kept in
+/// glibc's arenas", "Peak RSS at larger budgets").
 fn arena_slack(total: usize) -> usize {
     if total > DEFAULT_MEMORY {
         0

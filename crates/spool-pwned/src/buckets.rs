@@ -388,7 +388,7 @@ impl Buckets {
         let in_arena = self.arena_bytes(b);
         // The whole bucket asked into the cache first, and each block again
         // two blocks before it is unpacked: measured faster than either
-        // alone (BENCHMARKS.md).
+        // alone (docs/perf/pwned-build-history.md).
         for &block in &self.lists[b] {
             self.prefetch_block(block);
         }
@@ -521,7 +521,7 @@ const HUGE_PAGE: usize = 2 << 20;
 /// 0.2–0.5 ms per huge page while the guest's own free memory lasts, then
 /// 5.5–13 ms each, against 0.9–1.9 ms in small pages whatever memory they
 /// came from — so a build's system time was 0.2 s or 1.4 s by chance.
-/// The first slow one ends the huge pages (BENCHMARKS.md, "Fewer passes
+/// The first slow one ends the huge pages (docs/perf/pwned-build-history.md, "Fewer passes
 /// per bucket; huge pages only while they are cheap").
 const SLOW_HUGE_PAGE: std::time::Duration = std::time::Duration::from_millis(3);
 

@@ -3,7 +3,7 @@
 //!
 //! `read` copies every byte out of the page cache into a buffer before the
 //! parser looks at it; on a 465 MB sample that copy was the largest single
-//! cost of a build after the sort (see BENCHMARKS.md). A map lets the
+//! cost of a build after the sort (see docs/perf/pwned-build-history.md). A map lets the
 //! parsing threads read the page cache's own pages. Each window is its own
 //! map, unmapped when its chunk is dropped, so the process holds only the
 //! windows in flight (a few MiB), as with the read-ahead ring.

@@ -40,7 +40,7 @@
 //! thread of their own: that one woke a thread twice more per window (the
 //! window handed over, its buffer handed back), and on this kind of
 //! machine the wake-ups cost more CPU than the overlap of reading and
-//! dealing saved in wall time (see BENCHMARKS.md).
+//! dealing saved in wall time (see docs/perf/pwned-build-history.md).
 //!
 //! # Bounds
 //!

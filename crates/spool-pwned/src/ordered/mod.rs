@@ -107,7 +107,7 @@ const DEPTH_PER_WORKER: usize = 2;
 /// one holds the lock to park. On the index build's drain (4096 buckets,
 /// 10M lines, 2 cores) a third thread that waited for each bucket, with
 /// item `i` fixed to worker `i % workers`, took 5,600–6,050 voluntary
-/// context switches a build; this takes 3,220–3,770 (see BENCHMARKS.md). Stops
+/// context switches a build; this takes 3,220–3,770 (see docs/perf/pwned-build-history.md). Stops
 /// early when `work` or `consume` returns an error: results before it are
 /// consumed, none after it.
 ///

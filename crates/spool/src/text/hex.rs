@@ -9,7 +9,7 @@
 //! - `decode_avx2` (with the `std` feature, for run-time detection) does
 //!   32 digits per step; it is meant to inline into a loop compiled for
 //!   AVX2 as a whole, as [`hibp::parse_whole_lines`](super::hibp::parse_whole_lines)'s is.
-//! - Measured in the index build (BENCHMARKS.md, pwned section):
+//! - Measured in the index build (docs/perf/pwned-build-history.md):
 //!   `faster-hex` first checks the digits, then decodes them, and its
 //!   setup costs more than 40 bytes repay.
 //!

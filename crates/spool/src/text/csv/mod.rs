@@ -65,7 +65,7 @@
 //!
 //! Why masks and not a `memchr` loop (find the next quote or line break;
 //! at a quote that opens a field, find its closing quote): the benchmark
-//! in BENCHMARKS.md ("CSV splitting") has both, and the `memchr` splitter
+//! in docs/perf/csv-split.md has both, and the `memchr` splitter
 //! takes 1.6x the time of the masks on CSV where a third of the fields are
 //! quoted, because every quoted field costs it two more searches of a few
 //! bytes each, while the masks cost the same per 64 bytes whatever the
