@@ -34,10 +34,9 @@ use std::time::Duration;
 
 use spool_io::write::{Chunk, ChunkPool};
 
-use crate::memory_plan::BufferSizes;
 use crate::outputs::Outputs;
 use crate::writer_memory::WriterMemory;
-use crate::{Options, OutputFormat, PartitionError};
+use crate::{BufferSizes, Options, OutputFormat, PartitionError};
 
 /// How long the router waits for memory to come back before looking again.
 const WAIT: Duration = Duration::from_millis(50);

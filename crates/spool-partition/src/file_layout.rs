@@ -222,28 +222,8 @@ impl FileLayout {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{run, ColumnRef};
+    use crate::ColumnRef;
     use spool_io::write::Compression;
-
-    #[test]
-    fn compression_suffix_in_names() {
-        let dir = std::env::temp_dir().join(format!("spool-router-names-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("in.csv"), "a,1\nb,2\n").unwrap();
-        let mut options = Options::new(
-            vec![dir.join("in.csv")],
-            dir.join("out"),
-            vec![ColumnRef("1".into())],
-        );
-        options.delimiter = b',';
-        options.compression = Compression::Zstd(3);
-        options.layout = DatasetLayout::Flat;
-        run(&options).unwrap();
-        let got = zstd::decode_all(&std::fs::read(dir.join("out/a.csv.zst")).unwrap()[..]).unwrap();
-        assert_eq!(got, b"a,1\n");
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
 
     #[test]
     fn a_long_column_name_leaves_the_key_less_room() {

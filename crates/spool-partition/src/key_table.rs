@@ -8,10 +8,10 @@
 //! Here an entry holds a key's first 16 bytes itself (the rest, if any,
 //! behind a pointer), so the table's array is all a short key's lookup
 //! touches, and the bytes are compared in registers, as two loads of each
-//! side that overlap to cover them. On 1 GiB of CSV into 1,000 keys of 7
-//! bytes the lookup's share of the router's CPU samples fell from a
-//! quarter to a sixth (`perf`, two runs each), though it runs about two
-//! more instructions a record: the wait for the key's line was the cost.
+//! side that overlap to cover them. Profiled on the CSV benchmark, the
+//! lookup's share of the router's CPU fell though it runs a few more
+//! instructions a record: the wait for the key's line was the cost
+//! (docs/perf/partition-parquet.md, "the router's key table").
 //!
 //! The table is hashbrown's [`HashTable`], which takes the hash and the
 //! equality per call, so the entries need not be keys of a map.

@@ -49,8 +49,8 @@ use spool::text::csv::BlockIndex;
 use spool_io::size::Size;
 use spool_io::write::Compression;
 
-use crate::parquet::{self, Encodings};
-use crate::{Options, OutputFormat, PartitionError, DEFAULT_MEMORY};
+use crate::parquet::{Encodings, FILE_BUFFER, READ_PIECE, SPILL_WRITE_BUFFER};
+use crate::{BufferSizes, Options, OutputFormat, PartitionError, DEFAULT_MEMORY};
 
 /// Smallest group buffer budget a plan accepts.
 pub const MIN_BUFFER_BUDGET: usize = 1 << 20;
@@ -74,21 +74,6 @@ const TEXT_BLOCK_OUTPUT: usize = 2 << 20;
 /// A Parquet writer thread's codec context while it compresses a column
 /// chunk (zstd's workspace at the levels offered).
 const PARQUET_CODEC: usize = 4 << 20;
-
-/// The group buffers: the chunk pool's sizes.
-///
-/// A group's buffer starts as a chunk of `min_chunk` bytes and moves up a
-/// size class as it fills, up to `max_chunk`; all chunks together, with
-/// what else is charged to the pool, stay within `budget`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BufferSizes {
-    /// The smallest chunk (no larger than `max_chunk`).
-    pub min_chunk: usize,
-    /// The largest chunk.
-    pub max_chunk: usize,
-    /// Bytes the pool may hand out and charge in all.
-    pub budget: usize,
-}
 
 /// Where each byte of a run's `--memory` goes; see the module docs.
 ///
@@ -218,9 +203,12 @@ impl MemoryPlan {
     }
 
     /// Freed memory each allocator arena may keep for reuse in a Parquet
-    /// run, included in [`per_writer`](Self::per_writer); 0 for the
-    /// allocator's defaults (text runs, and totals above
-    /// [`DEFAULT_MEMORY`]). See [`arena_slack`].
+    /// run — a sixteenth of the total, 1 to 8 MiB — included in
+    /// [`per_writer`](Self::per_writer); 0 for the allocator's defaults
+    /// (text runs, and totals above [`DEFAULT_MEMORY`]). The `spool`
+    /// binary keeps this much free at the top of each glibc arena, so that
+    /// the zstd workspaces and pages arrow-rs allocates and frees for every
+    /// column chunk do not fault in fresh pages each time.
     pub fn arena_slack(&self) -> usize {
         self.arena_slack
     }
@@ -253,14 +241,14 @@ impl SetAside {
                 };
                 // A batch's arrays are about three times the text of a
                 // largest chunk, or of a piece read back from the spill log.
-                let batch = 3 * MAX_CHUNK + parquet::READ_PIECE;
+                let batch = 3 * MAX_CHUNK + READ_PIECE;
                 let per_writer = batch
-                    + parquet::SPILL_WRITE_BUFFER
+                    + SPILL_WRITE_BUFFER
                     + row_group
                     + page_copy
                     + PARQUET_CODEC
                     + arena_slack(total);
-                (per_writer, options.max_open * parquet::FILE_BUFFER)
+                (per_writer, options.max_open * FILE_BUFFER)
             }
         };
         SetAside {
@@ -319,97 +307,5 @@ fn arena_slack(total: usize) -> usize {
         0
     } else {
         (total / 16).max(1 << 20)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::parquet::ParquetOptions;
-    use crate::ColumnRef;
-
-    fn options(memory: usize) -> Options {
-        let mut options =
-            Options::new(vec!["in".into()], "out".into(), vec![ColumnRef("1".into())]);
-        (options.memory, options.workers) = (memory, 2);
-        options
-    }
-
-    #[test]
-    fn the_arena_slack_is_a_sixteenth_up_to_the_default_and_none_above() {
-        assert_eq!(arena_slack(128 << 20), 8 << 20);
-        assert_eq!(arena_slack(64 << 20), 4 << 20);
-        assert_eq!(arena_slack(1 << 20), 1 << 20);
-        assert_eq!(arena_slack(256 << 20), 0);
-    }
-
-    /// Every byte of the total is somewhere, in every format.
-    #[test]
-    fn the_parts_add_up_to_the_total() {
-        for format in [
-            OutputFormat::Text,
-            OutputFormat::Parquet(ParquetOptions::default()),
-        ] {
-            for memory in [100 << 20, 128 << 20, 1 << 30] {
-                let mut options = options(memory);
-                options.format = format.clone();
-                let plan = MemoryPlan::new(&options).unwrap();
-                let parts = plan.read_ahead()
-                    + plan.writers()
-                    + plan.open_files()
-                    + plan.program()
-                    + plan.buffers().budget;
-                assert_eq!(parts, memory, "{format:?} {memory}");
-                assert!(plan.buffers().max_chunk.is_power_of_two());
-                assert!(plan.buffers().budget >= MIN_BUFFER_BUDGET);
-            }
-        }
-    }
-
-    /// Only a Parquet run tunes the allocator, and its slack is part of
-    /// each writer's share.
-    #[test]
-    fn the_slack_is_set_aside_for_parquet_only() {
-        let text = MemoryPlan::new(&options(128 << 20)).unwrap();
-        assert_eq!(text.arena_slack(), 0);
-        let mut parquet = options(128 << 20);
-        parquet.format = OutputFormat::Parquet(ParquetOptions::default());
-        let plan = MemoryPlan::new(&parquet).unwrap();
-        assert_eq!(plan.arena_slack(), 8 << 20);
-        assert!(plan.per_writer() > plan.arena_slack() + plan.row_group_bytes());
-    }
-
-    /// A total too small is refused naming one that is enough, and that
-    /// one is accepted.
-    #[test]
-    fn too_small_names_a_total_that_works() {
-        for format in [
-            OutputFormat::Text,
-            OutputFormat::Parquet(ParquetOptions::default()),
-        ] {
-            let mut options = options(8 << 20);
-            options.format = format;
-            let err = MemoryPlan::new(&options).unwrap_err().to_string();
-            let least = err.split("use at least ").nth(1).unwrap();
-            let least = least.split(" (or").next().unwrap();
-            options.memory = spool_io::size::parse(least).unwrap();
-            let plan = MemoryPlan::new(&options).expect(&err);
-            assert!(plan.buffers().budget >= MIN_BUFFER_BUDGET, "{err}");
-            options.memory -= 1 << 20;
-            assert!(MemoryPlan::new(&options).is_err(), "{err}: not the least");
-        }
-    }
-
-    /// Sizes given directly are taken as they are.
-    #[test]
-    fn given_buffer_sizes_are_kept() {
-        let mut options = options(128 << 20);
-        let sizes = BufferSizes {
-            min_chunk: 8,
-            max_chunk: 64,
-            budget: 512,
-        };
-        options.buffer_sizes = Some(sizes);
-        assert_eq!(MemoryPlan::new(&options).unwrap().buffers(), sizes);
     }
 }

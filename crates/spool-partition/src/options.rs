@@ -17,7 +17,6 @@ use spool_io::read::{Format, ReadOptions};
 use spool_io::write::Compression;
 
 use crate::columns::{ColumnRef, Filter};
-use crate::memory_plan::BufferSizes;
 use crate::parquet::ParquetOptions;
 use crate::PartitionError;
 
@@ -43,6 +42,21 @@ pub enum OutputFormat {
     Text,
     /// A Parquet dataset (Hive layout only).
     Parquet(ParquetOptions),
+}
+
+/// The group buffers: the chunk pool's sizes.
+///
+/// A group's buffer starts as a chunk of `min_chunk` bytes and moves up a
+/// size class as it fills, up to `max_chunk`; all chunks together, with
+/// what else is charged to the pool, stay within `budget`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferSizes {
+    /// The smallest chunk (no larger than `max_chunk`).
+    pub min_chunk: usize,
+    /// The largest chunk.
+    pub max_chunk: usize,
+    /// Bytes the pool may hand out and charge in all.
+    pub budget: usize,
 }
 
 /// What to partition and how.

@@ -3,9 +3,10 @@
 //!
 //! Every value of a Parquet run is parsed by a writer thread anyway, to
 //! build its column; checking it in the router as well parsed it twice,
-//! on the one thread every record passes through (the router was the
-//! busy thread while the input is read, a tenth of the run's CPU in its
-//! check). So when the inputs can be read a second time, the router
+//! on the one thread every record passes through (the router is the
+//! busy thread while the input is read, and the check was a large share
+//! of its work: docs/perf/partition-parquet.md, "Each value parsed
+//! once"). So when the inputs can be read a second time, the router
 //! routes without checking, the writers check as they parse, and a
 //! writer that meets a record it cannot take stops the run with an
 //! [`Unfit`](crate::parquet::Unfit) — which knows the record

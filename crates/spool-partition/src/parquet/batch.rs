@@ -4,8 +4,8 @@
 //!
 //! Building a batch checks every record against the table (field count,
 //! every value parses, the key's value included): unless the router
-//! checked it already (see [`Router`](crate::router)), this is
-//! where a value that does not fit is found. The writer knows neither the
+//! checked it already (see the crate's `rescan` module), this is where a
+//! value that does not fit is found. The writer knows neither the
 //! file nor the line, so it reports an [`Unfit`], and the run reads its
 //! inputs again to name them.
 
@@ -20,7 +20,8 @@ use arrow_array::builder::{
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
 
 use super::schema::{ColumnType, Table};
-use super::values::{self, Syntax};
+use super::syntax::Syntax;
+use super::values;
 
 enum Builder {
     /// A string column's bytes, checked as UTF-8 once, whole, when the

@@ -5,9 +5,9 @@
 //! (see the `spill` module) and turns them into part files once the input
 //! ends. Which thread a group belongs to follows from its number, not its
 //! size, so one thread can be left with much more spilled text than the
-//! other: at 1,000 keys under 128 MiB, one thread went on converting for
-//! half a second after the other had ended, one core idle, of a six-second
-//! run. On the board, each thread posts its own spilled groups when its
+//! other, converting long after the other has ended, one core idle
+//! (docs/perf/partition-parquet.md, "Spilled groups shared at the end").
+//! On the board, each thread posts its own spilled groups when its
 //! input ends, then takes the heaviest group left, whichever thread's log
 //! it is in, until none is left. The threads end within about one group's
 //! conversion of each other; heaviest first is the longest-processing-time
@@ -44,7 +44,7 @@ pub(crate) struct Board<T> {
 
 struct State<T> {
     /// Posted, not yet taken: each poster's items, lightest first (kept
-    /// apart, not merged: at 100,000 keys a merge would copy 2.4 MB).
+    /// apart, not merged: with many keys a merge would copy every item).
     waiting: Vec<Vec<(u64, T)>>,
     /// Posters that have not posted yet.
     unposted: usize,

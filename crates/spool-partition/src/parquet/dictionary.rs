@@ -35,9 +35,10 @@
 //! most is the compressor: `PLAIN` puts a 4-byte length before each value,
 //! and those mostly-zero bytes give zstd's match finder short repeats to
 //! chase all through the page. On the benchmark's free-text column zstd
-//! level 3 compressed 1 MiB pages of `PLAIN` at 78 MB/s, and the same
-//! values back to back at 270 MB/s, 8% smaller (figures for whole runs
-//! are in docs/perf/partition-parquet.md, "Strings without a dictionary").
+//! compressed the values back to back several times as fast as the same
+//! values in `PLAIN` pages, and smaller (docs/perf/partition-notes.md;
+//! whole runs in docs/perf/partition-parquet.md, "Strings without a
+//! dictionary").
 //!
 //! A dictionary column's fallback, for a chunk whose dictionary passes
 //! arrow-rs's 1 MiB, stays `PLAIN`: arrow-rs builds the fallback encoder
@@ -45,8 +46,8 @@
 //! for its lengths (see [`DELTA_LENGTHS_RESERVE`](super::DELTA_LENGTHS_RESERVE)).
 //!
 //! Numbers stay `PLAIN`. `DELTA_BINARY_PACKED` made the benchmark's
-//! dataset another 3% smaller and its run about 5% cheaper in user CPU,
-//! but arrow-rs's encoder reserves a 1 MiB buffer per column and reports
+//! dataset a little smaller and its run a little cheaper in CPU
+//! (docs/perf/partition-notes.md), but arrow-rs's encoder reserves a 1 MiB buffer per column and reports
 //! it in `ArrowWriter::memory_size`: charged as reported, each int column
 //! of an open writer would count 1 MiB before its first value, so the
 //! budget would admit fewer writers and flush their row groups early.
@@ -173,11 +174,11 @@ fn delta_encoding(data_type: &DataType) -> Option<Encoding> {
 /// enough for a dictionary (see the module docs).
 ///
 /// It stops as soon as the answer is known: once more than three quarters
-/// of the sample are distinct (free text: at 3,073 values of 4,096), or
-/// once the values repeated are more than a quarter (a colour: about a
-/// thousand). A file's first batch is looked at for every part file, and
-/// looking at all 4,096 of each string column was about 2% of the writers'
-/// time on 1 GiB of CSV into 1,000 keys.
+/// of the sample are distinct (free text), or once the values repeated
+/// are more than a quarter (a colour, after about a quarter of the
+/// sample). A file's first batch is looked at for every part file, and
+/// looking at the whole sample of each string column was a measurable
+/// share of the writers' time (docs/perf/partition-notes.md).
 fn repeats(strings: &StringArray) -> bool {
     let sample = (strings.len() - strings.null_count()).min(SAMPLE);
     if sample < MIN_SAMPLE {
@@ -247,68 +248,5 @@ mod tests {
                 .chain((0..10 * SAMPLE).map(|i| Some(format!("distinct {i}")))),
         );
         assert!(repeats(&repeating_then_distinct));
-    }
-
-    fn schema() -> Schema {
-        use arrow_schema::{Field, TimeUnit};
-        Schema::new(vec![
-            Field::new("id", DataType::Int64, true),
-            Field::new("day", DataType::Date32, true),
-            Field::new("at", DataType::Timestamp(TimeUnit::Microsecond, None), true),
-            Field::new("price", DataType::Float64, true),
-            Field::new("paid", DataType::Boolean, true),
-            Field::new("name", DataType::Utf8, true),
-            Field::new("colour", DataType::Utf8, true),
-        ])
-    }
-
-    fn encodings(file: &WriterProperties, schema: &Schema) -> Vec<(bool, Option<Encoding>)> {
-        (schema.fields().iter())
-            .map(|field| {
-                let column = ColumnPath::from(field.name().as_str());
-                (file.dictionary_enabled(&column), file.encoding(&column))
-            })
-            .collect()
-    }
-
-    #[test]
-    fn strings_without_a_dictionary_get_delta_lengths() {
-        use crate::parquet::ParquetOptions;
-        let run = ParquetOptions::default()
-            .writer_properties(1 << 20)
-            .unwrap();
-        let schema = schema();
-        let chosen = Dictionaries(vec![false, false, false, false, false, false, true]);
-        let lengths = Some(Encoding::DELTA_LENGTH_BYTE_ARRAY);
-        assert_eq!(
-            encodings(&chosen.properties(&run, &schema), &schema),
-            [
-                (false, None),
-                (false, None),
-                (false, None),
-                (false, None),
-                (false, None),
-                (false, lengths),
-                (true, None), // PLAIN past the dictionary
-            ]
-        );
-    }
-
-    #[test]
-    fn a_plain_run_keeps_plain_everywhere() {
-        use crate::parquet::{Encodings, ParquetOptions};
-        let options = ParquetOptions {
-            encodings: Encodings::Plain,
-            ..Default::default()
-        };
-        let run = options.writer_properties(1 << 20).unwrap();
-        let schema = schema();
-        let chosen = Dictionaries(vec![false, false, false, false, false, false, true]);
-        let got = encodings(&chosen.properties(&run, &schema), &schema);
-        assert!(
-            got.iter().all(|&(_, e)| e == Some(Encoding::PLAIN)),
-            "{got:?}"
-        );
-        assert_eq!(got.iter().filter(|(on, _)| *on).count(), 1);
     }
 }

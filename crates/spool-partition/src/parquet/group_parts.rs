@@ -13,10 +13,10 @@ use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::PathBuf;
 
+use arrow_schema::SchemaRef;
 use spool_io::input::with_path;
 
 use super::part::{PartWriter, FILE_BUFFER};
-use super::ParquetRun;
 use crate::file_layout::part_path;
 
 /// A group a writer thread has written to; see the module docs.
@@ -53,22 +53,21 @@ impl GroupParts {
         }
     }
 
-    /// Creates the group's next part file under its final name (the run's
+    /// Creates the group's next part file, of `schema` (its grouping's),
+    /// under its final name (the run's
     /// staging directory is published whole, or removed); its writer
     /// follows at its first batch (see the `part` module).
     ///
     /// # Errors
     ///
     /// The file cannot be created (naming it).
-    pub fn next_part(&mut self, run: &ParquetRun) -> io::Result<PartWriter> {
+    pub fn next_part(&mut self, schema: SchemaRef) -> io::Result<PartWriter> {
         let path = part_path(&self.first, self.parts);
         let file = File::create(&path).map_err(|e| with_path(e, &path))?;
         if self.parts > 0 {
             self.earlier.push(std::mem::take(&mut self.records));
         }
         self.parts += 1;
-        let table = run.table.get().expect("set before the first block");
-        let schema = table.files[self.grouping].1.clone();
         Ok(PartWriter::pending(
             BufWriter::with_capacity(FILE_BUFFER, file),
             schema,

@@ -20,7 +20,7 @@
 //! - as it grows, every byte `memory_size()` reports (its in-progress row
 //!   group's pages and dictionaries), and while a row group is in
 //!   progress its columns' codec contexts, which libzstd allocates outside
-//!   Rust's allocator ([`codec_state_bytes`](super::codec_state_bytes)),
+//!   Rust's allocator ([`codec_state_bytes`](super::writer_costs::codec_state_bytes)),
 //!   given back as row groups are flushed;
 //! - per row group flushed, [`row_group_metadata_bytes`] for the metadata
 //!   the file keeps for its footer; a writer whose next row group's
@@ -43,11 +43,10 @@
 use std::io;
 use std::sync::Arc;
 
+use super::options::dictionary_columns;
+use super::parquet_run::ParquetRun;
 use super::part::PartWriter;
-use super::{
-    dictionary_columns, row_group_metadata_bytes, writer_state_bytes, ParquetRun,
-    DICTIONARY_TABLE_BYTES,
-};
+use super::writer_costs::{row_group_metadata_bytes, writer_state_bytes, DICTIONARY_TABLE_BYTES};
 use crate::writer_memory::WriterMemory;
 
 struct OpenPart {
@@ -68,7 +67,7 @@ struct OpenPart {
 
 /// What an open writer holds that is charged as it grows: what
 /// `memory_size()` reports, and while a row group is in progress its
-/// columns' `codec` state (see [`codec_state_bytes`](super::codec_state_bytes)).
+/// columns' `codec` state (see [`codec_state_bytes`](super::writer_costs::codec_state_bytes)).
 fn held(writer: &PartWriter, codec: usize) -> usize {
     let in_progress = if writer.in_progress_rows() > 0 {
         codec

@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 
-use super::values::{self, Syntax};
+use super::syntax::{self, Syntax};
+use super::values;
 use crate::PartitionError;
 
 /// A column's type in the Parquet files.
@@ -199,7 +200,7 @@ impl Table {
         let utf8 = syntax.splits_on_ascii() && std::str::from_utf8(record).is_ok();
         let mut bad = None;
         let mut count = 0;
-        values::for_each_value(record, syntax, |i, value| {
+        syntax::for_each_value(record, syntax, |i, value| {
             count += 1;
             if bad.is_none() && !value.is_empty() {
                 if let Some(&kind) = self.types.get(i) {

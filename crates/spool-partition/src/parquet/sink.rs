@@ -24,45 +24,20 @@
 
 use std::io;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
+use arrow_schema::SchemaRef;
 use parquet::file::properties::WriterProperties;
 
 use super::batch::BatchBuilder;
 use super::board::Poster;
+use super::conversion::{Conversion, Shelf};
 use super::dictionary::Dictionaries;
 use super::group_parts::GroupParts;
 use super::open_writers::OpenWriters;
-use super::spill::{Spill, SpillLog};
-use super::ParquetRun;
+use super::parquet_run::ParquetRun;
+use super::spill::Spill;
 use spool_io::input::with_path;
-
-/// A spilled group to be turned into a part file, by any writer thread:
-/// its number and the thread's groups it is among (kept this small
-/// because the board holds nearly every group when there are many keys:
-/// a copy of each group's record would add up at the end of the run).
-pub(crate) struct Conversion {
-    gid: u32,
-    shelf: Arc<Shelf>,
-}
-
-/// A writer thread's groups once its input has ended, shared with the
-/// threads that convert its spilled ones, and its finished spill log.
-pub(crate) struct Shelf {
-    /// Every group the thread wrote; a spilled one is away (an empty
-    /// `GroupParts` in its place) while a thread converts it, and comes
-    /// back no longer spilled.
-    groups: Mutex<foldhash::HashMap<u32, GroupParts>>,
-    log: Arc<SpillLog>,
-}
-
-impl Shelf {
-    fn groups(&self) -> MutexGuard<'_, foldhash::HashMap<u32, GroupParts>> {
-        // Nothing is left half-changed under the lock: a group is taken
-        // out, or the map is read.
-        self.groups.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
 
 /// One writer thread's Parquet files; see the module docs.
 pub(crate) struct ParquetSink {
@@ -133,8 +108,8 @@ impl ParquetSink {
     /// Opens group `gid`'s next part if the writers admit one more.
     fn try_open_part(&mut self, gid: u32) -> io::Result<bool> {
         let group = self.groups.get_mut(&gid).expect("known group");
-        let run = &self.run;
-        (self.writers).try_open(gid, group.grouping, || group.next_part(run))
+        let schema = file_schema(&self.run, group.grouping);
+        (self.writers).try_open(gid, group.grouping, || group.next_part(schema))
     }
 
     /// Parses the whole records of `data` (after the group's carry) into a
@@ -283,7 +258,7 @@ impl ParquetSink {
         let group = std::mem::take(shelf.groups().get_mut(&gid).expect("posted"));
         let last = group.spilled.expect("posted as spilled");
         let group = self.groups.entry(gid).insert_entry(group).into_mut();
-        let writer = group.next_part(&self.run)?;
+        let writer = group.next_part(file_schema(&self.run, group.grouping))?;
         self.writers.open_unbudgeted(gid, group.grouping, writer);
         let mut drain = (shelf.log).drain(gid, last, std::mem::take(&mut self.spare))?;
         while let Some(piece) = drain.next_piece()? {
@@ -318,4 +293,10 @@ impl ParquetSink {
         self.run.conversions.stop();
         self.writers.discard();
     }
+}
+
+/// The schema of the files of `grouping` in `run`.
+fn file_schema(run: &ParquetRun, grouping: usize) -> SchemaRef {
+    let table = run.table.get().expect("set before the first block");
+    table.files[grouping].1.clone()
 }

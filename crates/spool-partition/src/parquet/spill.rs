@@ -3,11 +3,11 @@
 //! turned into each group's Parquet part once, when the input ends.
 //!
 //! A writer thread keeps an `ArrowWriter` open only for as many groups as
-//! `--max-open` and the budget allow (see the bounds of the `sink`
-//! module); closing one to make room for another would finish its part
-//! file, and the group would come back with a new part each time — with
-//! 100,000 keys and 1,024 open writers, several part files per key of a
-//! few rows each. The other groups' blocks go to the log instead, each as
+//! `--max-open` and the budget allow (see the bounds of the
+//! `open_writers` module); closing one to make room for another would
+//! finish its part file, and the group would come back with a new part
+//! each time — with many more keys than open writers, several part files
+//! per key of a few rows each. The other groups' blocks go to the log instead, each as
 //! a *run* that points back at the same group's previous run:
 //!
 //! ```text
@@ -18,12 +18,13 @@
 //!
 //! so the thread remembers one offset per spilled group (its last run)
 //! and nothing else; [`SpillLog::drain`] walks a group's chain back to its
-//! first run, and [`Drain`] hands its text back in order. One log per thread, written
-//! through one buffer, replaces a file per group: at 100,000 keys the
-//! per-group files cost millions of `open` calls (an LRU of `--max-open`
-//! files thrashing) and 100,000 creations and removals, most of the run's
-//! time in the kernel; the log costs one sequential write of the spilled
-//! text and one read of each run back.
+//! first run, and [`Drain`] hands its text back in order. One log per
+//! thread, written through one buffer, replaces a file per group: with
+//! many keys the per-group files cost an `open` call for nearly every
+//! block (an LRU of `--max-open` files thrashing) and a creation and a
+//! removal per group, most of the run's time in the kernel; the log costs
+//! one sequential write of the spilled text and one read of each run
+//! back.
 //!
 //! The log is hidden (`.spill-N`) at the root of the run's staging
 //! directory. When the input ends it is [finished](Spill::finish): its
