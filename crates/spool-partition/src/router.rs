@@ -238,7 +238,10 @@ impl<'a> Router<'a> {
         Ok(())
     }
 
-    #[inline]
+    // Always inlined: called for every record and grouping, and left as
+    // a call it made the routing loop measurably slower (TSV at 1,000
+    // keys: docs/perf/partition-notes.md).
+    #[inline(always)]
     fn group_of(
         &mut self,
         grouping: usize,
