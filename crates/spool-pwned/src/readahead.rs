@@ -175,14 +175,18 @@ pub fn file_chunks(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spool::text::Records;
+    use spool::text::{PlainRecords, Position};
 
     fn lines(chunks: impl Iterator<Item = io::Result<Chunk>>) -> Vec<(usize, String, u64, u64)> {
         let mut got = Vec::new();
         for chunk in chunks {
             let chunk = chunk.unwrap();
             let (bytes, first_line, offset) = chunk.text();
-            for record in Records::new(bytes, b'\n', first_line, offset) {
+            let start = Position {
+                offset,
+                line: first_line,
+            };
+            for record in PlainRecords::new(bytes, b'\n').starting_at(start) {
                 let line = record.raw().strip_suffix(b"\n").unwrap_or(record.raw());
                 let line = String::from_utf8(line.to_vec()).unwrap();
                 got.push((chunk.input, line, record.line(), record.offset()));
