@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use spool_io::partition::parquet::values::{
+use spool_partition::parquet::values::{
     parse_bool, parse_date, parse_f64, parse_i64, parse_timestamp,
 };
 

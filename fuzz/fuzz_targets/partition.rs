@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use regex::bytes::Regex;
-use spool_io::partition::{run, ColumnRef, Filter, Layout, Options};
 use spool_io::write::Compression;
+use spool_partition::{run, BufferSizes, ColumnRef, DatasetLayout, Filter, Options};
 
 const PATTERNS: [&str; 4] = ["^a", "b", "^$", "[0-9]"];
 
@@ -159,9 +159,9 @@ fuzz_target!(|input: Input| {
     options.delimiter = delimiter;
     options.header = input.header;
     options.layout = if input.flat {
-        Layout::Flat
+        DatasetLayout::Flat
     } else {
-        Layout::Hive
+        DatasetLayout::Hive
     };
     options.skip_invalid = input.skip_invalid;
     options.compression = match input.codec % 3 {
@@ -172,9 +172,11 @@ fuzz_target!(|input: Input| {
     options.workers = 1;
     options.max_open = 2;
     options.parallel_inputs = 1;
-    options.chunk_len = 1024;
-    options.min_chunk_len = 512;
-    options.chunk_budget = 8 << 10;
+    options.buffer_sizes = Some(BufferSizes {
+        min_chunk: 512,
+        max_chunk: 1024,
+        budget: 8 << 10,
+    });
     options.read.buffer_len = 64 + usize::from(input.buffer_len) * 8;
     let filter = input.filter.map(|(c, p, negate)| {
         let pattern = PATTERNS[usize::from(p) % PATTERNS.len()];

@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use spool_io::partition::escape::{
+use spool_partition::escape::{
     escape, escape_full, escape_within, unescape, EMPTY_KEY_NAME, MAX_NAME_LEN,
 };
 

@@ -2,13 +2,17 @@
 //! each task of Spark, Dask or Ray.
 //!
 //! The keywords are the CLI's flags, taking the same words (see
-//! `spool_io::partition::choices`), so the two read the same in docs and
-//! refuse the same mistakes. The run itself is `spool_io::partition::run`
-//! on a thread of its own while the calling thread waits with the GIL
-//! released: other Python threads run meanwhile, and the caller wakes every
+//! `spool_partition::choices`), so the two read the same in docs and
+//! refuse the same mistakes. The run is checked and its memory planned by
+//! `spool_partition::Run::new`, the same call the CLI makes (a mistake is
+//! a `ValueError` before anything starts), then executed on a thread of
+//! its own while the calling thread waits with the GIL released: other
+//! Python threads run meanwhile, and the caller wakes every
 //! [`SIGNAL_POLL`] to let Python handle signals. A Ctrl-C there raises the
 //! cancel flag; the run removes its partial output and the call raises
-//! `KeyboardInterrupt`.
+//! `KeyboardInterrupt`. (The allocator tuning the `spool` binary takes
+//! from the plan is left out: it would change the whole interpreter's
+//! allocator.)
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,10 +22,10 @@ use std::time::Duration;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
-use spool_io::partition::choices::{self, Codec, Quote};
-use spool_io::partition::parquet::{Encodings, ParquetOptions, SchemaSpec, DEFAULT_ROW_GROUP_ROWS};
-use spool_io::partition::{
-    run as run_partition, ColumnRef, Filter, Layout, Options, OutputFormat, PartitionError, Summary,
+use spool_partition::choices::{self, Codec, Quote};
+use spool_partition::parquet::{Encodings, ParquetOptions, SchemaSpec, DEFAULT_ROW_GROUP_ROWS};
+use spool_partition::{
+    ColumnRef, DatasetLayout, Filter, Options, OutputFormat, PartitionError, Run, Summary,
 };
 
 use crate::partition_error::to_python;
@@ -76,7 +80,6 @@ pub(crate) fn partition<'py>(
     options.delimiter = choices::delimiter(delimiter).map_err(usage)?;
     let quote = quote.map(str::parse::<Quote>).transpose().map_err(usage)?;
     options.quote = choices::quote_for(options.delimiter, quote);
-    options.input_format().map_err(usage)?;
     options.header = header;
     options.filters = r#where
         .iter()
@@ -125,8 +128,8 @@ pub(crate) fn partition<'py>(
         }
     };
     options.layout = match layout {
-        "hive" => Layout::Hive,
-        "flat" => Layout::Flat,
+        "hive" => DatasetLayout::Hive,
+        "flat" => DatasetLayout::Flat,
         _ => return Err(value_error(format!("layout '{layout}': use hive or flat"))),
     };
     if let Some(threads) = threads {
@@ -139,24 +142,23 @@ pub(crate) fn partition<'py>(
     options.run_id = run_id;
     options.append = append;
     if let Some(memory) = memory {
-        options.set_memory(bytes(memory)?).map_err(usage)?;
-    } else {
-        // Re-sized for the worker count and format chosen above.
-        options.set_memory(options.memory).map_err(usage)?;
+        options.memory = bytes(memory)?;
     }
     let summary = run_detached(py, options)?;
     summary_dict(py, &summary)
 }
 
-/// Runs `options` on a thread of its own while this one waits without the
-/// GIL, waking every [`SIGNAL_POLL`] for Python's signal handlers.
+/// Plans `options` ([`Run::new`]), then runs them on a thread of its own
+/// while this one waits without the GIL, waking every [`SIGNAL_POLL`] for
+/// Python's signal handlers.
 fn run_detached(py: Python<'_>, mut options: Options) -> PyResult<Summary> {
     let cancel = Arc::new(AtomicBool::new(false));
     options.cancel = Some(cancel.clone());
+    let planned = Run::new(&options).map_err(|e| to_python(py, e))?;
     let caller = std::thread::current();
     std::thread::scope(|scope| {
         let run = scope.spawn(move || {
-            let result = run_partition(&options);
+            let result = planned.execute();
             caller.unpark();
             result
         });

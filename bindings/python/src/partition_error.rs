@@ -15,7 +15,7 @@
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
-use spool_io::partition::PartitionError as RunError;
+use spool_partition::PartitionError as RunError;
 
 create_exception!(
     spool,

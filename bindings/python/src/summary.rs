@@ -4,7 +4,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use spool_io::partition::Summary;
+use spool_partition::Summary;
 
 /// `summary` as a dict; the counts as `spool partition` prints them,
 /// `groups` one dict per output key.

@@ -1,6 +1,7 @@
 //! `spool partition`: write every record of many inputs to the file of its
-//! key. The engine is `spool_io::partition`; this module maps flags to its
-//! options, shows progress and prints the summary.
+//! key. The engine is `spool_partition`; this module maps flags to its
+//! options, tunes the allocator as the run's memory plan says, shows
+//! progress and prints the summary.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -9,10 +10,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use spool_io::partition::choices::{self, Codec, Quote};
-use spool_io::partition::parquet::{Encodings, ParquetOptions, SchemaSpec};
-use spool_io::partition::{self, ColumnRef, Filter, Layout, Options, OutputFormat, PartitionError};
 use spool_io::progress::Progress;
+use spool_partition::choices::{self, Codec, Quote};
+use spool_partition::parquet::{Encodings, ParquetOptions, SchemaSpec};
+use spool_partition::{
+    ColumnRef, DatasetLayout, Filter, Options, OutputFormat, PartitionError, Run,
+};
 
 use crate::progress::{input_size, show_while};
 
@@ -91,7 +94,7 @@ pub struct Args {
     #[arg(long, value_name = "COL:TYPE,...")]
     schema: Option<String>,
     /// Most rows in a Parquet row group (smaller under memory pressure).
-    #[arg(long, default_value_t = partition::parquet::DEFAULT_ROW_GROUP_ROWS)]
+    #[arg(long, default_value_t = spool_partition::parquet::DEFAULT_ROW_GROUP_ROWS)]
     row_group_size: usize,
     /// Parquet page encoding of string columns without a dictionary:
     /// delta (DELTA_LENGTH_BYTE_ARRAY: smaller, and much faster to
@@ -243,7 +246,6 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     );
     options.delimiter = args.delimiter;
     options.quote = choices::quote_for(args.delimiter, args.quote);
-    options.input_format()?;
     options.header = args.header;
     options.filters = args
         .filters
@@ -260,29 +262,27 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     }
     options.max_open = args.max_open;
     options.layout = match args.layout {
-        LayoutArg::Hive => Layout::Hive,
-        LayoutArg::Flat => Layout::Flat,
+        LayoutArg::Hive => DatasetLayout::Hive,
+        LayoutArg::Flat => DatasetLayout::Flat,
     };
     options.skip_invalid = args.skip_invalid;
     options.force = args.force;
     options.run_id = args.run_id;
     options.append = args.append;
     options.fsync = args.fsync;
-    options.set_memory(args.memory)?;
-    if matches!(options.format, OutputFormat::Parquet(_)) {
-        let slack = spool_io::partition::parquet::arena_slack(args.memory);
-        crate::allocator::keep_freed_blocks(slack);
-    }
-
+    options.memory = args.memory;
     let cancel = Arc::new(AtomicBool::new(false));
-    let signal = crate::interrupt::cancel_on_signal("spool partition", cancel.clone());
-    options.cancel = Some(cancel);
+    options.cancel = Some(cancel.clone());
     let progress = Arc::new(Progress::default());
     options.progress = Some(progress.clone());
 
+    // Checked and planned; nothing started yet.
+    let run = Run::new(&options)?;
+    crate::allocator::keep_freed_blocks(run.memory().arena_slack());
+    let signal = crate::interrupt::cancel_on_signal("spool partition", cancel);
     let show = !args.quiet && std::io::stderr().is_terminal();
     let total = input_size(&args.inputs);
-    let result = show_while(&progress, total, show, || partition::run(&options));
+    let result = show_while(&progress, total, show, || run.execute());
     let summary = match result {
         Ok(summary) => summary,
         Err(PartitionError::Interrupted) => {

@@ -1,16 +1,16 @@
 //! `spool partition merge-manifests` and `spool partition clean`: the
 //! tools for a dataset that several `--append` runs write into. The work
-//! is `spool_io::partition::{dataset, clean}`; this module maps arguments
+//! is `spool_partition::{dataset, clean}`; this module maps arguments
 //! to it and prints what it found.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use spool_io::partition::clean::clean;
-use spool_io::partition::dataset::merge_manifests;
-use spool_io::partition::MANIFEST_PREFIX;
 use spool_io::write::PartialFile;
+use spool_partition::clean::clean;
+use spool_partition::dataset::merge_manifests;
+use spool_partition::MANIFEST_PREFIX;
 
 /// Tools for a dataset written by several runs.
 #[derive(clap::Subcommand)]

@@ -3,7 +3,8 @@
 //! Programs that chew through gigabytes of delimited text lose most of their
 //! time in three places: a system call or an allocation per line, copying each
 //! record into an owned string, and output buffers that grow with the number
-//! of groups written. This crate removes all three:
+//! of groups written. This crate removes all three, for any engine built on
+//! it (`spool-partition`, `spool-pwned`):
 //!
 //! * [`read`](mod@read) — a [`ChunkReader`](read::ChunkReader) reads large chunks on a
 //!   read-ahead thread into a small ring of recycled buffers (decompressing
@@ -14,14 +15,13 @@
 //! * [`write`](mod@write) — fixed-size chunks from a [`ChunkPool`](write::ChunkPool)
 //!   with a global budget, encoded block by block (plain, zstd frames or gzip
 //!   members, which concatenate into valid streams), into files written
-//!   under a hidden temporary name and renamed only when complete.
-//! * [`partition`] — the engine of `spool partition`: many input files in,
-//!   one output file per key, on all cores, in bounded memory and with a
-//!   bounded number of open files.
+//!   under a hidden temporary name and renamed only when complete; a
+//!   directory tree published whole ([`StagedDir`](write::StagedDir)) or
+//!   file by file beside other runs ([`AppendRun`](write::AppendRun)), under
+//!   an exclusive lock, with what dead runs left removed.
 //! * [`input`] — opening "a path or `-`", decompressing by magic number,
 //!   and [`with_path`](input::with_path) for errors that name their file;
-//!   [`progress`] — live counters for a progress display. Both serve every
-//!   engine built on this crate (`spool partition`, the pwned index build);
+//!   [`progress`] — live counters for a progress display;
 //!   [`size`] — byte counts in messages, in the units they were given in.
 //! * [`parallel`] — ordered parallel maps: work on every core, results in
 //!   the items' order.
@@ -32,10 +32,10 @@
 //!  file ──read thread──► [ chunk │ chunk │ chunk │ chunk ]  recycled ring
 //!                              │ whole records only
 //!                              ▼
-//!                   router: key = field(record) ──► group's chunk (pool)
+//!                   the engine: parse, route, sort ──► chunk (pool, budget)
 //!                                                        │ full
 //!                                                        ▼
-//!                   worker (owns its groups): encode ──► .part.partial ──rename──► part
+//!                   writer thread: encode ──► hidden name ──rename──► file
 //! ```
 #![deny(missing_docs, unsafe_code)]
 #![doc(test(attr(deny(warnings))))]
@@ -44,7 +44,6 @@
 pub mod direct;
 pub mod input;
 pub mod parallel;
-pub mod partition;
 pub mod progress;
 pub mod read;
 pub mod size;

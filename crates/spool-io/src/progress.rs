@@ -1,9 +1,9 @@
 //! Live counters of a long run, for a progress display on another thread.
 //!
 //! The engines that chew through gigabytes — `spool partition`
-//! ([`partition::Options::progress`](crate::partition::Options::progress))
-//! and the pwned index build — take an `Arc<Progress>` and update it once
-//! per block they finish; a display thread reads it as often as it likes.
+//! (`spool_partition::Options::progress`) and the pwned index build —
+//! take an `Arc<Progress>` and update it once per block they finish; a
+//! display thread reads it as often as it likes.
 //! Updates are relaxed atomic stores: a reader may see the counters of
 //! slightly different moments, never a torn value, and the engine never
 //! waits for the display.

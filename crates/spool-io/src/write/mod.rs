@@ -39,7 +39,7 @@ pub use chunked_writer::ChunkedWriter;
 pub use encode::{BlockEncoder, Compression};
 pub use output_lock::OutputLock;
 pub use partial_file::PartialFile;
-pub(crate) use staged_dir::sync_directory;
+pub use staged_dir::sync_directory;
 pub use staged_dir::StagedDir;
 pub use stale::{remove_dead_pid_temporaries, Leftover};
 pub use temporaries::{remove_temporaries, ScratchFile, TemporariesRemoved};
@@ -68,7 +68,7 @@ pub(crate) fn beside(
 /// (`STAGING/REST`), told on the path the user will see (`TARGET/REST`),
 /// naming the staging directory after: the hidden name means nothing to
 /// the user, and is gone once the run has failed.
-pub(crate) fn told_in_target(
+pub fn told_in_target(
     err: std::io::Error,
     staging: &std::path::Path,
     target: &std::path::Path,

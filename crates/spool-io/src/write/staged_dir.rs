@@ -335,7 +335,7 @@ fn run_id() -> String {
 
 /// Makes a directory's entries durable (a no-op where directories cannot
 /// be opened, as on Windows, whose renames need no such step).
-pub(crate) fn sync_directory(dir: &Path) -> io::Result<()> {
+pub fn sync_directory(dir: &Path) -> io::Result<()> {
     #[cfg(unix)]
     {
         File::open(dir)?.sync_all()

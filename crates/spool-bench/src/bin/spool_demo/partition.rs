@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use spool_bench::{partition_peers, read_peers, tsv_sample};
-use spool_io::partition::{self, ColumnRef, Layout, Options};
 use spool_io::write::Compression;
+use spool_partition::{ColumnRef, DatasetLayout, Options};
 
 use super::legend::Unit;
 use super::table::Row;
@@ -112,9 +112,9 @@ fn partition_row(
             vec![ColumnRef("1".into())],
         );
         // OUT/KEY.tsv, as the naive peer writes.
-        options.layout = Layout::Flat;
+        options.layout = DatasetLayout::Flat;
         options.compression = compression;
-        groups = Some(partition::run(&options)?.groups);
+        groups = Some(spool_partition::run(&options)?.groups);
         Ok(())
     };
     let mut naive = || {

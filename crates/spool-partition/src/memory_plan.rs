@@ -1,0 +1,311 @@
+//! Where each byte of `--memory` goes: one plan, worked out from the whole
+//! of a run's [`Options`] by one call ([`MemoryPlan::new`], made by
+//! [`Run::new`](crate::Run::new)) before anything starts.
+//!
+//! A run's memory has two kinds of owners. Some hold a fixed amount for
+//! the whole run — the read-ahead rings, each writer thread's encoder or
+//! Parquet batch, the program itself — and are set aside first. What is
+//! left is the budget of the group buffers: one
+//! [`ChunkPool`](spool_io::write::ChunkPool) that the router's buffers and,
+//! in a Parquet run, the writers' row groups and their state draw from, so
+//! that the number of keys changes how memory is used, never how much.
+//!
+//! ```text
+//!  --memory
+//!   ├─ read-ahead ........ per input read at once: its ring of buffers
+//!   │                      (and one more, briefly), each buffer's record
+//!   │                      index (CSV), a decompressor's input buffer
+//!   ├─ writer threads .... per thread:
+//!   │     text:            the block encoder's state and a block's output
+//!   │     parquet:         the batch being built (its arrays, and the piece
+//!   │                      of a spilled group it comes from), the spill
+//!   │                      log's write buffer, a row group being compressed
+//!   │                      (its output, the codec's context, and with
+//!   │                      delta-length strings the copy of a page made as
+//!   │                      it is flushed), what the allocator keeps free
+//!   │                      for the next row group (the arena slack)
+//!   ├─ open Parquet files  per file open at once: its write buffer
+//!   ├─ the program ....... code, stacks, key table, allocator overhead
+//!   └─ group buffers ..... everything left: the chunk pool's budget —
+//!                          the groups' buffers, blocks queued to the
+//!                          writers, each group's bookkeeping, and
+//!                          (Parquet) every open writer's row group and
+//!                          state (`WriterMemory`)
+//! ```
+//!
+//! The shares of the first four depend on the options (the format, the
+//! compression, the threads, the read-ahead) and, for Parquet, on the
+//! total itself (a larger run flushes larger row groups). What they leave
+//! must be at least [`MIN_BUFFER_BUDGET`], or the run is refused with the
+//! smallest `--memory` that would do.
+//!
+//! The plan is all a run's sizes: the pool's chunk sizes, the size at
+//! which a Parquet row group is flushed, and the arena slack the `spool`
+//! binary tunes glibc's allocator with — so the binary and the library
+//! cannot disagree. The peak RSS tests of `spool-cli`
+//! (`partition_memory.rs`) check that a run stays within the total.
+
+use spool::text::csv::BlockIndex;
+use spool_io::size::Size;
+use spool_io::write::Compression;
+
+use crate::parquet::{Encodings, FILE_BUFFER, READ_PIECE, SPILL_WRITE_BUFFER};
+use crate::{BufferSizes, Options, OutputFormat, PartitionError, DEFAULT_MEMORY};
+
+/// Smallest group buffer budget a plan accepts.
+pub const MIN_BUFFER_BUDGET: usize = 1 << 20;
+
+/// Size of the smallest chunk: where a group's buffer starts.
+const MIN_CHUNK: usize = 512;
+
+/// Largest chunk a plan chooses (a group's buffer grows up to it).
+const MAX_CHUNK: usize = 1 << 20;
+
+/// Memory counted for the program itself: code, stacks, the key table,
+/// allocator overhead.
+const PROGRAM: usize = 24 << 20;
+
+/// A decompressor's input buffer, per input read at once.
+const DECOMPRESSOR_INPUT: usize = 1 << 20;
+
+/// A text writer thread's block being encoded and its output.
+const TEXT_BLOCK_OUTPUT: usize = 2 << 20;
+
+/// A Parquet writer thread's codec context while it compresses a column
+/// chunk (zstd's workspace at the levels offered).
+const PARQUET_CODEC: usize = 4 << 20;
+
+/// Where each byte of a run's `--memory` goes; see the module docs.
+///
+/// # Examples
+///
+/// ```
+/// use spool_partition::{ColumnRef, MemoryPlan, Options};
+/// let mut options = Options::new(vec!["in.tsv".into()], "out".into(), vec![ColumnRef("1".into())]);
+/// options.memory = 64 << 20;
+/// let plan = MemoryPlan::new(&options)?;
+/// assert_eq!(
+///     plan.read_ahead() + plan.writers() + plan.open_files() + plan.program()
+///         + plan.buffers().budget,
+///     plan.total()
+/// );
+/// // The same options give the same plan, whatever order they were set in.
+/// assert_eq!(MemoryPlan::new(&options)?, plan);
+/// options.memory = 16 << 20;
+/// assert!(MemoryPlan::new(&options).is_err());
+/// # Ok::<(), spool_partition::PartitionError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryPlan {
+    total: usize,
+    read_ahead: usize,
+    writer_threads: usize,
+    per_writer: usize,
+    open_files: usize,
+    buffers: BufferSizes,
+    row_group_bytes: usize,
+    arena_slack: usize,
+}
+
+/// What the fixed owners take of a `total`.
+struct SetAside {
+    read_ahead: usize,
+    per_writer: usize,
+    open_files: usize,
+}
+
+impl MemoryPlan {
+    /// Divides `options.memory` for a run of `options`; with
+    /// [`Options::buffer_sizes`] the group buffers are those instead.
+    ///
+    /// # Errors
+    ///
+    /// [`PartitionError::Usage`] if what is left for the group buffers is
+    /// less than [`MIN_BUFFER_BUDGET`]; the message names the smallest
+    /// workable `--memory`.
+    pub fn new(options: &Options) -> Result<Self, PartitionError> {
+        let total = options.memory;
+        let writer_threads = options.writer_threads();
+        let set_aside = SetAside::of(options, total);
+        let left = total.saturating_sub(set_aside.sum(writer_threads));
+        let buffers = match options.buffer_sizes {
+            Some(sizes) => sizes,
+            None if left < MIN_BUFFER_BUDGET => return Err(too_small(options, total)),
+            None => BufferSizes {
+                min_chunk: MIN_CHUNK,
+                // About 1/512 of the budget, a power of two.
+                max_chunk: 1 << (left / 512).clamp(32 << 10, MAX_CHUNK).ilog2(),
+                budget: left,
+            },
+        };
+        Ok(MemoryPlan {
+            total,
+            read_ahead: set_aside.read_ahead,
+            writer_threads,
+            per_writer: set_aside.per_writer,
+            open_files: set_aside.open_files,
+            buffers,
+            row_group_bytes: row_group_bytes(total),
+            arena_slack: match options.format {
+                OutputFormat::Parquet(_) => arena_slack(total),
+                OutputFormat::Text => 0,
+            },
+        })
+    }
+
+    /// The whole: `--memory`.
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// The read-ahead of every input read at once.
+    pub fn read_ahead(&self) -> usize {
+        self.read_ahead
+    }
+
+    /// Writer threads the run starts.
+    pub fn writer_threads(&self) -> usize {
+        self.writer_threads
+    }
+
+    /// What the writer threads hold besides the pool: [`per_writer`]
+    /// each.
+    ///
+    /// [`per_writer`]: Self::per_writer
+    pub fn writers(&self) -> usize {
+        self.writer_threads * self.per_writer
+    }
+
+    /// What one writer thread holds besides the pool.
+    pub fn per_writer(&self) -> usize {
+        self.per_writer
+    }
+
+    /// The write buffers of the Parquet files open at once.
+    pub fn open_files(&self) -> usize {
+        self.open_files
+    }
+
+    /// What is counted for the program itself.
+    pub fn program(&self) -> usize {
+        PROGRAM
+    }
+
+    /// The group buffers' pool.
+    pub fn buffers(&self) -> BufferSizes {
+        self.buffers
+    }
+
+    /// In-memory size at which a Parquet writer flushes its row group:
+    /// 1/32 of the total, 1 to 16 MiB.
+    pub fn row_group_bytes(&self) -> usize {
+        self.row_group_bytes
+    }
+
+    /// Freed memory each allocator arena may keep for reuse in a Parquet
+    /// run — a sixteenth of the total, 1 to 8 MiB — included in
+    /// [`per_writer`](Self::per_writer); 0 for the allocator's defaults
+    /// (text runs, and totals above [`DEFAULT_MEMORY`]). The `spool`
+    /// binary keeps this much free at the top of each glibc arena, so that
+    /// the zstd workspaces and pages arrow-rs allocates and frees for every
+    /// column chunk do not fault in fresh pages each time.
+    pub fn arena_slack(&self) -> usize {
+        self.arena_slack
+    }
+}
+
+impl SetAside {
+    /// What the read-ahead, the writer threads and the open files of a
+    /// run of `options` take of `total`.
+    fn of(options: &Options, total: usize) -> Self {
+        let read = &options.read;
+        let index = match options.quote {
+            Some(_) => read.buffers * BlockIndex::memory(read.buffer_len),
+            None => 0,
+        };
+        let per_input = (read.buffers + 1) * read.buffer_len + index + DECOMPRESSOR_INPUT;
+        let (per_writer, open_files) = match &options.format {
+            OutputFormat::Text => {
+                let encoder = match options.compression {
+                    Compression::None => 0,
+                    Compression::Zstd(_) => 4 << 20,
+                    Compression::Gzip(_) => 1 << 20,
+                };
+                (encoder + TEXT_BLOCK_OUTPUT, 0)
+            }
+            OutputFormat::Parquet(parquet_options) => {
+                let row_group = row_group_bytes(total);
+                let page_copy = match parquet_options.encodings {
+                    Encodings::Delta => row_group,
+                    Encodings::Plain => 0,
+                };
+                // A batch's arrays are about three times the text of a
+                // largest chunk, or of a piece read back from the spill log.
+                let batch = 3 * MAX_CHUNK + READ_PIECE;
+                let per_writer = batch
+                    + SPILL_WRITE_BUFFER
+                    + row_group
+                    + page_copy
+                    + PARQUET_CODEC
+                    + arena_slack(total);
+                (per_writer, options.max_open * FILE_BUFFER)
+            }
+        };
+        SetAside {
+            read_ahead: options.parallel_inputs * per_input,
+            per_writer,
+            open_files,
+        }
+    }
+
+    fn sum(&self, writer_threads: usize) -> usize {
+        self.read_ahead + writer_threads * self.per_writer + self.open_files + PROGRAM
+    }
+}
+
+/// The refusal of a `total` too small for `options`, naming a total that
+/// is enough once its own share is set aside (the share grows with the
+/// total: row groups, arena slack).
+fn too_small(options: &Options, total: usize) -> PartitionError {
+    let threads = options.writer_threads();
+    let needs = |total: usize| SetAside::of(options, total).sum(threads) + MIN_BUFFER_BUDGET;
+    let mut least = needs(total).next_multiple_of(1 << 20);
+    while least < needs(least) {
+        least += 1 << 20;
+    }
+    PartitionError::Usage(format!(
+        "--memory {} is too small for {} writer(s) and {} read-ahead input(s); \
+         use at least {} (or fewer --threads)",
+        Size(total),
+        threads,
+        options.parallel_inputs,
+        Size(least)
+    ))
+}
+
+/// In-memory size at which a Parquet writer flushes its row group in a
+/// run of `total`: 1/32 of it, 1 to 16 MiB.
+fn row_group_bytes(total: usize) -> usize {
+    (total / 32).clamp(1 << 20, 16 << 20)
+}
+
+/// Freed memory a Parquet writer thread's allocator arena may keep
+/// resident for reuse in a run of `total`: a sixteenth of it, 1 to 8 MiB,
+/// up to [`DEFAULT_MEMORY`], and none above.
+///
+/// arrow-rs allocates and frees a zstd workspace and the pages of every
+/// column chunk it compresses; the `spool` binary keeps up to this much
+/// free at the top of each glibc arena (`mallopt(M_TRIM_THRESHOLD)`) so
+/// that they do not fault in fresh pages each time, and the plan sets it
+/// aside per writer thread. Above [`DEFAULT_MEMORY`] the arenas, holding
+/// row groups of up to 16 MiB, grew past any such allowance, so larger
+/// runs keep the allocator's defaults. The measurements behind both
+/// choices are in docs/perf/partition-parquet.md ("Freed blocks kept in
+/// glibc's arenas", "Peak RSS at larger budgets").
+fn arena_slack(total: usize) -> usize {
+    if total > DEFAULT_MEMORY {
+        0
+    } else {
+        (total / 16).max(1 << 20)
+    }
+}

@@ -1,0 +1,203 @@
+//! What a run is asked to do: the inputs, the output, the groupings, and
+//! every choice `spool partition`'s flags and `spool.partition`'s keywords
+//! make.
+//!
+//! Every field is an input. Nothing here is derived from another field:
+//! how `memory` is divided is worked out from the whole of the options,
+//! when the run is planned ([`MemoryPlan`](crate::MemoryPlan)), so the
+//! fields may be set in any order.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use spool::text::csv::Dialect;
+use spool_io::progress::Progress;
+use spool_io::read::{Format, ReadOptions};
+use spool_io::write::Compression;
+
+use crate::columns::{ColumnRef, Filter};
+use crate::parquet::ParquetOptions;
+use crate::PartitionError;
+
+/// Default memory target for a whole run (`--memory`).
+pub const DEFAULT_MEMORY: usize = 128 << 20;
+
+/// How the files of a dataset are arranged under the output directory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DatasetLayout {
+    /// `OUT/COLUMN=VALUE/part-00000.tsv` — what Spark, DuckDB and Polars read
+    /// as a Hive-partitioned dataset. With several `--by` columns each gets
+    /// its own tree, `OUT/by-COLUMN/COLUMN=VALUE/…`.
+    Hive,
+    /// `OUT/VALUE.tsv` (or `OUT/COLUMN/VALUE.tsv` with several `--by`).
+    Flat,
+}
+
+/// What the output files hold.
+#[derive(Clone, Debug, Default)]
+pub enum OutputFormat {
+    /// The records as read (compressed per [`Options::compression`]).
+    #[default]
+    Text,
+    /// A Parquet dataset (Hive layout only).
+    Parquet(ParquetOptions),
+}
+
+/// The group buffers: the chunk pool's sizes.
+///
+/// A group's buffer starts as a chunk of `min_chunk` bytes and moves up a
+/// size class as it fills, up to `max_chunk`; all chunks together, with
+/// what else is charged to the pool, stay within `budget`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferSizes {
+    /// The smallest chunk (no larger than `max_chunk`).
+    pub min_chunk: usize,
+    /// The largest chunk.
+    pub max_chunk: usize,
+    /// Bytes the pool may hand out and charge in all.
+    pub budget: usize,
+}
+
+/// What to partition and how.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Input paths, read in this order (`-` is standard input).
+    pub inputs: Vec<PathBuf>,
+    /// Output directory; created if missing.
+    pub out: PathBuf,
+    /// One grouping per entry: records are written once per grouping.
+    pub by: Vec<ColumnRef>,
+    /// Field delimiter.
+    pub delimiter: u8,
+    /// Quote byte: `Some` reads RFC 4180 CSV (a field may be enclosed in
+    /// it; delimiters and line breaks inside are data), `None` unquoted
+    /// lines (IANA TSV). Keys and `--where` see unquoted values; records
+    /// are written as read.
+    pub quote: Option<u8>,
+    /// Each input starts with a header line (names columns, is repeated
+    /// at the top of every output file, and must be the same in every input).
+    pub header: bool,
+    /// Conditions every written record meets.
+    pub filters: Vec<Filter>,
+    /// Output encoding of text files.
+    pub compression: Compression,
+    /// Text or Parquet.
+    pub format: OutputFormat,
+    /// Writer threads (no more than `max_open` are started: each keeps a
+    /// file open).
+    pub workers: usize,
+    /// Memory for the whole run, in bytes (`--memory`); the
+    /// [`MemoryPlan`](crate::MemoryPlan) says where each byte goes.
+    pub memory: usize,
+    /// The group buffers' sizes, given directly rather than taken from
+    /// what `memory` leaves for them: for tests and experiments, where a
+    /// pool of a few small chunks makes every path of the budget run.
+    /// `None` (the default) lets the plan size them.
+    pub buffer_sizes: Option<BufferSizes>,
+    /// Most output files open at once (shared among the workers).
+    pub max_open: usize,
+    /// How the files are arranged.
+    pub layout: DatasetLayout,
+    /// Count and skip records with too few fields, a last record whose
+    /// quote is never closed, and (Parquet) records that do not fit the
+    /// table, instead of stopping.
+    pub skip_invalid: bool,
+    /// Replace an existing dataset (a directory holding a
+    /// `_partitions*.tsv` manifest) as a whole; without it the output must
+    /// be missing or empty.
+    pub force: bool,
+    /// Names every file of the run after this id (`part-ID-00000.tsv`,
+    /// flat `KEY.ID.tsv`, manifest `_partitions-ID.tsv`), so that runs
+    /// with different ids never write the same name; see
+    /// [`check_run_id`](spool_io::write::check_run_id) for what an id may hold.
+    pub run_id: Option<String>,
+    /// Add this run's files to the dataset in `out` (created if missing),
+    /// beside other runs' — even runs writing at the same time — instead
+    /// of publishing a whole new dataset. Needs `run_id`; see
+    /// [`AppendRun`](spool_io::write::AppendRun).
+    pub append: bool,
+    /// Flush every output file and directory to disk before the dataset
+    /// is published, and the publish after, so that not even a power loss
+    /// can leave a published dataset with missing data. Off by default (as
+    /// in DuckDB, Polars and xsv): the run then does not wait for the disk.
+    pub fsync: bool,
+    /// How inputs are read.
+    pub read: ReadOptions,
+    /// Inputs read ahead at once.
+    pub parallel_inputs: usize,
+    /// Raised from another thread (a Ctrl-C handler) to stop early; the
+    /// partial output is removed.
+    pub cancel: Option<Arc<AtomicBool>>,
+    /// Live counters for a progress display (updated once per block).
+    pub progress: Option<Arc<Progress>>,
+}
+
+impl Options {
+    /// Defaults: tab-delimited, no header, plain output, Hive layout, one
+    /// writer per core, 256 open files, and [`DEFAULT_MEMORY`].
+    pub fn new(inputs: Vec<PathBuf>, out: PathBuf, by: Vec<ColumnRef>) -> Self {
+        Options {
+            inputs,
+            out,
+            by,
+            delimiter: b'\t',
+            quote: None,
+            header: false,
+            filters: Vec::new(),
+            compression: Compression::None,
+            format: OutputFormat::Text,
+            workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            memory: DEFAULT_MEMORY,
+            buffer_sizes: None,
+            max_open: 256,
+            layout: DatasetLayout::Hive,
+            skip_invalid: false,
+            force: false,
+            run_id: None,
+            append: false,
+            fsync: false,
+            read: ReadOptions::default(),
+            parallel_inputs: 2,
+            cancel: None,
+            progress: None,
+        }
+    }
+
+    /// How inputs split into records: [`Format::Csv`] with a quote,
+    /// [`Format::Lines`] without.
+    ///
+    /// # Errors
+    ///
+    /// If the delimiter and quote cannot work together (equal, or CR/LF).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::text::csv::Dialect;
+    /// use spool_partition::Options;
+    /// use spool_io::read::Format;
+    /// let mut options = Options::new(vec!["in.csv".into()], "out".into(), vec![]);
+    /// assert_eq!(options.input_format()?, Format::Lines);
+    /// (options.delimiter, options.quote) = (b',', Some(b'"'));
+    /// assert_eq!(options.input_format()?, Format::Csv(Dialect::CSV));
+    /// options.quote = Some(b',');
+    /// assert!(options.input_format().is_err());
+    /// # Ok::<(), spool_partition::PartitionError>(())
+    /// ```
+    pub fn input_format(&self) -> Result<Format, PartitionError> {
+        let Some(quote) = self.quote else {
+            return Ok(Format::Lines);
+        };
+        Dialect::new(self.delimiter, Some(quote))
+            .map(Format::Csv)
+            .map_err(|e| PartitionError::Usage(e.to_string()))
+    }
+
+    /// The writer threads a run starts: [`workers`](Self::workers), but
+    /// at least one and no more than [`max_open`](Self::max_open), since
+    /// each keeps at least one file open.
+    pub(crate) fn writer_threads(&self) -> usize {
+        self.workers.clamp(1, self.max_open.max(1))
+    }
+}
