@@ -1,19 +1,31 @@
 #!/usr/bin/env bash
-# spool pwned serve under wrk: requests/s, p50/p99 latency and the server's
-# memory besides the page cache (RssAnon, sampled every 0.2 s; RssFile is
-# the index's mapped pages), for GET /check/sha1/{hash} (random hashes,
-# half present) and GET /range/{prefix} (random prefixes), on loopback with
-# keep-alive, the client on the same machine. Every answer of a short
-# checking run is verified first (counts exact; range lines well formed and
-# LINES/2^20 per range on average); then RUNS timed runs per endpoint,
-# alternating; then ApacheBench without keep-alive, as the anchor measured.
-# On a shared machine, run it under `flock` with the lock every timing run
-# takes, so that no other measurement runs at the same time.
+# spool pwned serve under wrk, against its peer in the same run: requests/s,
+# p50/p99 latency and the server's memory besides the page cache (RssAnon,
+# sampled every 0.2 s; RssFile is the index's mapped pages), for
+# GET /check/sha1/{hash} (random hashes, half present) and, from spool,
+# GET /range/{prefix} (random prefixes), on loopback with keep-alive, the
+# client on the same machine.
 #
-# Usage: LINES=100000000 scripts/bench-serve.sh
+# Servers, each started once and timed in turn, round after round:
+#   spool        this tree's `spool pwned serve --sha1 INDEX`
+#   base         BASELINE_BIN=PATH: another `spool` binary (e.g. built from
+#                an older commit), the same way
+#   hibp-toc     HIBP_SERVER=PATH: oschonrock/hibp's hibp-server with
+#                --toc (a 2^20-entry table of contents), on the same hashes
+#                converted to its format with hibp-convert (found beside
+#                hibp-server, or HIBP_CONVERT=PATH)
+#   hibp         the same without --toc
+# Every server's answers are checked first (counts exact — hibp-server
+# says -1 for an absent hash; range lines well formed, LINES/2^20 per range
+# on average), then RUNS rounds of DURATION seconds per server and
+# endpoint, in turn (the order reversed every other round). Run it under
+# the machine's benchmark lock, so that nothing else runs at the same time.
+#
+# Usage: LINES=20000000 HIBP_SERVER=/path/to/hibp-server scripts/bench-serve.sh
 #   INDEX=FILE       reuse an index built from `spool pwned sample --lines
 #                    LINES --seed 1` (else one is generated in WORK)
-#   CONNECTIONS=64 THREADS=2 DURATION=20 RUNS=3 SERVER_THREADS=(cores)
+#   HIBP_DB=FILE     reuse hibp-server's database of the same sample
+#   CONNECTIONS=64 THREADS=2 DURATION=20 RUNS=3 SERVER_THREADS=2
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -22,6 +34,7 @@ connections="${CONNECTIONS:-64}"
 threads="${THREADS:-2}"
 duration="${DURATION:-20}"
 runs="${RUNS:-3}"
+server_threads="${SERVER_THREADS:-2}"
 work="${WORK:-$(mktemp -d)}"
 lua="$PWD/scripts/bench/serve.lua"
 command -v wrk >/dev/null || { echo "wrk is needed (apt-get install wrk)"; exit 1; }
@@ -29,12 +42,20 @@ command -v wrk >/dev/null || { echo "wrk is needed (apt-get install wrk)"; exit 
 cargo build --release --locked -p spool-cli
 bin="$PWD/target/release/spool"
 index="${INDEX:-}"
+hibp_db="${HIBP_DB:-}"
+if [ -z "$index" ] || { [ -n "${HIBP_SERVER:-}" ] && [ -z "$hibp_db" ]; }; then
+    "$bin" pwned sample --lines "$lines" --seed 1 --order hash -o "$work/sample.txt"
+fi
 if [ -z "$index" ]; then
     index="$work/pwned.idx"
-    "$bin" pwned sample --lines "$lines" --seed 1 -o "$work/sample.txt"
     "$bin" pwned build -o "$index" "$work/sample.txt"
-    rm -f "$work/sample.txt"
 fi
+if [ -n "${HIBP_SERVER:-}" ] && [ -z "$hibp_db" ]; then
+    convert="${HIBP_CONVERT:-$(dirname "$HIBP_SERVER")/hibp-convert}"
+    hibp_db="$work/pwned.sha1.bin"
+    "$convert" --txt-to-bin -i "$work/sample.txt" -o "$hibp_db" --force
+fi
+rm -f "$work/sample.txt"
 
 # 100,000 hashes with their counts: even lines present (sample passwords
 # below LINES, counts by the sample's formula), odd lines absent.
@@ -52,42 +73,62 @@ for n in range(100000):
 EOF
 export HASHES="$work/hashes.txt"
 
-cat "$index" > /dev/null # warm page cache: the figures are for a cached index
-port=$((20000 + RANDOM % 20000))
-server_args=(pwned serve --sha1 "$index" --listen "127.0.0.1:$port")
-[ -n "${SERVER_THREADS:-}" ] && server_args+=(--threads "$SERVER_THREADS")
-"$bin" "${server_args[@]}" 2> "$work/server.log" &
-server=$!
-trap 'kill "$server" 2>/dev/null || true; [ -z "${WORK:-}" ] && rm -rf "$work"' EXIT
-for _ in $(seq 100); do
-    grep -q "listening on" "$work/server.log" && break
-    sleep 0.1
-done
-url="http://127.0.0.1:$port"
+# name port pid, one line per server started.
+servers="$work/servers.txt"
+: > "$servers"
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true; [ -z "${WORK:-}" ] && rm -rf "$work"' EXIT
+start() { # NAME COMMAND...: starts a server on a free port (PORT in COMMAND)
+    local name=$1 port=$((20000 + RANDOM % 20000))
+    shift
+    "${@//PORT/$port}" > "$work/$name.log" 2>&1 &
+    pids+=($!)
+    echo "$name $port $!" >> "$servers"
+    for _ in $(seq 600); do
+        curl -s -o /dev/null "http://127.0.0.1:$port/check/sha1/$(head -1 "$HASHES" | cut -d' ' -f1)" && return
+        sleep 0.1
+    done
+    echo "$name did not start:"; cat "$work/$name.log"; exit 1
+}
+start spool "$bin" pwned serve --sha1 "$index" --listen 127.0.0.1:PORT --threads "$server_threads"
+if [ -n "${BASELINE_BIN:-}" ]; then
+    start base "$BASELINE_BIN" pwned serve --sha1 "$index" --listen 127.0.0.1:PORT --threads "$server_threads"
+fi
+if [ -n "${HIBP_SERVER:-}" ]; then
+    # The first start with --toc writes DB.20.toc beside the database.
+    start hibp-toc "$HIBP_SERVER" --sha1-db "$hibp_db" --bind-address 127.0.0.1 --port PORT --threads "$server_threads" --toc
+    start hibp "$HIBP_SERVER" --sha1-db "$hibp_db" --bind-address 127.0.0.1 --port PORT --threads "$server_threads"
+fi
+
+# The endpoints each server is timed on.
+endpoints() { case $1 in spool|base) echo check range ;; *) echo check ;; esac; }
+peer() { case $1 in hibp*) echo hibp ;; *) echo spool ;; esac; }
 
 echo "== checking every answer (1 connection per thread, 3 s each)"
-for endpoint in check range; do
-    out=$(ENDPOINT=$endpoint CHECK=1 wrk -t"$threads" -c"$threads" -d3s -s "$lua" "$url")
-    read -r answers wrong got_lines malformed < <(echo "$out" | awk '/^check:/ {print $2, $3, $4, $5}')
-    echo "$endpoint: $answers answers, $wrong wrong, $got_lines lines, $malformed malformed"
-    [ "$answers" -gt 1000 ] && [ "$wrong" -eq 0 ] && [ "$malformed" -eq 0 ] || { echo "FAILED"; exit 1; }
-    if [ "$endpoint" = range ]; then
-        # Uniform hashes: LINES/2^20 lines per range on average.
-        python3 -c "
+while read -r name port _; do
+    for endpoint in $(endpoints "$name"); do
+        out=$(PEER=$(peer "$name") ENDPOINT=$endpoint CHECK=1 wrk -t"$threads" -c"$threads" -d3s -s "$lua" "http://127.0.0.1:$port")
+        read -r answers wrong got_lines malformed < <(echo "$out" | awk '/^check:/ {print $2, $3, $4, $5}')
+        echo "$name $endpoint: $answers answers, $wrong wrong, $got_lines lines, $malformed malformed"
+        [ "$answers" -gt 1000 ] && [ "$wrong" -eq 0 ] && [ "$malformed" -eq 0 ] || { echo "FAILED"; exit 1; }
+        if [ "$endpoint" = range ]; then
+            # Uniform hashes: LINES/2^20 lines per range on average.
+            python3 -c "
 import sys
 mean, want = $got_lines / $answers, $lines / 2**20
 print(f'range: {mean:.2f} lines per range, expected {want:.2f}')
 sys.exit(abs(mean - want) > 0.05 * want + 0.05)" || { echo "FAILED"; exit 1; }
-    fi
-done
+        fi
+    done
+done < "$servers"
 
-# RssAnon/RssFile of the server in KiB, the largest of samples taken every
-# 0.2 s until the file $1 exists.
+# RssAnon/RssFile of process $1 in KiB, the largest of samples taken every
+# 0.2 s until the file $2 exists.
 sample_rss() {
-    local stop=$1 anon=0 file=0 a f
+    local pid=$1 stop=$2 anon=0 file=0 a f
     while [ ! -e "$stop" ]; do
-        a=$(awk '/^RssAnon:/ {print $2}' "/proc/$server/status")
-        f=$(awk '/^RssFile:/ {print $2}' "/proc/$server/status")
+        a=$(awk '/^RssAnon:/ {print $2}' "/proc/$pid/status")
+        f=$(awk '/^RssFile:/ {print $2}' "/proc/$pid/status")
         [ "$a" -gt "$anon" ] && anon=$a
         [ "$f" -gt "$file" ] && file=$f
         sleep 0.2
@@ -95,43 +136,35 @@ sample_rss() {
     echo "$anon $file"
 }
 
-echo "== timed runs: wrk -t$threads -c$connections -d${duration}s --latency (runs alternate)"
+echo "== timed runs: wrk -t$threads -c$connections -d${duration}s --latency, servers in turn"
 results="$work/results.txt"
 : > "$results"
 for run in $(seq "$runs"); do
-    for endpoint in check range; do
-        cat "$index" > /dev/null # other work on the machine may have evicted it
-        rm -f "$work/stop"
-        sample_rss "$work/stop" > "$work/rss.txt" &
-        sampler=$!
-        out=$(ENDPOINT=$endpoint wrk -t"$threads" -c"$connections" -d"${duration}s" --latency -s "$lua" "$url")
-        touch "$work/stop"
-        wait "$sampler"
-        read -r anon file < "$work/rss.txt"
-        rps=$(echo "$out" | awk '/^Requests\/sec:/ {print $2}')
-        p50=$(echo "$out" | awk '$1 == "50%" {print $2}')
-        p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
-        errors=$(echo "$out" | awk '/Non-2xx|Socket errors/' | tr '\n' ' ')
-        echo "$endpoint run $run: $rps req/s, p50 $p50, p99 $p99, RssAnon $((anon / 1024)) MiB, RssFile $((file / 1024)) MiB ${errors}"
-        echo "$endpoint $rps $p50 $p99 $anon" >> "$results"
-        [ -z "$errors" ] || { echo "FAILED: errors"; exit 1; }
-    done
+    # Odd rounds in the order the servers started, even rounds reversed
+    # (ABBA), so that no server always runs first or last.
+    if [ $((run % 2)) = 1 ]; then order=(cat "$servers"); else order=(tac "$servers"); fi
+    while read -r name port pid; do
+        for endpoint in $(endpoints "$name"); do
+            cat "$index" ${hibp_db:+"$hibp_db"} > /dev/null # keep the files cached
+            rm -f "$work/stop"
+            sample_rss "$pid" "$work/stop" > "$work/rss.txt" &
+            sampler=$!
+            out=$(PEER=$(peer "$name") ENDPOINT=$endpoint wrk -t"$threads" -c"$connections" -d"${duration}s" --latency -s "$lua" "http://127.0.0.1:$port")
+            touch "$work/stop"
+            wait "$sampler"
+            read -r anon file < "$work/rss.txt"
+            rps=$(echo "$out" | awk '/^Requests\/sec:/ {print $2}')
+            p50=$(echo "$out" | awk '$1 == "50%" {print $2}')
+            p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
+            errors=$(echo "$out" | awk '/Non-2xx|Socket errors/' | tr '\n' ' ')
+            echo "$name $endpoint run $run: $rps req/s, p50 $p50, p99 $p99, RssAnon $((anon / 1024)) MiB, RssFile $((file / 1024)) MiB ${errors}"
+            echo "$name $endpoint $run $rps $p50 $p99 $anon" >> "$results"
+            [ -z "$errors" ] || { echo "FAILED: errors"; exit 1; }
+        done
+    done < <("${order[@]}")
 done
 
-if command -v ab >/dev/null; then
-    # The anchor's published figures (oschonrock/hibp's hibp-server) come
-    # from ApacheBench without keep-alive: a new connection per request.
-    hash=$(head -1 "$HASHES" | cut -d' ' -f1)
-    echo "== ab -c100 -n50000 (no keep-alive, as the anchor's README), /check/sha1"
-    for run in $(seq "$runs"); do
-        out=$(ab -q -c100 -n50000 "$url/check/sha1/$hash" 2>&1)
-        failed=$(echo "$out" | awk '/^Failed requests:/ {print $3}')
-        echo "ab run $run: $(echo "$out" | awk '/^Requests per second:/ {print $4}') req/s, failed $failed"
-        [ "$failed" = 0 ] || { echo "FAILED"; exit 1; }
-    done
-fi
-
-echo "== medians (min-max) over $runs runs"
+echo "== medians (min-max) over $runs runs; ratios per round, spool's req/s over the other's"
 python3 - "$results" <<'EOF'
 import statistics, sys
 def ms(t):
@@ -139,15 +172,20 @@ def ms(t):
         if t.endswith(unit):
             return float(t[: -len(unit)]) * f
 rows = [l.split() for l in open(sys.argv[1])]
-for endpoint in ("check", "range"):
-    r = [row for row in rows if row[0] == endpoint]
-    rps = [float(x[1]) for x in r]
-    p50 = [ms(x[2]) for x in r]
-    p99 = [ms(x[3]) for x in r]
-    anon = [int(x[4]) / 1024 for x in r]
-    print(f"{endpoint}: {statistics.median(rps):,.0f} req/s ({min(rps):,.0f}-{max(rps):,.0f}), "
-          f"p50 {statistics.median(p50):.2f} ms ({min(p50):.2f}-{max(p50):.2f}), "
-          f"p99 {statistics.median(p99):.2f} ms ({min(p99):.2f}-{max(p99):.2f}), "
-          f"RssAnon max {max(anon):.1f} MiB")
+def fmt(xs, f="{:,.0f}"):
+    return f"{f.format(statistics.median(xs))} ({f.format(min(xs))}-{f.format(max(xs))})"
+keys = sorted({(r[0], r[1]) for r in rows}, key=lambda k: (k[1], k[0] != "spool", k[0]))
+for name, endpoint in keys:
+    r = [x for x in rows if x[0] == name and x[1] == endpoint]
+    print(f"{name} {endpoint}: {fmt([float(x[3]) for x in r])} req/s, "
+          f"p50 {fmt([ms(x[4]) for x in r], '{:.2f}')} ms, p99 {fmt([ms(x[5]) for x in r], '{:.2f}')} ms, "
+          f"RssAnon max {max(int(x[6]) for x in r) / 1024:.1f} MiB")
+    if name != "spool":
+        mine = {x[2]: float(x[3]) for x in rows if x[0] == "spool" and x[1] == endpoint}
+        ratios = [mine[x[2]] / float(x[3]) for x in r if x[2] in mine]
+        print(f"  spool / {name}, {endpoint}: {fmt(ratios, '{:.2f}')}x")
 EOF
-grep -v "listening on\|serving:" "$work/server.log" || true
+for log in "$work"/spool.log "$work"/base.log; do
+    [ -e "$log" ] || continue
+    grep -v "listening on\|serving:" "$log" | sed "s|^|$(basename "$log" .log): |" || true
+done

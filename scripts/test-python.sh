@@ -10,6 +10,13 @@ set -euo pipefail
 cd "$(dirname "$0")/../bindings/python"
 export PATH="$HOME/.cargo/bin:$PATH"
 
+# The `spool` binary the interop tests run, built first: the extension
+# below then shares its compiled dependencies (the same crate versions
+# and features) through one target directory instead of compiling them
+# all again in bindings/python/target.
+(cd ../.. && cargo build --release -q --locked -p spool-cli)
+export CARGO_TARGET_DIR="$PWD/../../target"
+
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
@@ -22,5 +29,4 @@ fi
 
 # spool partition's output (text and Parquet) read back by DuckDB, PyArrow
 # and Polars as a Hive-partitioned dataset.
-(cd ../.. && cargo build --release -q -p spool-cli)
 SPOOL_BIN="$PWD/../../target/release/spool" .venv/bin/python -m pytest -q ../../tests/interop

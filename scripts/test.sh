@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Every test: Rust (unit, property, integration, doc), loom, C, C++,
-# Python, and Spark running spool.partition in its tasks. Installs what
-# it needs first. Exits non-zero on the first failure.
+# Python, third-party clients of `pwned serve`, and Spark running
+# spool.partition in its tasks. Installs what it needs first. Exits
+# non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 
-for part in scripts/test-rust.sh scripts/test-c-cpp.sh scripts/test-python.sh scripts/test-spark.sh; do
+for part in scripts/test-rust.sh scripts/test-c-cpp.sh scripts/test-python.sh scripts/test-pwned-clients.sh scripts/test-spark.sh; do
     if [ -f "$part" ]; then
         echo "==> $part"
         bash "$part"

@@ -5,7 +5,7 @@
 
 use bytes::Bytes;
 use libfuzzer_sys::fuzz_target;
-use spool::chain::Chain;
+use spool::buf_list::BufList;
 use spool::codec::banana::{encode, BananaDecoder, Token};
 use spool::codec::Decoder;
 
@@ -13,20 +13,20 @@ fuzz_target!(|input: (u8, u32, &[u8])| {
     let (step, max_body, wire) = input;
     let step = usize::from(step.max(1));
     let mut decoder = BananaDecoder::with_max_body(u64::from(max_body % 100_000));
-    let mut chain = Chain::new();
+    let mut list = BufList::new();
     let mut tokens: Vec<Token> = Vec::new();
     let mut consumed = 0usize;
     'feed: for piece in wire.chunks(step) {
-        chain.push_back(Bytes::copy_from_slice(piece));
+        list.push_back(Bytes::copy_from_slice(piece));
         loop {
-            let before = chain.len();
-            match decoder.decode(&mut chain) {
+            let before = list.len();
+            match decoder.decode(&mut list) {
                 Ok(Some(t)) => {
-                    consumed += before - chain.len();
+                    consumed += before - list.len();
                     tokens.push(t);
                 }
                 Ok(None) => {
-                    assert_eq!(chain.len(), before, "an incomplete token consumes nothing");
+                    assert_eq!(list.len(), before, "an incomplete token consumes nothing");
                     break;
                 }
                 Err(_) => break 'feed,
@@ -41,13 +41,13 @@ fuzz_target!(|input: (u8, u32, &[u8])| {
         encode(t, &mut again);
     }
     // (Compare encodings, not tokens: a NaN float is not equal to itself.)
-    let mut chain = Chain::from(again.clone());
+    let mut list = BufList::from(again.clone());
     let mut d = BananaDecoder::new();
     let mut round = Vec::new();
     for _ in &tokens {
-        let t = d.decode(&mut chain).unwrap().expect("a whole token");
+        let t = d.decode(&mut list).unwrap().expect("a whole token");
         encode(&t, &mut round);
     }
-    assert!(chain.is_empty());
+    assert!(list.is_empty());
     assert_eq!(round, again);
 });

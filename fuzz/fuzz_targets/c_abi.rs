@@ -509,7 +509,7 @@ unsafe fn apply(w: &mut World, op: Op, tag: u8) {
                     return;
                 };
                 let a = &mut w.assemblers[usize::from(r) % n.get()];
-                let pushed = a.model.writer().bytes_pushed();
+                let pushed = a.model.writer_ref().bytes_pushed();
                 let first = far.unwrap_or(pushed.saturating_sub(64) + u64::from(near % 1024));
                 let data: Vec<u8> = (0..u64::from(len))
                     .map(|k| byte_at(first.wrapping_add(k)))

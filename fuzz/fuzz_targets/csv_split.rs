@@ -17,6 +17,7 @@ mod block_reader;
 
 use libfuzzer_sys::fuzz_target;
 use spool::text::csv::{strip_bom, Dialect, Record, RecordCutter, Records, UnterminatedQuote};
+use spool::text::Position;
 
 type Values = Vec<Vec<Vec<u8>>>;
 
@@ -59,7 +60,7 @@ fn split(input: &[u8], dialect: Dialect, read: usize) -> Result<Values, Untermin
             block = strip_bom(block);
         }
         let offset = (to - block.len()) as u64;
-        for record in Records::new(block, dialect, line, offset) {
+        for record in Records::new(block, dialect).starting_at(Position { offset, line }) {
             let record = match record {
                 Ok(r) => r,
                 Err(e) => {
@@ -105,7 +106,12 @@ fuzz_target!(|data: &[u8]| {
     let dialect = Dialect::new(delimiter, quote).expect("valid");
     let read = [1, 2, 3, 7, 63, 64, 65, 4096][usize::from(knobs >> 5)];
     let body = strip_bom(input);
-    let whole: Vec<Seen> = Records::new(body, dialect, 1, (input.len() - body.len()) as u64)
+    let start = Position {
+        offset: (input.len() - body.len()) as u64,
+        line: 1,
+    };
+    let whole: Vec<Seen> = Records::new(body, dialect)
+        .starting_at(start)
         .map(seen)
         .collect();
     assert_eq!(
@@ -124,7 +130,11 @@ fuzz_target!(|data: &[u8]| {
             // last record, and starts at the quote the error names.
             let body = strip_bom(&closed);
             let skip = closed.len() - body.len();
-            let last = Records::new(body, dialect, 1, skip as u64)
+            let last = Records::new(body, dialect)
+                .starting_at(Position {
+                    offset: skip as u64,
+                    line: 1,
+                })
                 .last()
                 .unwrap()
                 .unwrap();

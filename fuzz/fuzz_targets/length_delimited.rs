@@ -5,27 +5,27 @@
 
 use bytes::Bytes;
 use libfuzzer_sys::fuzz_target;
-use spool::chain::Chain;
+use spool::buf_list::BufList;
 use spool::codec::{Decoder, LengthDelimited};
 
 fuzz_target!(|input: (u8, bool, i16, u16, u8, &[u8])| {
     let (width, little, adjustment, max, step, wire) = input;
     let width = usize::from(width % 8) + 1;
-    let mut decoder = LengthDelimited::new(width)
+    let mut decoder = LengthDelimited::with_header_len(width)
         .length_adjustment(adjustment.into())
         .max_frame_length(max.into());
     if little {
         decoder = decoder.little_endian();
     }
-    let mut chain = Chain::new();
+    let mut list = BufList::new();
     for piece in wire.chunks(usize::from(step.max(1))) {
-        chain.push_back(Bytes::copy_from_slice(piece));
+        list.push_back(Bytes::copy_from_slice(piece));
         loop {
-            let before = chain.len();
-            match decoder.decode(&mut chain) {
+            let before = list.len();
+            match decoder.decode(&mut list) {
                 Ok(Some(frame)) => {
                     assert!(frame.len() as u64 <= u64::from(max));
-                    assert!(before - chain.len() >= frame.len());
+                    assert!(before - list.len() >= frame.len());
                 }
                 Ok(None) => break,
                 Err(e) => {

@@ -10,7 +10,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use spool::pool::{BufferPool, Slice};
+use spool::pool::{BufferPool, PoolConfig, Slice};
 
 #[derive(Arbitrary, Debug)]
 enum Op {
@@ -31,7 +31,10 @@ struct Input {
 
 fuzz_target!(|input: Input| {
     let capacity = usize::from(input.capacity) % (16 << 10);
-    let mut pool = BufferPool::with_slots(capacity, usize::from(input.slots).max(1));
+    let mut pool = BufferPool::with_config(PoolConfig {
+        capacity,
+        slots: usize::from(input.slots).max(1),
+    });
     let mut live: Vec<(Slice, u8, usize)> = Vec::new();
     let mut pending = 0usize;
     let mut tag = 0u8;

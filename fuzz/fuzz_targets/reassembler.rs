@@ -71,8 +71,8 @@ fuzz_target!(|input: Input| {
             }
         }
         assert_eq!(real.bytes_pending(), model.pending.len() as u64);
-        assert_eq!(real.writer().bytes_pushed(), model.pushed);
-        assert_eq!(real.writer().is_closed(), model.closed());
+        assert_eq!(real.writer_ref().bytes_pushed(), model.pushed);
+        assert_eq!(real.writer_ref().is_closed(), model.closed());
         let (a, b) = real.reader_ref().as_slices();
         assert_eq!([a, b].concat(), model.buffered);
     }

@@ -1,15 +1,18 @@
 //! Arbitrary requests through the service's routes, in process: any
-//! method, path, query, headers and body. The service must answer every
-//! one without panicking, with a status from its known set, a one-line
-//! reason for every client error it writes, and — for a well-formed range
-//! or hash — exactly what the index holds.
+//! method, path, query, headers, body and HTTP version, with or without a
+//! Host header and a revalidation. The service must answer every one
+//! without panicking, with a status from its known set, a one-line reason
+//! for every client error it writes, and — for a well-formed range or
+//! hash — exactly what the index holds: the range's lines and its ETag
+//! (XXH3-64 of the unpadded body), a `304` with no body only for a
+//! current copy, and `400` for an HTTP/1.1 request without one Host.
 #![no_main]
 
 use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
 use axum::body::Body;
-use axum::http::Request;
+use axum::http::{Request, Version};
 use http_body_util::BodyExt;
 use libfuzzer_sys::fuzz_target;
 use spool_pwned::{HashKind, Index, IndexWriter};
@@ -23,6 +26,12 @@ struct Input {
     path: Vec<u8>,
     headers: Vec<(Vec<u8>, Vec<u8>)>,
     body: Vec<u8>,
+    /// 0: HTTP/1.1, 1: HTTP/1.0, 2: HTTP/2.
+    version: u8,
+    /// Adds `Host: localhost` (HTTP/1.1 needs exactly one).
+    host: bool,
+    /// Adds `If-None-Match` with the range's current ETag, weak or not.
+    revalidate: Option<bool>,
 }
 
 const ROUTES: [&str; 6] = [
@@ -77,6 +86,17 @@ fn fixture() -> &'static Fixture {
     })
 }
 
+/// The ETag of the range `target` names, if it is a well-formed range
+/// path of the SHA-1 index.
+fn current_etag(index: &Index, target: &str) -> Option<String> {
+    let prefix = target.strip_prefix("/range/")?;
+    let prefix = prefix.split_once('?').map_or(prefix, |(p, _)| p);
+    let prefix = spool_serve::range::parse_prefix(prefix.as_bytes()).ok()?;
+    let mut body = Vec::new();
+    spool_serve::range::encode(index.range(prefix).ok()?, &mut body);
+    Some(spool_serve::etag::of_range(&body))
+}
+
 fuzz_target!(|input: Input| {
     let fixture = fixture();
     let mut target = ROUTES[usize::from(input.route) % ROUTES.len()]
@@ -86,7 +106,23 @@ fuzz_target!(|input: Input| {
     let Ok(target) = String::from_utf8(target) else {
         return;
     };
-    let mut builder = Request::builder().method(&input.method[..]).uri(&target);
+    let version = match input.version % 3 {
+        0 => Version::HTTP_11,
+        1 => Version::HTTP_10,
+        _ => Version::HTTP_2,
+    };
+    let mut builder = Request::builder()
+        .method(&input.method[..])
+        .uri(&target)
+        .version(version);
+    if input.host {
+        builder = builder.header("host", "localhost");
+    }
+    let current = current_etag(&fixture.index, &target);
+    if let (Some(weak), Some(etag)) = (input.revalidate, &current) {
+        let tag = if weak { format!("W/{etag}") } else { etag.clone() };
+        builder = builder.header("if-none-match", tag);
+    }
     for (name, value) in &input.headers {
         builder = builder.header(&name[..], &value[..]);
     }
@@ -99,6 +135,8 @@ fuzz_target!(|input: Input| {
         .headers()
         .get("add-padding")
         .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"true"));
+    let hosts = request.headers().get_all("host").iter().count();
+    let conditional = request.headers().contains_key("if-none-match");
     let response = fixture.runtime.block_on(async {
         let response = fixture.router.clone().oneshot(request).await.unwrap();
         let (parts, body) = response.into_parts();
@@ -116,6 +154,21 @@ fuzz_target!(|input: Input| {
             "{body:?}"
         );
     }
+    if version == Version::HTTP_11 && hosts != 1 {
+        assert_eq!(status, 400, "HTTP/1.1 with {hosts} Host headers");
+        return;
+    }
+    if status == 304 {
+        assert!(conditional && !padded && body.is_empty(), "{method} {uri}");
+        assert_eq!(
+            parts.headers.get("etag").map(|v| v.to_str().unwrap().to_string()),
+            current
+        );
+        return;
+    }
+    if input.revalidate.is_some() && current.is_some() && !padded && method == "GET" {
+        assert_ne!(status, 200, "a current copy revalidated: {uri}");
+    }
     if status != 200 || method != "GET" {
         return;
     }
@@ -129,9 +182,11 @@ fuzz_target!(|input: Input| {
         } else {
             body == want[..]
         });
+        let etag = parts.headers.get("etag").map(|v| v.to_str().unwrap().to_string());
+        assert_eq!(etag, (!padded).then(|| spool_serve::etag::of_range(&want)));
     } else if let Some(hex) = path.strip_prefix("/check/sha1/") {
         let mut hash = [0u8; 20];
-        assert!(spool::text::hex::decode(hex.as_bytes(), &mut hash));
+        assert!(spool::text::hex::decode(hex.as_bytes(), &mut hash).is_ok());
         let count = fixture.index.lookup(&hash).unwrap().unwrap_or(0);
         let text = count.to_string();
         assert!(body == text.as_bytes() || body == format!("{{\"count\":{text}}}").as_bytes());

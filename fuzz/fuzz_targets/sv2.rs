@@ -3,7 +3,7 @@
 //! arbitrary short reads and `Interrupted`, and filled through `writable` —
 //! into a pool of arbitrary (tiny included) capacity or onto the heap,
 //! against a plain parser of the format as the oracle: the same frames, the
-//! same `FrameTooLarge` at the same place, and every frame kept alive to
+//! same `PayloadTooLarge` at the same place, and every frame kept alive to
 //! the end still holding its bytes (the pool must not reuse live memory).
 //! After an error the decoder must decode a fresh frame.
 #![no_main]
@@ -12,8 +12,8 @@ use std::io;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use spool::codec::sv2::{Frame, FrameTooLarge, Sv2Decoder, HEADER_LEN, MAX_PAYLOAD};
-use spool::pool::{Buffer, BufferPool, HeapBuffer};
+use spool::codec::sv2::{Frame, PayloadTooLarge, Sv2Decoder, HEADER_LEN, MAX_PAYLOAD};
+use spool::pool::{Buffer, BufferPool, HeapBuffer, PoolConfig};
 
 #[derive(Arbitrary, Debug, Clone, Copy)]
 enum Feed {
@@ -41,7 +41,7 @@ enum End {
     Clean,
     /// Input ended inside a frame.
     Inside,
-    TooLarge(FrameTooLarge),
+    TooLarge(PayloadTooLarge),
 }
 
 /// The oracle: whole frames as raw bytes, and how the input ends.
@@ -58,7 +58,7 @@ fn parse(wire: &[u8], limit: usize) -> (Vec<&[u8]>, End) {
         }
         let size = usize::from(rest[3]) | usize::from(rest[4]) << 8 | usize::from(rest[5]) << 16;
         if size > limit {
-            return (frames, End::TooLarge(FrameTooLarge { size, limit }));
+            return (frames, End::TooLarge(PayloadTooLarge { size, limit }));
         }
         if rest.len() < HEADER_LEN + size {
             return (frames, End::Inside);
@@ -137,7 +137,7 @@ fn decode<B: Buffer>(input: &Input, buffer: B, limit: usize) {
                     Err(e) => {
                         assert_eq!(e.kind(), io::ErrorKind::InvalidData);
                         let inner = e.into_inner().expect("wraps the decoder's error");
-                        break End::TooLarge(*inner.downcast().expect("a FrameTooLarge"));
+                        break End::TooLarge(*inner.downcast().expect("a PayloadTooLarge"));
                     }
                 }
             }
@@ -190,7 +190,10 @@ fuzz_target!(|input: Input| {
     };
     match input.pool {
         Some((capacity, slots)) => {
-            let pool = BufferPool::with_slots(usize::from(capacity), usize::from(slots).max(1));
+            let pool = BufferPool::with_config(PoolConfig {
+        capacity: usize::from(capacity),
+        slots: usize::from(slots).max(1),
+    });
             decode(&input, pool, limit);
         }
         None => decode(&input, HeapBuffer::new(), limit),

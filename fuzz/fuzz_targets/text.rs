@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use spool::text::{fields, Records};
+use spool::text::{fields, PlainRecords};
 
 fuzz_target!(|input: (bool, u8, u8, &[u8])| {
     let (nul_records, field_delimiter, index, data) = input;
@@ -14,7 +14,7 @@ fuzz_target!(|input: (bool, u8, u8, &[u8])| {
     let model: Vec<&[u8]> = data.split_inclusive(|&b| b == delimiter).collect();
     let mut offset = 0u64;
     let mut count = 0;
-    for (i, record) in Records::new(data, delimiter, 1, 0).enumerate() {
+    for (i, record) in PlainRecords::new(data, delimiter).enumerate() {
         let raw = model[i];
         assert_eq!(record.raw(), raw);
         assert_eq!((record.line(), record.offset()), (i as u64 + 1, offset));
@@ -31,7 +31,7 @@ fuzz_target!(|input: (bool, u8, u8, &[u8])| {
         );
         assert_eq!(fields::count(body, field_delimiter), split.len());
         assert_eq!(
-            fields::Fields::new(body, field_delimiter).collect::<Vec<_>>(),
+            fields::PlainFields::new(body, field_delimiter).collect::<Vec<_>>(),
             split
         );
         offset += raw.len() as u64;

@@ -1,4 +1,4 @@
-//! `FramedChain` (spool's decoders as a `tokio_util` codec) reading from an
+//! `FramedBufList` (spool's decoders as a `tokio_util` codec) reading from an
 //! in-memory duplex pipe: a writer task sends length-delimited frames in
 //! writes of arbitrary sizes through a pipe of arbitrary (tiny included)
 //! buffer size, so `FramedRead` sees arbitrary read boundaries; what comes
@@ -13,7 +13,7 @@ use std::io;
 use arbitrary::Arbitrary;
 use futures_util::StreamExt;
 use libfuzzer_sys::fuzz_target;
-use spool::codec::{FramedChain, LengthDelimited};
+use spool::codec::{FramedBufList, LengthDelimited};
 use tokio::io::AsyncWriteExt;
 use tokio_util::codec::FramedRead;
 
@@ -119,14 +119,14 @@ fuzz_target!(|input: Input| {
                 }
                 let _ = tx.shutdown().await;
             };
-            let decoder = LengthDelimited::new(width).max_frame_length(max_frame as u64);
+            let decoder = LengthDelimited::with_header_len(width).max_frame_length(max_frame as u64);
             let decoder = if input.little_endian {
                 decoder.little_endian()
             } else {
                 decoder
             };
             let receiver = async move {
-                let mut framed = FramedRead::new(rx, FramedChain::new(decoder));
+                let mut framed = FramedRead::new(rx, FramedBufList::new(decoder));
                 let mut got = Vec::new();
                 let end = loop {
                     match framed.next().await {

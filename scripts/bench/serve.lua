@@ -1,20 +1,24 @@
 -- wrk script for scripts/bench-serve.sh: random requests to a running
--- `spool pwned serve`.
+-- `spool pwned serve` or its peer, hibp-server.
 --
 --   ENDPOINT=check  GET /check/sha1/{hash}, hashes from HASHES (a file of
---                   "HASH COUNT" lines: half present, half absent)
+--                   "HASH COUNT" lines, upper case: half present, half
+--                   absent)
 --   ENDPOINT=range  GET /range/{prefix}, uniformly random prefixes
 --   CHECK=1         check every answer (run it with one connection per
 --                   thread, so responses follow requests one to one):
 --                   /check bodies must equal the expected count; /range
 --                   bodies must be lines of a 35-digit suffix and a count.
 --                   Prints "answers wrong lines malformed" at the end.
+--   PEER=hibp       the answers are hibp-server's: the count and a line
+--                   break, -1 for an absent hash
 --                   Timed runs leave it unset: checking costs the client
 --                   CPU it shares with the server.
 --
 -- Requests are built once in init(); request() only picks one.
 
 local endpoint = os.getenv("ENDPOINT") or "check"
+local hibp = os.getenv("PEER") == "hibp"
 local threads = {}
 
 function setup(thread)
@@ -32,6 +36,9 @@ function init(args)
       for line in io.lines(os.getenv("HASHES")) do
          local hash, count = line:match("^(%x+) (%d+)$")
          requests[#requests + 1] = wrk.format("GET", "/check/sha1/" .. hash)
+         if hibp then
+            count = (count == "0" and "-1" or count) .. "\n"
+         end
          expected[#expected + 1] = count
       end
    else

@@ -154,7 +154,7 @@ pub unsafe extern "C" fn spool_reassembler_pop_insert(
         // closes it only when its last byte is pushed (or when the end it
         // learns is where the output already is). An insert that did
         // neither, after no pop, leaves the published state as it was.
-        let writer = r.inner.writer();
+        let writer = r.inner.writer_ref();
         if pop > 0 || writer.bytes_pushed() != before || writer.is_closed() != r.view.state.closed {
             r.refresh_view();
         }

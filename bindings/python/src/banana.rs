@@ -4,7 +4,7 @@ use bytes::Bytes;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt};
-use spool::chain::Chain;
+use spool::buf_list::BufList;
 use spool::codec::banana::{self, Token};
 use spool::codec::Decoder;
 
@@ -19,7 +19,7 @@ use spool::codec::Decoder;
 /// offset.
 #[pyclass(module = "spool")]
 pub struct BananaDecoder {
-    input: Chain,
+    input: BufList,
     decoder: banana::BananaDecoder,
 }
 
@@ -30,7 +30,7 @@ impl BananaDecoder {
     #[pyo3(signature = (max_body = 64 << 20))]
     fn new(max_body: u64) -> Self {
         Self {
-            input: Chain::new(),
+            input: BufList::new(),
             decoder: banana::BananaDecoder::with_max_body(max_body),
         }
     }

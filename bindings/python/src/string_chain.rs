@@ -9,23 +9,26 @@
 //! `bytes` (exactly the bytes returned, once); a pop that covers exactly one
 //! whole chunk returns that very object.
 //!
-//! # Why not a wrapper around the core `Chain`
+//! The class keeps foolscap's name, `StringChain`, because users import
+//! it by that name; in Rust the same idea is the core's `BufList`.
 //!
-//! [`spool::chain::Chain`] holds `bytes::Bytes` chunks, and this type is the
-//! same design (a deque of shared chunks with a cached length; a cut moves a
-//! start offset) in Python's currency. It cannot wrap `Chain` itself:
-//! stringchain's contract, which foolscap's tests and callers comparing with
-//! `is` rely on, hands the caller's own objects back (`c.popleft(len(x)) is
-//! x`), and a `Bytes` cannot give back the object it came from. A
-//! `Chain`-backed class must copy every chunk in (`Bytes::copy_from_slice`)
-//! or wrap the object (`Bytes::from_owner`), and in both cases allocate and
-//! copy a new `bytes` for every pop, whole chunks included. Measured with a
-//! prototype of both (`bench/bench_stringchain.py` shapes, min of 25 runs,
-//! 2-core VM): popping 64 MiB as whole 64 KiB chunks takes 0.3 ms here
-//! against 10.7 ms (copy in) and 5.4 ms (`from_owner`), while 100-byte pops
-//! cut from 4 KiB or 8 MiB chunks cost the same in all three (23-47 ms per
-//! 8 MiB, within noise). `BananaDecoder`, which returns new objects anyway,
-//! does use the core `Chain`.
+//! # Why not a wrapper around the core `BufList`
+//!
+//! [`spool::buf_list::BufList`] holds `bytes::Bytes` chunks, and this type
+//! is the same design (a deque of shared chunks with a cached length; a cut
+//! moves a start offset) in Python's currency. It cannot wrap `BufList`
+//! itself: stringchain's contract, which foolscap's tests and callers
+//! comparing with `is` rely on, hands the caller's own objects back
+//! (`c.popleft(len(x)) is x`), and a `Bytes` cannot give back the object it
+//! came from. A `BufList`-backed class must copy every chunk in
+//! (`Bytes::copy_from_slice`) or wrap the object (`Bytes::from_owner`), and
+//! in both cases allocate and copy a new `bytes` for every pop, whole
+//! chunks included: measured with a prototype of both, that made popping
+//! whole chunks many times slower and 100-byte pops no faster (the figures
+//! are in docs/chain.md). Counts past the end are cut here, as stringchain
+//! does, by this class itself: the core's `advance` and `split_to` panic
+//! past the end, as `bytes`' do. `BananaDecoder`, which returns new objects
+//! anyway, does use the core `BufList`.
 
 use std::collections::VecDeque;
 

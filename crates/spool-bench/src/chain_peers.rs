@@ -1,5 +1,5 @@
 //! Receivers that decode Banana STRING/INT tokens from chunked input, for
-//! comparison with spool's [`Chain`] + [`BananaDecoder`]:
+//! comparison with spool's [`BufList`] + [`BananaDecoder`]:
 //!
 //! - [`BytesMutReceiver`]: every chunk appended to one `BytesMut`, tokens cut
 //!   with `split_to` — what `tokio_util::codec` does.
@@ -14,7 +14,7 @@
 use std::collections::VecDeque;
 
 use bytes::{Bytes, BytesMut};
-use spool::chain::Chain;
+use spool::buf_list::BufList;
 use spool::codec::banana::{BananaDecoder, Token};
 use spool::codec::Decoder;
 
@@ -59,33 +59,29 @@ fn token_from(buf: &[u8]) -> Option<(usize, Decoded)> {
     }
 }
 
-/// spool: chunks pushed into a [`Chain`], tokens cut by [`BananaDecoder`]
+/// spool: chunks pushed into a [`BufList`], tokens cut by [`BananaDecoder`]
 /// (with no body limit, so gigabyte strings pass).
-pub struct ChainReceiver {
-    chain: Chain,
+pub struct BufListReceiver {
+    list: BufList,
     decoder: BananaDecoder,
 }
 
-impl Default for ChainReceiver {
+impl Default for BufListReceiver {
     fn default() -> Self {
         Self {
-            chain: Chain::new(),
+            list: BufList::new(),
             decoder: BananaDecoder::with_max_body(u64::MAX),
         }
     }
 }
 
-impl Receiver for ChainReceiver {
+impl Receiver for BufListReceiver {
     fn feed(&mut self, chunk: &Bytes) {
-        self.chain.push_back(chunk.clone());
+        self.list.push_back(chunk.clone());
     }
 
     fn next(&mut self) -> Option<Decoded> {
-        match self
-            .decoder
-            .decode(&mut self.chain)
-            .expect("valid stream")?
-        {
+        match self.decoder.decode(&mut self.list).expect("valid stream")? {
             Token::String(body) => Some(Decoded::String(body.len(), *body.first().unwrap_or(&0))),
             Token::Int(v) => Some(Decoded::Int(v)),
             other => panic!("unexpected token {other:?}"),

@@ -57,7 +57,7 @@ pub fn all() -> Vec<(&'static str, Input, Split)> {
 /// [`Field::value`]: spool::text::csv::Field::value
 pub fn spool_records(data: &[u8], dialect: Dialect, n: usize) -> Answer {
     let (mut records, mut bytes) = (0, 0);
-    for record in Records::new(data, dialect, 1, 0) {
+    for record in Records::new(data, dialect) {
         let record = record.expect("well-formed sample");
         records += 1;
         bytes += record.field(n).map_or(0, |f| f.value().len()) as u64;
@@ -73,7 +73,7 @@ pub fn spool_cut_blocks(data: &[u8], dialect: Dialect, n: usize, read: usize) ->
     let (mut records, mut bytes) = (0, 0);
     let mut block_start = 0;
     let mut take = |block: &[u8]| {
-        for record in Records::new(block, dialect, 1, 0) {
+        for record in Records::new(block, dialect) {
             let record = record.expect("well-formed sample");
             records += 1;
             bytes += record.field(n).map_or(0, |f| f.value().len()) as u64;
@@ -146,7 +146,7 @@ pub fn simd_csv_zero_copy(data: &[u8], delimiter: u8, n: usize) -> Answer {
 /// `fields::field`.
 pub fn spool_io_tsv(data: &[u8], n: usize) -> Answer {
     let (mut records, mut bytes) = (0, 0);
-    for record in spool_io::read::Records::new(data, b'\n', 1, 0) {
+    for record in spool_io::read::PlainRecords::new(data, b'\n') {
         records += 1;
         bytes +=
             spool_io::read::fields::field(record.bytes(), b'\t', n).map_or(0, <[u8]>::len) as u64;
@@ -221,7 +221,7 @@ pub fn floors() -> Vec<(&'static str, Input, Floor)> {
             cut_only(d, Dialect::CSV, 1 << 20)
         }),
         ("floor: spool text::csv records only", Input::Csv, |d| {
-            Records::new(d, Dialect::CSV, 1, 0).fold(0, |n, r| {
+            Records::new(d, Dialect::CSV).fold(0, |n, r| {
                 r.expect("well-formed sample");
                 n + 1
             })
@@ -230,7 +230,7 @@ pub fn floors() -> Vec<(&'static str, Input, Floor)> {
             "floor: spool text::csv records + field raw",
             Input::Csv,
             |d| {
-                Records::new(d, Dialect::CSV, 1, 0)
+                Records::new(d, Dialect::CSV)
                     .map(|r| r.expect("well-formed sample"))
                     .map(|r| r.field(FIELD).map_or(0, |f| f.raw().len() as u64 + 1))
                     .sum()
@@ -251,7 +251,7 @@ pub fn floor_answer(name: &str, data: &[u8]) -> u64 {
         csv_byte_records(data, b',', 0).0
     } else if name.contains("field raw") {
         // Field found by scanning its bytes, not from the masks.
-        Records::new(data, Dialect::CSV, 1, 0)
+        Records::new(data, Dialect::CSV)
             .map(|r| r.expect("well-formed sample"))
             .map(|r| {
                 r.fields()

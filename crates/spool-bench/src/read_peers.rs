@@ -11,7 +11,7 @@ use spool_io::read::{fields::field, ChunkReader, ReadOptions};
 /// What every reader computes.
 pub type Answer = (u64, u64);
 
-/// spool: read-ahead [`ChunkReader`] blocks, [`Records`](spool_io::read::Records)
+/// spool: read-ahead [`ChunkReader`] blocks, [`PlainRecords`](spool_io::read::PlainRecords)
 /// and [`field`].
 pub fn spool_chunk_reader(path: &Path) -> io::Result<Answer> {
     let mut reader = ChunkReader::open(path, ReadOptions::default())?;

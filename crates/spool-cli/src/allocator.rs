@@ -16,7 +16,7 @@
 //! 2.0–3.3 s of system time; with blocks under 32 MiB kept in the arenas
 //! and up to 8 MiB left free at each arena's top (`--memory 128M`),
 //! 27,000 faults, 1.8–2.1 s of system time and 7% less wall time (six
-//! alternated runs each; see BENCHMARKS.md).
+//! alternated runs each; see docs/perf/partition-parquet.md).
 //!
 //! The cost is memory that stays resident after it is freed: up to
 //! [`arena_slack`](spool_io::partition::parquet::arena_slack) per arena

@@ -135,8 +135,9 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
-    /// Serve indexes over HTTP: the Pwned Passwords range API
-    /// (`/range/{prefix}`), counts (`/check/...`), `/healthz`, `/metrics`.
+    /// Serve indexes over HTTP/1.1 and HTTP/2, plain or TLS: the Pwned
+    /// Passwords range API (`/range/{prefix}`, with per-range ETags),
+    /// counts (`/check/...`), `/healthz`, `/metrics`.
     Serve(crate::pwned_serve::Args),
 }
 

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::ArgGroup;
-use spool_serve::{Config, Limits};
+use spool_serve::{Config, Limits, TlsFiles};
 
 /// Arguments of `spool pwned serve`.
 #[derive(clap::Args)]
@@ -42,16 +42,34 @@ pub struct Args {
     #[arg(long, default_value_t = Limits::default().max_connections,
           value_parser = crate::count::parse_count)]
     max_connections: usize,
-    /// Seconds a client has to send request headers (also closes idle
-    /// keep-alive connections).
+    /// Seconds a client has to send request headers; also closes idle
+    /// keep-alive connections (HTTP/2 ones with GOAWAY) and bounds a TLS
+    /// handshake.
     #[arg(long, default_value = "10", value_parser = parse_seconds)]
     header_timeout: Duration,
-    /// Seconds a client has to send a request body.
+    /// Seconds a client has to send a request body (then 408).
     #[arg(long, default_value = "10", value_parser = parse_seconds)]
     body_timeout: Duration,
+    /// Seconds a client has to take a response once the socket is full (with
+    /// HTTP/2 also a response held by the client's shut window, after the
+    /// body timeout); a client that does not read is disconnected.
+    #[arg(long, default_value = "10", value_parser = parse_seconds)]
+    write_timeout: Duration,
+    /// HTTP/2 requests open at once on one connection.
+    #[arg(long, default_value_t = Limits::default().max_streams,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    max_streams: u32,
     /// Largest request body (a password), e.g. 4K.
     #[arg(long, default_value = "4K", value_parser = spool_io::size::parse)]
     max_body: usize,
+    /// Serve HTTPS with this PEM certificate chain (with --tls-key);
+    /// HTTP/2 or HTTP/1.1 by ALPN. Without it: plain HTTP/1.1, and
+    /// HTTP/2 for clients that start with its preface (h2c).
+    #[arg(long, requires = "tls_key", value_name = "PEM")]
+    tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(long, requires = "tls_cert", value_name = "PEM")]
+    tls_key: Option<PathBuf>,
 }
 
 fn parse_seconds(s: &str) -> Result<Duration, String> {
@@ -73,16 +91,27 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         verify: args.verify,
         access_log: args.access_log,
         threads: args.threads,
+        tls: args
+            .tls_cert
+            .zip(args.tls_key)
+            .map(|(cert, key)| TlsFiles { cert, key }),
         limits: Limits {
             max_connections: args.max_connections.max(1),
             header_timeout: args.header_timeout,
             body_timeout: args.body_timeout,
+            write_timeout: args.write_timeout,
+            max_streams: args.max_streams,
             max_body: args.max_body,
             ..Limits::default()
         },
     };
+    let scheme = if config.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
     spool_serve::run(config, |addr| {
-        eprintln!("spool pwned serve: listening on http://{addr}");
+        eprintln!("spool pwned serve: listening on {scheme}://{addr}");
     })?;
     Ok(ExitCode::SUCCESS)
 }

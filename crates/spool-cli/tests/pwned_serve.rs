@@ -1,7 +1,8 @@
 //! `spool pwned serve` as an operator runs it: sample range files → `pwned
 //! build` → `serve` → every range byte-identical to its file; a rebuilt
 //! index swapped in by SIGHUP under load with no failed request, or by
-//! `--watch`; SIGTERM ends it cleanly.
+//! `--watch` (an absolute or a relative path); curl over HTTP/2 (h2c, and
+//! TLS with a certificate openssl makes); SIGTERM ends it cleanly.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -50,6 +51,31 @@ fn build_sample(dir: &Dir, seed: u64, index: &Path) {
     ok(spool(&["pwned", "build", "-o", path(index), path(&text)]));
 }
 
+/// `pwned sample --ranges` (2,000 hashes, CRLF, as the official
+/// downloader writes them) then `pwned build` of the folder; returns the
+/// folder and the index.
+fn build_ranges(dir: &Dir) -> (std::path::PathBuf, std::path::PathBuf) {
+    let ranges = dir.0.join("ranges");
+    let index = dir.0.join("pwned.idx");
+    ok(spool(&[
+        "pwned",
+        "sample",
+        "--lines",
+        "2000",
+        "--crlf",
+        "--ranges",
+        path(&ranges),
+    ]));
+    ok(spool(&[
+        "pwned",
+        "build",
+        "-o",
+        path(&index),
+        path(&ranges),
+    ]));
+    (ranges, index)
+}
+
 /// A running `spool pwned serve` and the lines of its standard error.
 struct Served {
     child: Child,
@@ -59,11 +85,13 @@ struct Served {
 
 impl Served {
     fn start(args: &[&str]) -> Served {
-        let mut child = spool(&["pwned", "serve", "--listen", "127.0.0.1:0"])
-            .args(args)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut cmd = spool(&["pwned", "serve", "--listen", "127.0.0.1:0"]);
+        cmd.args(args);
+        Served::spawn(cmd)
+    }
+
+    fn spawn(mut cmd: Command) -> Served {
+        let mut child = cmd.stderr(Stdio::piped()).spawn().unwrap();
         let (tx, stderr) = channel();
         let lines = BufReader::new(child.stderr.take().unwrap()).lines();
         std::thread::spawn(move || lines.map_while(Result::ok).try_for_each(|l| tx.send(l)));
@@ -140,24 +168,7 @@ fn http() -> reqwest::blocking::Client {
 #[test]
 fn range_files_build_serve_and_come_back_byte_identical() {
     let dir = Dir::new("serve-round-trip");
-    let ranges = dir.0.join("ranges");
-    let index = dir.0.join("pwned.idx");
-    ok(spool(&[
-        "pwned",
-        "sample",
-        "--lines",
-        "2000",
-        "--crlf",
-        "--ranges",
-        path(&ranges),
-    ]));
-    ok(spool(&[
-        "pwned",
-        "build",
-        "-o",
-        path(&index),
-        path(&ranges),
-    ]));
+    let (ranges, index) = build_ranges(&dir);
     let mut served = Served::start(&["--sha1", path(&index)]);
     let client = http();
     let range = |prefix: &str| {
@@ -244,15 +255,23 @@ fn watch_reloads_an_index_renamed_over_the_served_path() {
     let index = dir.0.join("pwned.idx");
     build_sample(&dir, 1, &index);
     let mut served = Served::start(&["--watch", "--sha1", path(&index)]);
+    rebuild_and_see_it_served(&mut served, &dir, &index);
+    assert!(served.terminate().success());
+}
+
+/// With `served` watching `index` (seed 1's sample): seed 2's, built over
+/// it, is served once the reload says so. Returns a URL whose answer
+/// changed, and the new answer.
+fn rebuild_and_see_it_served(served: &mut Served, dir: &Dir, index: &Path) -> (String, String) {
     let hash = spool_pwned::to_hex(&spool_pwned::HashKind::Sha1.hash_password("sample-2-3"));
     let url = format!("{}/check/sha1/{hash}", served.base);
     let client = http();
     assert_eq!(client.get(&url).send().unwrap().text().unwrap(), "0");
-    build_sample(&dir, 2, &index);
+    build_sample(dir, 2, index);
     served.wait_for("reloaded (index file replaced)");
     let new = spool_pwned::sample::sample_count(2, 3).to_string();
     assert_eq!(client.get(&url).send().unwrap().text().unwrap(), new);
-    assert!(served.terminate().success());
+    (url, new)
 }
 
 #[test]
@@ -325,4 +344,198 @@ fn sigterm_waits_for_the_request_in_flight_and_a_second_one_does_not() {
     served.signal(libc::SIGTERM);
     served.wait_for("second signal");
     assert_eq!(served.exit_status(Duration::from_secs(5)).code(), Some(1));
+}
+
+#[test]
+fn watch_reloads_an_index_given_by_a_relative_path() {
+    let dir = Dir::new("serve-watch-relative");
+    let index = dir.0.join("pwned.idx");
+    build_sample(&dir, 1, &index);
+    // The server runs in the index's folder and names it relatively, as
+    // docs/pwned.md shows.
+    let mut child = spool(&["pwned", "serve", "--listen", "127.0.0.1:0"]);
+    child
+        .args(["--watch", "--sha1", "pwned.idx"])
+        .current_dir(&dir.0);
+    let mut served = Served::spawn(child);
+    let (url, new) = rebuild_and_see_it_served(&mut served, &dir, &index);
+    let client = http();
+    // A replacement that does not open is refused, said so, and the
+    // index served stays.
+    std::fs::write(dir.0.join("broken"), b"not an index").unwrap();
+    std::fs::rename(dir.0.join("broken"), &index).unwrap();
+    served.wait_for("reload (index file replaced) failed, still serving the previous index");
+    assert_eq!(client.get(&url).send().unwrap().text().unwrap(), new);
+    assert!(served.terminate().success());
+}
+
+/// Runs `curl ARGS`; its standard output, or `None` if curl is missing or
+/// lacks `feature` (`curl --version`'s features line).
+fn curl(feature: &str, args: &[&str]) -> Option<String> {
+    let version = Command::new("curl").arg("--version").output().ok()?;
+    let features = String::from_utf8_lossy(&version.stdout).to_string();
+    if !features
+        .lines()
+        .any(|l| l.starts_with("Features:") && l.split(' ').any(|f| f == feature))
+    {
+        eprintln!("skipped: curl has no {feature}");
+        return None;
+    }
+    let out = Command::new("curl")
+        .args(["-sS", "--noproxy", "*"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "curl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(String::from_utf8(out.stdout).unwrap())
+}
+
+#[test]
+fn curl_speaks_http2_with_prior_knowledge_and_revalidates() {
+    let dir = Dir::new("serve-curl-h2");
+    let (ranges, index) = build_ranges(&dir);
+    let mut served = Served::start(&["--sha1", path(&index)]);
+    let file = std::fs::read_dir(&ranges)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let prefix = file.file_stem().unwrap().to_str().unwrap().to_string();
+    let url = format!("{}/range/{prefix}", served.base);
+    let body = dir.0.join("body");
+    let Some(out) = curl(
+        "HTTP2",
+        &[
+            "--http2-prior-knowledge",
+            "-o",
+            path(&body),
+            "-D",
+            "-",
+            "-w",
+            "%{http_version}",
+            &url,
+        ],
+    ) else {
+        return;
+    };
+    assert!(out.starts_with("HTTP/2 200"), "{out}");
+    assert!(out.ends_with("\n2"), "{out}");
+    assert_eq!(std::fs::read(&body).unwrap(), std::fs::read(&file).unwrap());
+    let etag = out
+        .lines()
+        .find_map(|l| l.strip_prefix("etag: "))
+        .expect("an ETag")
+        .trim()
+        .to_string();
+    let again = curl(
+        "HTTP2",
+        &[
+            "--http2-prior-knowledge",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code} %{http_version}",
+            "-H",
+            &format!("If-None-Match: {etag}"),
+            &url,
+        ],
+    )
+    .unwrap();
+    assert_eq!(again, "304 2");
+    assert!(served.terminate().success());
+}
+
+#[test]
+fn tls_serves_curl_over_http2_and_names_files_it_cannot_use() {
+    let dir = Dir::new("serve-tls");
+    let index = dir.0.join("pwned.idx");
+    build_sample(&dir, 1, &index);
+    let missing = dir.0.join("missing.pem");
+    let out = spool(&[
+        "pwned",
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--sha1",
+        path(&index),
+    ])
+    .args(["--tls-cert", path(&missing), "--tls-key", path(&missing)])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{}: No such file", path(&missing))),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    let (cert, key) = (dir.0.join("cert.pem"), dir.0.join("key.pem"));
+    let made = Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+        ])
+        .args([
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost",
+        ])
+        .args(["-keyout", path(&key), "-out", path(&cert)])
+        .output();
+    if !made.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: no openssl to make a certificate");
+        return;
+    }
+    let mut served = Served::start(&[
+        "--sha1",
+        path(&index),
+        "--tls-cert",
+        path(&cert),
+        "--tls-key",
+        path(&key),
+    ]);
+    assert!(
+        served.base.starts_with("https://127.0.0.1:"),
+        "{}",
+        served.base
+    );
+    let port = served.base.rsplit(':').next().unwrap().to_string();
+    let url = format!(
+        "https://localhost:{port}/check/sha1/{}",
+        spool_pwned::to_hex(&spool_pwned::HashKind::Sha1.hash_password("sample-1-3"))
+    );
+    let resolve = format!("localhost:{port}:127.0.0.1");
+    let Some(out) = curl(
+        "HTTP2",
+        &[
+            "--http2",
+            "--cacert",
+            path(&cert),
+            "--resolve",
+            &resolve,
+            "-w",
+            " %{http_version}",
+            &url,
+        ],
+    ) else {
+        return;
+    };
+    assert_eq!(
+        out,
+        format!("{} 2", spool_pwned::sample::sample_count(1, 3))
+    );
+    assert!(served.terminate().success());
 }

@@ -11,6 +11,9 @@ pub enum ServeError {
     /// Neither a SHA-1 nor an NTLM index was given.
     #[error("no index to serve: give a SHA-1 index, an NTLM index, or both")]
     NoIndex,
+    /// The TLS certificate or key could not be used.
+    #[error(transparent)]
+    Tls(#[from] crate::tls::TlsError),
     /// An index could not be opened.
     #[error(transparent)]
     Load(#[from] LoadError),

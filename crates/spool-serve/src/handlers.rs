@@ -18,16 +18,16 @@ use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use spool_pwned::{HashKind, RangeError};
 
-use crate::query::{kind_name, mode, not_modified, parse_hash, wants_json};
+use crate::query::{kind_name, mode, parse_hash, wants_json};
 use crate::router::App;
-use crate::{padding, range};
+use crate::{etag, padding, range};
 
 /// How long clients and caches may keep a range: 31 days, as the official
-/// service says. A rebuilt index changes the ETag, so a revalidation
-/// after a reload fetches the new range.
+/// service says. A range's ETag changes when its lines do, so a
+/// revalidation after a reload fetches the range only if it changed.
 const RANGE_CACHE: HeaderValue = HeaderValue::from_static("public, max-age=2678400");
 /// Full hashes and their counts are not for caches: a cache would keep
-/// the hash next to its URL.
+/// the hash next to its URL. Nor are padded ranges (see [`etag`]).
 const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");
 const TEXT: HeaderValue = HeaderValue::from_static("text/plain");
 const TEXT_UTF8: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
@@ -46,9 +46,13 @@ pub(crate) fn reason(status: StatusCode, reason: impl Into<String>) -> Response 
 /// server's business); the log line names the file.
 fn damaged_index(index: &spool_pwned::AnyIndex, damaged: &spool_pwned::Damaged) -> Response {
     eprintln!("{}: {}: {damaged}", crate::ops::NAME, index.path());
+    let spool_pwned::Damaged { block, bytes } = damaged;
     reason(
         StatusCode::INTERNAL_SERVER_ERROR,
-        format!("the index is damaged: {damaged}"),
+        format!(
+            "the index is damaged: block {block} (bytes {}..{}) fails its checksum",
+            bytes.start, bytes.end
+        ),
     )
 }
 
@@ -72,8 +76,9 @@ fn no_index(kind: HashKind) -> Response {
 }
 
 /// `GET /range/{prefix}[?mode=ntlm]`: the suffixes and counts of every
-/// hash starting with the prefix (see [`range`]); `Add-Padding: true`
-/// appends padding (see [`padding`]).
+/// hash starting with the prefix (see [`range`]), with the range's own
+/// ETag and `304` for a current copy (see [`etag`]); `Add-Padding: true`
+/// appends padding (see [`padding`]) and drops both.
 pub(crate) async fn range(State(app): State<Arc<App>>, request: Request) -> Response {
     let (uri, headers) = (request.uri(), request.headers());
     let tail = uri.path().strip_prefix("/range/").unwrap_or_default();
@@ -87,32 +92,34 @@ pub(crate) async fn range(State(app): State<Arc<App>>, request: Request) -> Resp
     let Some(loaded) = loaded.as_ref() else {
         return no_index(kind);
     };
-    // A t64 or filter index has no whole suffixes: 501 with the reason,
-    // never suffixes a client would compare in vain (see docs/pwned.md).
-    if let Err(RangeError::Unsupported(_)) = loaded.index().range(0) {
-        return unsupported_range(loaded.index());
-    }
-    let mut response = if !padded && not_modified(headers, loaded.etag()) {
-        StatusCode::NOT_MODIFIED.into_response()
+    let records = match loaded.index().range(prefix) {
+        Ok(records) => records,
+        Err(RangeError::Damaged(damaged)) => return damaged_index(loaded.index(), &damaged),
+        // A t64 or filter index has no whole suffixes: 501 with the reason,
+        // never suffixes a client would compare in vain (see docs/pwned.md).
+        Err(RangeError::Unsupported(_)) => return unsupported_range(loaded.index()),
+    };
+    let mut body = Vec::new();
+    range::encode(records, &mut body);
+    let mut response = if padded {
+        padding::pad(&mut body, kind, &mut rand::rng());
+        let mut response = ([(CONTENT_TYPE, TEXT)], body).into_response();
+        response.headers_mut().insert(CACHE_CONTROL, NO_STORE);
+        response
     } else {
-        let records = match loaded.index().range(prefix) {
-            Ok(records) => records,
-            Err(RangeError::Damaged(damaged)) => return damaged_index(loaded.index(), &damaged),
-            Err(RangeError::Unsupported(_)) => return unsupported_range(loaded.index()),
+        let tag = etag::header_of_range(&body);
+        let mut response = if etag::none_match_fails(headers, &tag) {
+            StatusCode::NOT_MODIFIED.into_response()
+        } else {
+            ([(CONTENT_TYPE, TEXT)], body).into_response()
         };
-        let mut body = Vec::new();
-        range::encode(records, &mut body);
-        if padded {
-            padding::pad(&mut body, kind, &mut rand::rng());
-        }
-        ([(CONTENT_TYPE, TEXT)], body).into_response()
+        let out = response.headers_mut();
+        out.insert(ETAG, tag);
+        out.insert(CACHE_CONTROL, RANGE_CACHE);
+        response
     };
     let out = response.headers_mut();
-    if !padded {
-        out.insert(ETAG, loaded.etag().clone());
-    }
     out.insert(LAST_MODIFIED, loaded.last_modified().clone());
-    out.insert(CACHE_CONTROL, RANGE_CACHE);
     out.insert(VARY, HeaderValue::from_static("Add-Padding"));
     out.insert(ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
     response

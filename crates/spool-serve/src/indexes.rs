@@ -44,7 +44,6 @@ pub enum LoadError {
 /// An open index with what responses say about it.
 pub struct Loaded {
     index: AnyIndex,
-    etag: HeaderValue,
     last_modified: HeaderValue,
     built: SystemTime,
 }
@@ -74,19 +73,7 @@ impl Loaded {
         let built = std::fs::metadata(path)
             .and_then(|m| m.modified())
             .unwrap_or(SystemTime::UNIX_EPOCH);
-        let header = index.header();
-        let etag = format!(
-            "\"{}-{:x}-{:08x}\"",
-            if kind == HashKind::Ntlm {
-                "ntlm"
-            } else {
-                "sha1"
-            },
-            header.records,
-            header.data_crc
-        );
         Ok(Loaded {
-            etag: HeaderValue::from_str(&etag).expect("ASCII"),
             last_modified: HeaderValue::from_str(&httpdate::fmt_http_date(built)).expect("ASCII"),
             built,
             index,
@@ -96,13 +83,6 @@ impl Loaded {
     /// The index (of any layout: full, t64 or filter).
     pub fn index(&self) -> &AnyIndex {
         &self.index
-    }
-
-    /// The ETag of every unpadded response from this index: the hash kind,
-    /// the record count and the checksum of the records, so a rebuilt index
-    /// with any difference gets a new one.
-    pub fn etag(&self) -> &HeaderValue {
-        &self.etag
     }
 
     /// The build date as an HTTP date, for `Last-Modified`.
@@ -121,7 +101,6 @@ impl std::fmt::Debug for Loaded {
         f.debug_struct("Loaded")
             .field("path", &self.index.path())
             .field("records", &self.index.header().records)
-            .field("etag", &self.etag)
             .field("built", &self.built)
             .finish()
     }

@@ -94,12 +94,12 @@ fn report_indexes(handle: &Handle, what: &str) {
         if let Some(loaded) = handle.indexes().get(kind).as_ref() {
             let index = loaded.index();
             eprintln!(
-                "{NAME}: {what}: {} ({} {} hashes, {} index, ETag {})",
+                "{NAME}: {what}: {} ({} {} hashes, {} index, records checksum {:08x})",
                 index.path(),
                 index.header().records,
                 crate::query::kind_name(kind),
                 index.layout().name(),
-                loaded.etag().to_str().unwrap_or_default()
+                index.header().data_crc
             );
         }
     }

@@ -1,10 +1,10 @@
 //! What a request asks for, read from its path, query and headers: the
-//! hash kind (`?mode=ntlm`), a full hash, JSON or text, a cached copy.
+//! hash kind (`?mode=ntlm`), a full hash, JSON or text.
 //! Each reader takes the raw bytes and cannot fail except with a one-line
 //! reason for a 400.
 
-use axum::http::header::{ACCEPT, IF_NONE_MATCH};
-use axum::http::{HeaderMap, HeaderValue};
+use axum::http::header::ACCEPT;
+use axum::http::HeaderMap;
 use spool_pwned::HashKind;
 
 /// The hash kind a query string selects: NTLM for `mode=ntlm`, SHA-1
@@ -42,7 +42,7 @@ pub(crate) fn parse_hash(kind: HashKind, text: &[u8]) -> Result<Vec<u8>, String>
         ));
     }
     let mut hash = vec![0u8; kind.byte_len()];
-    if spool::text::hex::decode(text, &mut hash) {
+    if spool::text::hex::decode(text, &mut hash).is_ok() {
         Ok(hash)
     } else {
         Err(format!("the {} hash is not hexadecimal", kind_name(kind)))
@@ -63,21 +63,10 @@ pub(crate) fn wants_json(headers: &HeaderMap) -> bool {
         })
 }
 
-/// Whether `If-None-Match` names `etag` (or `*`): the client's copy is
-/// current. Weak comparison, as RFC 9110 asks for this header.
-pub(crate) fn not_modified(headers: &HeaderMap, etag: &HeaderValue) -> bool {
-    let etag = etag.as_bytes();
-    headers
-        .get_all(IF_NONE_MATCH)
-        .iter()
-        .flat_map(|v| v.as_bytes().split(|&b| b == b','))
-        .map(|tag| tag.trim_ascii())
-        .any(|tag| tag == b"*" || tag.strip_prefix(b"W/").unwrap_or(tag) == etag)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::HeaderValue;
 
     #[test]
     fn mode_is_ntlm_only_when_it_says_so() {
@@ -129,22 +118,5 @@ mod tests {
         assert!(with(&["text/plain", "application/json"]));
         assert!(!with(&["application/jsonx"]));
         assert!(!with(&["*/*"]));
-    }
-
-    #[test]
-    fn if_none_match_matches_the_etag_strong_weak_or_star() {
-        let etag = HeaderValue::from_static("\"sha1-1-0a0b0c0d\"");
-        let with = |v: &str| {
-            let mut headers = HeaderMap::new();
-            headers.insert(IF_NONE_MATCH, HeaderValue::from_str(v).unwrap());
-            not_modified(&headers, &etag)
-        };
-        assert!(with("\"sha1-1-0a0b0c0d\""));
-        assert!(with("W/\"sha1-1-0a0b0c0d\""));
-        assert!(with("\"x\", \"sha1-1-0a0b0c0d\""));
-        assert!(with("*"));
-        assert!(!with("\"sha1-1-0a0b0c0e\""));
-        assert!(!with("sha1-1-0a0b0c0d"));
-        assert!(!not_modified(&HeaderMap::new(), &etag));
     }
 }

@@ -1,5 +1,6 @@
-//! Accepting connections and serving them with hyper, within the limits,
-//! until shutdown; then letting requests in flight finish.
+//! Accepting connections, at most `max_connections` at once, until
+//! shutdown; then letting the requests in flight finish. Each connection
+//! is `connection.rs`'s.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -7,16 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use hyper::body::Incoming;
-use hyper::server::conn::http1;
-use hyper::Request;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
-use tower::ServiceExt as _;
+use tokio::sync::{watch, Semaphore};
 
 use crate::access_log::AccessLog;
+use crate::connection::{self, Shared};
 use crate::metrics::Metrics;
 use crate::router::{router, App, Peer};
 use crate::{Config, Indexes, LoadError, Loaded, ServeError};
@@ -41,6 +37,7 @@ pub struct Server {
     listener: TcpListener,
     app: Arc<App>,
     router: Router,
+    tls: Option<tokio_rustls::TlsAcceptor>,
 }
 
 /// Reloads the indexes of a running [`Server`].
@@ -54,12 +51,19 @@ impl Server {
     ///
     /// # Errors
     ///
-    /// No index given, an index that does not open, an address that
-    /// cannot be bound.
+    /// No index given, an index that does not open, a certificate or key
+    /// that cannot be used, an address that cannot be bound.
     pub async fn bind(config: &Config) -> Result<Server, ServeError> {
         if config.sha1.is_none() && config.ntlm.is_none() {
             return Err(ServeError::NoIndex);
         }
+        let tls = match &config.tls {
+            Some(files) => Some(tokio_rustls::TlsAcceptor::from(crate::tls::server_config(
+                &files.cert,
+                &files.key,
+            )?)),
+            None => None,
+        };
         let indexes = Indexes::open(config.sha1.clone(), config.ntlm.clone(), config.verify)?;
         let listener =
             TcpListener::bind(config.listen)
@@ -85,7 +89,13 @@ impl Server {
             listener,
             router: router(Arc::clone(&app)),
             app,
+            tls,
         })
+    }
+
+    /// Whether connections speak TLS.
+    pub fn is_tls(&self) -> bool {
+        self.tls.is_some()
     }
 
     /// The address bound (with the port chosen, if 0 was asked for).
@@ -113,16 +123,14 @@ impl Server {
     /// period, cutting the rest.
     pub async fn run(self, shutdown: impl Future<Output = ()>) {
         let limits = self.app.limits;
-        let mut http = http1::Builder::new();
-        http.timer(TokioTimer::new())
-            .header_read_timeout(limits.header_timeout)
-            .max_header_size(limits.max_header_bytes)
-            // The read buffer holds a head and a body at most: a client
-            // pipelining requests without reading responses waits, it
-            // does not grow the buffer.
-            .max_buf_size((limits.max_header_bytes + limits.max_body).max(8192));
+        let shared = Arc::new(Shared {
+            router: self.router.clone(),
+            protocols: connection::protocols(&limits),
+            tls: self.tls.clone(),
+            limits,
+        });
         let slots = Arc::new(Semaphore::new(limits.max_connections));
-        let graceful = GracefulShutdown::new();
+        let (stop, stopping) = watch::channel(false);
         let mut shutdown = std::pin::pin!(shutdown);
         loop {
             let slot = tokio::select! {
@@ -140,31 +148,22 @@ impl Server {
                 },
             };
             let _ = stream.set_nodelay(true);
-            let router = self.router.clone();
-            // Only the access log wants the peer: without it, no request
-            // pays for an extension map.
             let peer = self.app.access_log.is_some().then_some(Peer(peer));
-            let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
-                if let Some(peer) = peer {
-                    request.extensions_mut().insert(peer);
-                }
-                router.clone().oneshot(request)
-            });
-            let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
-            let app = Arc::clone(&self.app);
+            let (app, shared, stopping) =
+                (Arc::clone(&self.app), Arc::clone(&shared), stopping.clone());
             app.metrics.connections(1);
             tokio::spawn(async move {
-                // A client that goes away mid-request is its own business.
-                let _ = connection.await;
+                connection::serve(shared, stream, peer, stopping).await;
                 app.metrics.connections(-1);
                 drop(slot);
             });
         }
         drop(self.listener);
-        tokio::select! {
-            () = graceful.shutdown() => {}
-            () = tokio::time::sleep(limits.shutdown_grace) => {}
-        }
+        let _ = stop.send(true);
+        // Every connection holds a slot until it ends: all slots free is
+        // all connections done.
+        let all = u32::try_from(limits.max_connections).unwrap_or(u32::MAX);
+        let _ = tokio::time::timeout(limits.shutdown_grace, slots.acquire_many(all)).await;
     }
 }
 

@@ -7,6 +7,14 @@
 //! [`SETTLE`] of it join the same reload, so a copy written in several
 //! steps is not opened halfway. Our own opening of the file (read access)
 //! is not an event that counts, or every reload would schedule the next.
+//!
+//! The watcher reports absolute paths, so each index path is made
+//! absolute once, at start: its folder canonicalised (`pwned.idx` becomes
+//! `/srv/pwned/pwned.idx`), its name kept as given (the name is what a
+//! rebuild renames over, even where it is a symbolic link). A relative
+//! path therefore keeps meaning the folder it named when the server
+//! started. Every reload it causes says so on standard error, whether it
+//! worked or not.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -24,10 +32,11 @@ pub(crate) const SETTLE: Duration = Duration::from_millis(250);
 /// Starts watching the served index paths; the watch lasts as long as the
 /// returned watcher.
 pub(crate) fn spawn(handle: Handle) -> Result<RecommendedWatcher, ServeError> {
-    let targets: Vec<PathBuf> = [HashKind::Sha1, HashKind::Ntlm]
+    let targets = [HashKind::Sha1, HashKind::Ntlm]
         .into_iter()
-        .filter_map(|kind| handle.indexes().path(kind).map(Path::to_path_buf))
-        .collect();
+        .filter_map(|kind| handle.indexes().path(kind))
+        .map(absolute)
+        .collect::<Result<Vec<PathBuf>, ServeError>>()?;
     let (wake, mut woken) = tokio::sync::mpsc::channel::<()>(1);
     let watched = targets.clone();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
@@ -44,6 +53,12 @@ pub(crate) fn spawn(handle: Handle) -> Result<RecommendedWatcher, ServeError> {
         watcher
             .watch(folder, RecursiveMode::NonRecursive)
             .map_err(|source| watch_error(folder, source))?;
+        eprintln!(
+            "{}: watching {} for a new {}",
+            crate::ops::NAME,
+            folder.display(),
+            target.file_name().unwrap_or_default().to_string_lossy()
+        );
     }
     tokio::spawn(async move {
         while woken.recv().await.is_some() {
@@ -53,6 +68,16 @@ pub(crate) fn spawn(handle: Handle) -> Result<RecommendedWatcher, ServeError> {
         }
     });
     Ok(watcher)
+}
+
+/// `path` with its folder canonicalised (see the module docs).
+fn absolute(path: &Path) -> Result<PathBuf, ServeError> {
+    let folder = folder_of(path);
+    let canonical = std::fs::canonicalize(folder).map_err(|e| watch_error(folder, e.into()))?;
+    Ok(match path.file_name() {
+        Some(name) => canonical.join(name),
+        None => canonical,
+    })
 }
 
 fn watch_error(folder: &Path, source: notify::Error) -> ServeError {
@@ -112,6 +137,25 @@ mod tests {
             MetadataKind::Any
         ))));
         assert!(!counts(&EventKind::Remove(notify::event::RemoveKind::File)));
+    }
+
+    #[test]
+    fn relative_paths_become_absolute_in_the_same_folder() {
+        let here = std::env::current_dir().unwrap().canonicalize().unwrap();
+        assert_eq!(
+            absolute(Path::new("pwned.idx")).unwrap(),
+            here.join("pwned.idx")
+        );
+        assert_eq!(
+            absolute(Path::new("./pwned.idx")).unwrap(),
+            here.join("pwned.idx")
+        );
+        let up = here.parent().unwrap().to_path_buf();
+        assert_eq!(absolute(Path::new("../x.idx")).unwrap(), up.join("x.idx"));
+        // What the watcher reports for an absolute folder now matches.
+        let targets = [absolute(Path::new("pwned.idx")).unwrap()];
+        assert!(is_target(&here.join("pwned.idx"), &targets));
+        assert!(absolute(Path::new("/no/such/folder/x.idx")).is_err());
     }
 
     #[test]

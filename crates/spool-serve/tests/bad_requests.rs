@@ -221,6 +221,25 @@ async fn broken_http_is_refused_by_the_parser() {
     // HTTP/1.0 without a Host header is fine.
     let response = raw_exchange(server.addr, b"GET /range/00000 HTTP/1.0\r\n\r\n", wait).await;
     assert_eq!(raw_status(&response), Some(200));
+    // RFC 9112 §3.2: HTTP/1.1 needs exactly one Host header.
+    for (request, reason) in [
+        (
+            &b"GET /range/00000 HTTP/1.1\r\nConnection: close\r\n\r\n"[..],
+            "an HTTP/1.1 request needs a Host header\n",
+        ),
+        (
+            b"GET /range/00000 HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n",
+            "a request may have only one Host header\n",
+        ),
+    ] {
+        let response = raw_exchange(server.addr, request, wait).await;
+        assert_eq!(raw_status(&response), Some(400), "{request:?}");
+        assert!(
+            response.ends_with(reason.as_bytes()),
+            "{}",
+            String::from_utf8_lossy(&response)
+        );
+    }
     let health = client().get(server.url("/healthz")).send().await.unwrap();
     assert_eq!(health.status(), StatusCode::OK, "still serving");
     server.stop().await;

@@ -45,6 +45,7 @@ async fn a_damaged_block_is_a_500_not_a_wrong_count() {
         "{body}"
     );
     assert_eq!(body.lines().count(), 1, "one line: {body}");
+    assert_eq!(body.matches("damaged").count(), 1, "said once: {body}");
 
     let prefix = &to_hex(&hash)[..5];
     let (status, _, body) = fetch(client.get(server.url(&format!("/range/{prefix}")))).await;

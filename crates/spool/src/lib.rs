@@ -5,25 +5,31 @@
 //! Everything else is a layer around it:
 //!
 //! ```text
-//!  spool-cli ──► spool-pwned ──► spool-io ──► spool (this crate)
-//!  bindings/c, bindings/cpp, bindings/python ───► spool
+//!  spool-cli ─┬─► spool-serve ──► spool-pwned ──┬─► spool-io ──► spool (this crate)
+//!             └─► spool-partition ──────────────┘
+//!  bindings/python ──► spool-partition, spool
+//!  bindings/c, bindings/cpp ──► spool
 //! ```
 //!
 //! (An arrow reads "is built on"; a layer may also use any crate further
 //! right.)
 //!
-//! `spool-io` adds threads, files and compression (read-ahead, budgeted
-//! chunked writing, `spool partition`); `spool-pwned` the password index's
-//! file format, builder and lookup; the bindings a C ABI and Python
-//! classes. Parsers of untrusted bytes live here, where each is fuzzed
-//! alone.
+//! `spool-io` adds threads, files and compression (read-ahead reading,
+//! budgeted chunked writing, temporary files renamed into place);
+//! `spool-partition` holds the engine of `spool partition` (routing
+//! records to one file per key, as text or Parquet); `spool-pwned` the
+//! password index's file format, builder and lookup, and `spool-serve` its
+//! HTTP service; `spool-cli` is the `spool` command. The bindings are a C
+//! ABI with a C++ wrapper, and Python classes. `spool-bench` measures each
+//! layer next to its peers. Parsers of untrusted bytes live here, where
+//! each is fuzzed alone.
 //!
 //! | module | what it holds |
 //! |---|---|
 //! | [`stream`] | [`ByteStream`](stream::ByteStream): a bounded ring-buffer pipe with Writer and Reader halves and in-place writes |
 //! | [`reassembler`] | [`Reassembler`](reassembler::Reassembler): out-of-order substrings written straight into the stream's spare capacity |
-//! | [`chain`] | a queue of `Bytes` chunks with linear-time front operations |
-//! | [`codec`] | frame decoders: length-delimited and Banana on top of the chain, Stratum V2 into the pool |
+//! | [`buf_list`] | [`BufList`](buf_list::BufList): a queue of `Bytes` chunks with linear-time front operations |
+//! | [`codec`] | frame decoders: length-delimited and Banana on top of a `BufList`, Stratum V2 into the pool |
 //! | [`pool`] | one pre-allocated arena handed out as owned, `Send` slices |
 //! | [`text`] | text split without I/O: records and fields, CSV, Have I Been Pwned lines, hex |
 //!
@@ -35,16 +41,16 @@
 //! the same stream, reassembler and decoders run in firmware or a kernel.
 //!
 //! - `std` (default): `std::io` impls — `Read`/`BufRead` on
-//!   [`Chain`](chain::Chain), `Read` on the stream's
+//!   [`BufList`](buf_list::BufList), `Read` on the stream's
 //!   [`Reader`](stream::Reader), `Write` on its
 //!   [`Writer`](stream::Writer), `Buf::chunks_vectored` with `IoSlice`s,
 //!   [`Sv2Decoder::read_frame`](codec::sv2::Sv2Decoder::read_frame),
-//!   the Sv2 `FrameTooLarge` into `io::Error` — and run-time CPU
+//!   [`PayloadTooLarge`](codec::sv2::PayloadTooLarge) into `io::Error` — and run-time CPU
 //!   feature detection: the CSV scanner picks AVX2 when the CPU has it.
 //!   Without `std` it uses AVX2 only when the build targets it
 //!   (`-C target-feature=+avx2`) and SSE2 otherwise, and `memchr` likewise
 //!   keeps to the compile-time target features.
-//! - `tokio` (implies `std`): [`FramedChain`](codec::FramedChain), any
+//! - `tokio` (implies `std`): [`FramedBufList`](codec::FramedBufList), any
 //!   decoder here as a `tokio_util::codec::Decoder`.
 #![cfg_attr(not(any(test, feature = "std")), no_std)]
 #![deny(missing_docs)]
@@ -53,7 +59,7 @@
 
 extern crate alloc;
 
-pub mod chain;
+pub mod buf_list;
 pub mod codec;
 #[allow(unsafe_code)]
 pub mod pool;
@@ -61,3 +67,20 @@ pub mod reassembler;
 #[allow(unsafe_code)]
 pub mod stream;
 pub mod text;
+
+/// The old name of [`buf_list`]: `Chain` collided with
+/// `bytes::buf::Chain`, which means something else.
+#[deprecated(note = "renamed to `spool::buf_list`")]
+pub mod chain {
+    /// The old name of [`BufList`](crate::buf_list::BufList).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// #![allow(deprecated)]
+    /// let list: spool::chain::Chain = spool::buf_list::BufList::from(&b"ab"[..]);
+    /// assert_eq!(list.len(), 2);
+    /// ```
+    #[deprecated(note = "renamed to `spool::buf_list::BufList`")]
+    pub type Chain = crate::buf_list::BufList;
+}

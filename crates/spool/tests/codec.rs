@@ -4,7 +4,7 @@
 
 use bytes::Bytes;
 use proptest::prelude::*;
-use spool::chain::Chain;
+use spool::buf_list::BufList;
 use spool::codec::banana::{encode, BananaDecoder, BananaError, Token};
 use spool::codec::{Decoder, FrameTooLarge, LengthDelimited};
 
@@ -13,7 +13,7 @@ fn decode_all<D: Decoder>(
     wire: &[u8],
     cuts: &[usize],
 ) -> Result<Vec<D::Item>, D::Error> {
-    let mut chain = Chain::new();
+    let mut list = BufList::new();
     let mut out = Vec::new();
     let mut at = 0;
     let mut k = 0;
@@ -21,13 +21,13 @@ fn decode_all<D: Decoder>(
         let step = cuts[k % cuts.len()].max(1);
         k += 1;
         let end = (at + step).min(wire.len());
-        chain.push_back(Bytes::copy_from_slice(&wire[at..end]));
+        list.push_back(Bytes::copy_from_slice(&wire[at..end]));
         at = end;
-        while let Some(item) = decoder.decode(&mut chain)? {
+        while let Some(item) = decoder.decode(&mut list)? {
             out.push(item);
         }
     }
-    assert!(chain.is_empty(), "{} bytes left undecoded", chain.len());
+    assert!(list.is_empty(), "{} bytes left undecoded", list.len());
     Ok(out)
 }
 
@@ -52,7 +52,7 @@ fn length_delimited_widths_and_endianness() {
                 wire.extend(header);
                 wire.extend_from_slice(body);
             }
-            let mut d = LengthDelimited::new(width);
+            let mut d = LengthDelimited::with_header_len(width);
             if little {
                 d = d.little_endian();
             }
@@ -72,12 +72,12 @@ fn length_delimited_widths_and_endianness() {
 fn length_adjustment_counts_the_header() {
     // A 4-byte length that includes itself.
     let wire = b"\x00\x00\x00\x07abc\x00\x00\x00\x04";
-    let mut d = LengthDelimited::new(4).length_adjustment(-4);
+    let mut d = LengthDelimited::with_header_len(4).length_adjustment(-4);
     assert_eq!(
         decode_all(&mut d, wire, &[2]).unwrap(),
         vec![&b"abc"[..], b""]
     );
-    let mut d = LengthDelimited::new(1).length_adjustment(-2);
+    let mut d = LengthDelimited::with_header_len(1).length_adjustment(-2);
     let err = decode_all(&mut d, b"\x01", &[1]).unwrap_err();
     assert_eq!(
         err,
@@ -91,7 +91,7 @@ fn length_adjustment_counts_the_header() {
 
 #[test]
 fn oversize_frame_names_size_limit_and_offset() {
-    let mut d = LengthDelimited::new(2).max_frame_length(10);
+    let mut d = LengthDelimited::with_header_len(2).max_frame_length(10);
     let err = decode_all(&mut d, b"\x00\x02ok\x01\x00", &[64]).unwrap_err();
     assert_eq!(
         err,
@@ -117,11 +117,11 @@ fn oversize_frame_names_size_limit_and_offset() {
 fn body_in_one_chunk_is_not_copied() {
     let wire = Bytes::from(b"\x05hello\x03abc".to_vec());
     let base = wire.as_ptr();
-    let mut chain = Chain::from(wire);
-    let mut d = LengthDelimited::new(1);
-    let first = d.decode(&mut chain).unwrap().unwrap();
+    let mut list = BufList::from(wire);
+    let mut d = LengthDelimited::with_header_len(1);
+    let first = d.decode(&mut list).unwrap().unwrap();
     assert_eq!(first.as_ptr(), base.wrapping_add(1));
-    let second = d.decode(&mut chain).unwrap().unwrap();
+    let second = d.decode(&mut list).unwrap().unwrap();
     assert_eq!(second.as_ptr(), base.wrapping_add(7));
 }
 
@@ -222,8 +222,8 @@ fn banana_string_in_one_chunk_is_not_copied() {
     encode(&Token::String(Bytes::from(vec![b's'; 5000])), &mut wire);
     let wire = Bytes::from(wire);
     let base = wire.as_ptr();
-    let mut chain = Chain::from(wire);
-    match BananaDecoder::new().decode(&mut chain).unwrap() {
+    let mut list = BufList::from(wire);
+    match BananaDecoder::new().decode(&mut list).unwrap() {
         Some(Token::String(body)) => assert_eq!(body.as_ptr(), base.wrapping_add(3)),
         other => panic!("expected a STRING, got {other:?}"),
     }
@@ -233,14 +233,14 @@ fn banana_string_in_one_chunk_is_not_copied() {
 #[test]
 fn tokio_adapter_feeds_framed_read_style_buffers() {
     use bytes::BytesMut;
-    use spool::codec::FramedChain;
+    use spool::codec::FramedBufList;
     use tokio_util::codec::Decoder as _;
 
     let mut wire = Vec::new();
     for t in [Token::Open(1), Token::String("abc".into()), Token::Close(1)] {
         encode(&t, &mut wire);
     }
-    let mut codec = FramedChain::new(BananaDecoder::new());
+    let mut codec = FramedBufList::new(BananaDecoder::new());
     let mut buf = BytesMut::new();
     let mut got = Vec::new();
     for b in &wire {
@@ -266,18 +266,34 @@ fn tokio_adapter_feeds_framed_read_style_buffers() {
 #[test]
 fn tokio_adapter_eof_after_a_consumed_header_is_an_error() {
     use bytes::BytesMut;
-    use spool::codec::{FramedChain, LengthDelimited};
+    use spool::codec::{FramedBufList, LengthDelimited};
     use tokio_util::codec::Decoder as _;
 
-    let mut codec = FramedChain::new(LengthDelimited::new(1));
+    let mut codec = FramedBufList::new(LengthDelimited::with_header_len(1));
     let mut buf = BytesMut::from(&b"\x01a\xc5"[..]); // a frame, then a header of 197
     assert_eq!(codec.decode(&mut buf).unwrap().unwrap(), "a");
     assert!(codec.decode(&mut buf).unwrap().is_none());
     let err = codec.decode_eof(&mut buf).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
     // A clean end between frames stays clean.
-    let mut codec = FramedChain::new(LengthDelimited::new(1));
+    let mut codec = FramedBufList::new(LengthDelimited::with_header_len(1));
     let mut buf = BytesMut::from(&b"\x01a"[..]);
     assert_eq!(codec.decode_eof(&mut buf).unwrap().unwrap(), "a");
     assert!(codec.decode_eof(&mut buf).unwrap().is_none());
+}
+
+/// The adapter's old name still compiles, with a warning.
+#[cfg(feature = "tokio")]
+#[test]
+fn the_old_adapter_name_still_compiles() {
+    use spool::codec::{FramedBufList, LengthDelimited};
+    #[allow(deprecated)]
+    let codec: spool::codec::FramedChain<LengthDelimited> =
+        FramedBufList::new(LengthDelimited::with_header_len(2));
+    assert!(codec
+        .decoder()
+        .clone()
+        .decode(&mut BufList::new())
+        .unwrap()
+        .is_none());
 }

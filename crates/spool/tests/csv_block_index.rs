@@ -13,6 +13,7 @@ mod block_reader;
 
 use proptest::prelude::*;
 use spool::text::csv::{strip_bom, BlockCutter, BlockIndex, Dialect, Records, UnterminatedQuote};
+use spool::text::Position;
 
 /// A record as a caller sees it: raw bytes, line, offset, field values.
 type Seen = (Vec<u8>, u64, u64, Vec<Vec<u8>>);
@@ -53,7 +54,10 @@ fn through_blocks(
 fn whole(input: &[u8], dialect: Dialect) -> Vec<Result<Seen, UnterminatedQuote>> {
     let body = strip_bom(input);
     let skip = (input.len() - body.len()) as u64;
-    seen(Records::new(body, dialect, 1, skip))
+    seen(Records::new(body, dialect).starting_at(Position {
+        offset: skip,
+        line: 1,
+    }))
 }
 
 fn csv_byte() -> impl Strategy<Value = u8> {

@@ -1,9 +1,8 @@
 //! RFC 4180 edge cases, one line each, with the answer written out (and
 //! checked against the `csv` crate as well), plus cuts at block edges.
 
-use spool::text::csv::{
-    Dialect, InvalidDialect, Position, RecordCutter, Records, UnterminatedQuote,
-};
+use spool::text::csv::{Dialect, InvalidDialect, RecordCutter, Records, UnterminatedQuote};
+use spool::text::Position;
 
 #[path = "support/csv_reference.rs"]
 mod csv_reference;
@@ -13,7 +12,7 @@ type Rows = Vec<Vec<&'static [u8]>>;
 
 fn values(input: &[u8], dialect: Dialect) -> Result<Vec<Vec<Vec<u8>>>, UnterminatedQuote> {
     let body = spool::text::csv::strip_bom(input);
-    Records::new(body, dialect, 1, 0)
+    Records::new(body, dialect)
         .map(|r| r.map(|r| r.fields().map(|f| f.value().into_owned()).collect()))
         .collect()
 }
@@ -120,7 +119,10 @@ fn tsv_has_no_quoting() {
 #[test]
 fn unterminated_quote_names_the_opening_quote() {
     let input = b"a,b\nc,\"d\ne,f\ng\n";
-    let mut records = Records::new(input, Dialect::CSV, 1, 100);
+    let mut records = Records::new(input, Dialect::CSV).starting_at(Position {
+        offset: 100,
+        line: 1,
+    });
     assert_eq!(records.next().unwrap().unwrap().raw(), b"a,b\n");
     let err = records.next().unwrap().unwrap_err();
     assert_eq!(
@@ -164,7 +166,8 @@ fn doubled_quote_split_by_a_block_edge_reopens_the_same_field() {
         .chain(b",\"x\"\"y\n")
         .copied()
         .collect::<Vec<_>>();
-    let err = Records::new(&input[1..], Dialect::CSV, 1, 1)
+    let err = Records::new(&input[1..], Dialect::CSV)
+        .starting_at(Position { offset: 1, line: 1 })
         .last()
         .unwrap();
     assert_eq!(
@@ -251,10 +254,7 @@ fn long_quoted_field_over_many_chunks() {
         cuts.iter().map(|p| p.offset).collect::<Vec<_>>(),
         [first_end, input.len() as u64]
     );
-    let record = Records::new(&input, Dialect::CSV, 1, 0)
-        .next()
-        .unwrap()
-        .unwrap();
+    let record = Records::new(&input, Dialect::CSV).next().unwrap().unwrap();
     assert_eq!(record.raw().len() as u64, first_end);
     assert_eq!(record.lines(), 1 + 286);
     let value = record.field(1).unwrap().value();

@@ -10,7 +10,8 @@ mod csv_reference;
 use csv_reference::csv_crate;
 
 use proptest::prelude::*;
-use spool::text::csv::{strip_bom, Dialect, Position, RecordCutter, Records, UnterminatedQuote};
+use spool::text::csv::{strip_bom, Dialect, RecordCutter, Records, UnterminatedQuote};
+use spool::text::Position;
 
 /// One record as split: field values, raw bytes, offset, line.
 struct Got {
@@ -70,7 +71,10 @@ fn split_in_blocks(
             block = strip_bom(block);
             offset = (to - block.len()) as u64;
         }
-        for record in Records::new(block, dialect, from.line, offset) {
+        for record in Records::new(block, dialect).starting_at(Position {
+            offset,
+            line: from.line,
+        }) {
             let record = match record {
                 Ok(r) => r,
                 Err(e) => {
@@ -101,7 +105,11 @@ fn split_in_blocks(
 fn record_ends(input: &[u8], dialect: Dialect) -> Vec<u64> {
     let body = strip_bom(input);
     let skip = (input.len() - body.len()) as u64;
-    Records::new(body, dialect, 1, skip)
+    Records::new(body, dialect)
+        .starting_at(Position {
+            offset: skip,
+            line: 1,
+        })
         .map_while(Result::ok)
         .filter(|r| matches!(r.raw().last(), Some(b'\n' | b'\r')))
         .map(|r| r.offset() + r.raw().len() as u64)
@@ -131,7 +139,7 @@ fn check(input: &[u8], dialect: Dialect, reads: &[usize]) -> Result<(), Untermin
         let lines = input[..at].iter().filter(|&&b| b == b'\n').count();
         assert_eq!(*line, 1 + lines as u64, "line of the record at {offset}");
         // The raw fields joined by the delimiter give the record back.
-        let record = Records::new(raw, dialect, 1, 0).next().unwrap().unwrap();
+        let record = Records::new(raw, dialect).next().unwrap().unwrap();
         let joined = record
             .fields()
             .map(|f| f.raw())
@@ -265,7 +273,7 @@ proptest! {
             prop_assert_eq!(csv_crate(&closed, dialect), csv_crate(&input, dialect));
             // The open field is the last one, and it starts at the quote
             // the error names.
-            let records: Vec<_> = Records::new(&closed, dialect, 1, 0).map(Result::unwrap).collect();
+            let records: Vec<_> = Records::new(&closed, dialect).map(Result::unwrap).collect();
             let last = records.last().unwrap();
             let tail = last.fields().last().unwrap().raw();
             prop_assert_eq!(err.offset as usize, closed.len() - tail.len());

@@ -8,12 +8,15 @@
 #![cfg(loom)]
 
 use loom::thread;
-use spool::pool::BufferPool;
+use spool::pool::{BufferPool, PoolConfig};
 
 #[test]
 fn release_elsewhere_while_producer_reuses() {
     loom::model(|| {
-        let mut pool = BufferPool::with_slots(8, 2);
+        let mut pool = BufferPool::with_config(PoolConfig {
+            capacity: 8,
+            slots: 2,
+        });
         pool.reserve(6).copy_from_slice(b"abcdef");
         let a = pool.freeze();
         let t = thread::spawn(move || {
@@ -34,7 +37,10 @@ fn release_elsewhere_while_producer_reuses() {
 #[test]
 fn pool_dropped_while_slices_drop_elsewhere() {
     loom::model(|| {
-        let mut pool = BufferPool::with_slots(16, 4);
+        let mut pool = BufferPool::with_config(PoolConfig {
+            capacity: 16,
+            slots: 4,
+        });
         pool.reserve(4).fill(1);
         let a = pool.freeze();
         pool.reserve(4).fill(2);
@@ -50,7 +56,10 @@ fn pool_dropped_while_slices_drop_elsewhere() {
 #[test]
 fn two_releases_and_a_reclaim() {
     loom::model(|| {
-        let mut pool = BufferPool::with_slots(8, 2);
+        let mut pool = BufferPool::with_config(PoolConfig {
+            capacity: 8,
+            slots: 2,
+        });
         pool.reserve(4).fill(1);
         let a = pool.freeze();
         pool.reserve(4).fill(2);

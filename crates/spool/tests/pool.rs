@@ -6,8 +6,9 @@
 
 use std::io::Cursor;
 
-use spool::codec::sv2::{FrameTooLarge, Sv2Decoder, HEADER_LEN};
-use spool::pool::{Buffer, BufferPool, HeapBuffer, PoolStats, Slice};
+use spool::codec::sv2::{PayloadTooLarge, Sv2Decoder, HEADER_LEN};
+use spool::pool::compat::Sv2BufferExt;
+use spool::pool::{Buffer, BufferPool, HeapBuffer, PoolConfig, PoolStats, Slice};
 
 fn frame(pool: &mut BufferPool, len: usize, byte: u8) -> Slice {
     pool.reserve(len).fill(byte);
@@ -70,7 +71,10 @@ fn a_long_lived_frame_is_skipped_over() {
 
 #[test]
 fn slot_exhaustion_falls_back_then_recovers() {
-    let mut pool = BufferPool::with_slots(1000, 2);
+    let mut pool = BufferPool::with_config(PoolConfig {
+        capacity: 1000,
+        slots: 2,
+    });
     let a = frame(&mut pool, 10, 1);
     let b = frame(&mut pool, 10, 2);
     let c = frame(&mut pool, 10, 3);
@@ -207,7 +211,7 @@ fn sv2_oversize_is_an_error_and_the_decoder_stays_usable() {
     let err = d.push(&big[..HEADER_LEN], &mut frames).unwrap_err();
     assert_eq!(
         err,
-        FrameTooLarge {
+        PayloadTooLarge {
             size: 101,
             limit: 100
         }
@@ -242,8 +246,9 @@ fn consumer_thread_behind_a_channel_sees_intact_frames() {
     }
 }
 
-/// buffer_sv2's names are aliases of the pool's own, on the pool and
-/// through the trait, so ported code behaves the same.
+/// buffer_sv2's names (`compat::Sv2BufferExt`) are aliases of the pool's
+/// own, on the pool and through the trait, so ported code behaves the
+/// same.
 #[test]
 fn buffer_sv2_names_are_aliases() {
     fn through_trait<B: Buffer>(buffer: &mut B) -> Slice {

@@ -3,7 +3,7 @@
 //! keep exactly the bytes written into them, whatever happens afterwards.
 
 use proptest::prelude::*;
-use spool::pool::{BufferPool, Slice};
+use spool::pool::{BufferPool, PoolConfig, Slice};
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -41,7 +41,7 @@ fn check_live(live: &[(Slice, Vec<u8>)]) {
 }
 
 fn run(ops: &[Op], capacity: usize, slots: usize) {
-    let mut pool = BufferPool::with_slots(capacity, slots);
+    let mut pool = BufferPool::with_config(PoolConfig { capacity, slots });
     let mut live: Vec<(Slice, Vec<u8>)> = Vec::new();
     let mut pending: Vec<u8> = Vec::new();
     let mut counter = 0u8;

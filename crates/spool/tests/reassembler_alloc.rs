@@ -82,6 +82,6 @@ fn inserts_never_allocate() {
             "allocations over {} inserts (capacity {capacity})",
             segments.len()
         );
-        assert!(r.writer().bytes_pushed() >= 200_000);
+        assert!(r.writer_ref().bytes_pushed() >= 200_000);
     }
 }

@@ -67,7 +67,7 @@ fn check(ops: &[Op], capacity: usize) {
             "pending after {op:?}"
         );
         assert_eq!(
-            real.writer().bytes_pushed(),
+            real.writer_ref().bytes_pushed(),
             model.pushed,
             "pushed after {op:?}"
         );
@@ -76,7 +76,7 @@ fn check(ops: &[Op], capacity: usize) {
             model.buffered.len() as u64
         );
         assert_eq!(
-            real.writer().is_closed(),
+            real.writer_ref().is_closed(),
             model.closed(),
             "closed after {op:?}"
         );

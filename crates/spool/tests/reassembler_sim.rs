@@ -45,7 +45,7 @@ fn transfer(data: &[u8], capacity: usize, net: &Network, seed: u64) -> usize {
         // shift from round to round (so retransmissions overlap the
         // originals), then the network mangles the flight.
         let acked = r.first_unassembled_index() as usize;
-        let window = (r.writer().available_capacity() as usize).max(1);
+        let window = (r.writer_ref().available_capacity() as usize).max(1);
         let limit = (acked + window).min(data.len());
         let mut flight = Vec::new();
         let mut at = acked.saturating_sub(rng.below(net.mtu as u64 / 2) as usize);

@@ -40,7 +40,7 @@ fn main() -> ExitCode {
         }
     };
     let mut key = vec![0u8; index.kind().byte_len()];
-    if !spool::text::hex::decode(hash.trim().as_bytes(), &mut key) {
+    if spool::text::hex::decode(hash.trim().as_bytes(), &mut key).is_err() {
         eprintln!(
             "spool-okon: '{hash}' is not a {}-digit hex hash",
             index.kind().hex_len()

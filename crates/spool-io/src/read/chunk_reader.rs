@@ -37,7 +37,7 @@ use std::time::Duration;
 use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
 
 use spool::text::csv::{self, strip_bom, BlockIndex};
-use spool::text::Records;
+use spool::text::{PlainRecords, Position};
 
 use super::Format;
 
@@ -137,9 +137,13 @@ impl Block {
     /// The block's records, split at the delimiter, with their line numbers
     /// and offsets; for a block of [`Format::Lines`]. A UTF-8 byte order
     /// mark at the start of the input is not part of the first record.
-    pub fn records(&self) -> Records<'_> {
+    pub fn records(&self) -> PlainRecords<'_> {
         let (bytes, offset) = self.body();
-        Records::new(bytes, self.delimiter, self.first_line, offset)
+        let start = Position {
+            offset,
+            line: self.first_line,
+        };
+        PlainRecords::new(bytes, self.delimiter).starting_at(start)
     }
 
     /// The block's CSV records, with their line numbers and offsets; for a
@@ -178,13 +182,11 @@ impl Block {
             Format::Csv(dialect) => dialect,
             Format::Lines => csv::Dialect::TSV,
         };
-        csv::IndexedRecords::new(
-            self.bytes(),
-            &self.index,
-            dialect,
-            self.first_line,
-            self.offset,
-        )
+        let start = Position {
+            offset: self.offset,
+            line: self.first_line,
+        };
+        csv::IndexedRecords::new(self.bytes(), &self.index, dialect).starting_at(start)
     }
 
     /// The block's bytes without a byte order mark at the start of the
@@ -362,7 +364,7 @@ impl ChunkReader {
     /// Read errors, and whatever `f` returns.
     pub fn for_each_record<E: From<io::Error>>(
         mut self,
-        mut f: impl FnMut(super::Record<'_>) -> Result<(), E>,
+        mut f: impl FnMut(super::PlainRecord<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
         while let Some(block) = self.next_block()? {
             for record in block.records() {

@@ -11,7 +11,7 @@
 //! one key everywhere.
 //!
 //! Unquoted text keeps its own fast path: [`Line`] is a plain
-//! [`Record`](spool::text::Record) plus its field delimiter, and its
+//! [`PlainRecord`](spool::text::PlainRecord) plus its field delimiter, and its
 //! values are always borrowed slices, so code generic over
 //! [`FieldRecord`] compiles to the same field scan as before quoting
 //! existed.
@@ -19,7 +19,7 @@
 use std::borrow::Cow;
 
 use spool::text::csv::{self, Dialect};
-use spool::text::{fields, Record};
+use spool::text::{fields, PlainRecord};
 
 /// How an input splits into records.
 ///
@@ -66,14 +66,14 @@ impl Format {
 ///
 /// ```
 /// use spool::text::csv::{Dialect, Records};
-/// use spool::text::Records as Lines;
+/// use spool::text::PlainRecords;
 /// use spool_io::read::{FieldRecord, Line};
 ///
 /// fn city<'a>(record: impl FieldRecord<'a>) -> Vec<u8> {
 ///     record.value(1).unwrap().into_owned()
 /// }
-/// let csv = Records::new(b"\"Smith, John\",\"Paris\"\n", Dialect::CSV, 1, 0).next().unwrap()?;
-/// let tsv = Lines::new(b"Smith, John\tParis\n", b'\n', 1, 0).next().unwrap();
+/// let csv = Records::new(b"\"Smith, John\",\"Paris\"\n", Dialect::CSV).next().unwrap()?;
+/// let tsv = PlainRecords::new(b"Smith, John\tParis\n", b'\n').next().unwrap();
 /// assert_eq!(city(csv), b"Paris");
 /// assert_eq!(city(Line::new(tsv, b'\t')), b"Paris");
 /// assert_eq!(csv.field_count(), 2);
@@ -97,18 +97,18 @@ pub trait FieldRecord<'a>: Copy {
     fn field_count(&self) -> usize;
 }
 
-/// A line of unquoted delimited text: a [`Record`] and the byte between
+/// A line of unquoted delimited text: a [`PlainRecord`] and the byte between
 /// its fields.
 #[derive(Clone, Copy, Debug)]
 pub struct Line<'a> {
-    record: Record<'a>,
+    record: PlainRecord<'a>,
     delimiter: u8,
 }
 
 impl<'a> Line<'a> {
     /// `record`, its fields separated by `delimiter`.
     #[inline]
-    pub fn new(record: Record<'a>, delimiter: u8) -> Self {
+    pub fn new(record: PlainRecord<'a>, delimiter: u8) -> Self {
         Line { record, delimiter }
     }
 }

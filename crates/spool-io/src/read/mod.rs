@@ -3,7 +3,7 @@
 //!
 //! * [`ChunkReader`] — one input, read ahead on its own thread into a ring of
 //!   recycled buffers; hands out [`Block`]s of whole records.
-//! * [`Records`] / [`Record`] — the records of a block as `&[u8]` views, with
+//! * [`PlainRecords`] / [`PlainRecord`] — the records of a block as `&[u8]` views, with
 //!   line number and byte offset for error messages.
 //! * [`fields`] — field splitting with `memchr`, scanning only as far as the
 //!   field asked for.
@@ -30,5 +30,5 @@ pub use chunk_reader::{Block, ChunkReader, ReadOptions};
 pub use files::FileBlocks;
 pub use format::{FieldRecord, Format, Line};
 pub use spool::text::fields;
-pub use spool::text::{Record, Records};
+pub use spool::text::{PlainRecord, PlainRecords};
 pub use whole_files::WholeFiles;

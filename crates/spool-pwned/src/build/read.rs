@@ -11,7 +11,7 @@
 //!   page cache does not hold is read around it, with `O_DIRECT` into a
 //!   few reused buffers ([`DirectWindows`]): on a cold cache that saves
 //!   the kernel a page-cache page per 4 KiB of input, which on this kind
-//!   of VM costs more than reading (docs/perf/pwned-build.md). Anything
+//!   of VM costs more than reading (docs/perf/pwned-build-history.md). Anything
 //!   else (a cached file, tmpfs, a file system without `O_DIRECT`) is a
 //!   stream.
 //! - [`range_file_blocks`]: the downloader's range files (about 30 KB
@@ -187,7 +187,7 @@ pub fn range_file_blocks(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spool::text::Records;
+    use spool::text::{PlainRecords, Position};
 
     fn lines(
         blocks: impl Iterator<Item = io::Result<LineBlock>>,
@@ -196,7 +196,8 @@ mod tests {
         for block in blocks {
             let block = block.unwrap();
             let (bytes, offset) = block.text();
-            for record in Records::new(bytes, b'\n', 1, offset) {
+            let start = Position { offset, line: 1 };
+            for record in PlainRecords::new(bytes, b'\n').starting_at(start) {
                 let line = record.raw().strip_suffix(b"\n").unwrap_or(record.raw());
                 let line = String::from_utf8(line.to_vec()).unwrap();
                 got.push((block.input, line, record.line(), record.offset()));

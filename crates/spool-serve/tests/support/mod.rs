@@ -45,6 +45,16 @@ pub fn sample_index(out: &Path, kind: HashKind, lines: u64, seed: u64) {
     build(vec![source], out, &opts).unwrap();
 }
 
+/// Builds the index of `text` (hash lines) at `out`.
+pub fn index_from_text(out: &Path, kind: HashKind, text: &str) {
+    let opts = BuildOptions {
+        kind,
+        ..BuildOptions::default()
+    };
+    let source = Source::from_reader("text", std::io::Cursor::new(text.as_bytes().to_vec()));
+    build(vec![source], out, &opts).unwrap();
+}
+
 /// Builds an index from a range directory.
 pub fn index_from_ranges(ranges: &Path, out: &Path, kind: HashKind) {
     let opts = BuildOptions {

@@ -3,9 +3,23 @@
 use bytes::Bytes;
 
 use super::Decoder;
-use crate::chain::Chain;
+use crate::buf_list::BufList;
 
-/// A frame's length was over the decoder's limit (or not representable).
+/// A length-delimited frame's header announced a body over the decoder's
+/// limit (or one not representable). The Stratum V2 decoder's counterpart
+/// is [`PayloadTooLarge`](super::sv2::PayloadTooLarge).
+///
+/// # Examples
+///
+/// ```
+/// use spool::buf_list::BufList;
+/// use spool::codec::{Decoder, FrameTooLarge, LengthDelimited};
+///
+/// let mut decoder = LengthDelimited::with_header_len(1).max_frame_length(10);
+/// let err = decoder.decode(&mut BufList::from(&b"\xff"[..])).unwrap_err();
+/// assert_eq!(err, FrameTooLarge { size: 255, limit: 10, offset: 0 });
+/// assert_eq!(err.to_string(), "frame of 255 bytes at stream offset 0 exceeds the limit of 10 bytes");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("frame of {size} bytes at stream offset {offset} exceeds the limit of {limit} bytes")]
 pub struct FrameTooLarge {
@@ -22,9 +36,23 @@ pub struct FrameTooLarge {
 /// unless set otherwise) followed by that many body bytes, plus an optional
 /// signed adjustment (for formats whose length counts the header, say).
 ///
-/// The header is read with [`Chain::peek_into`] and consumed only when it is
-/// complete; the body is cut with [`Chain::split_to_bytes`] (zero-copy inside one
+/// The header is read with [`BufList::peek_into`] and consumed only when it is
+/// complete; the body is cut with [`BufList::split_to_bytes`] (zero-copy inside one
 /// chunk).
+///
+/// # Examples
+///
+/// ```
+/// use spool::buf_list::BufList;
+/// use spool::codec::{Decoder, LengthDelimited};
+///
+/// // A 4-byte little-endian length that counts itself.
+/// let mut decoder = LengthDelimited::with_header_len(4)
+///     .little_endian()
+///     .length_adjustment(-4);
+/// let mut input = BufList::from(&b"\x06\0\0\0hi"[..]);
+/// assert_eq!(decoder.decode(&mut input).unwrap().unwrap(), "hi");
+/// ```
 #[derive(Clone, Debug)]
 pub struct LengthDelimited {
     header_len: usize,
@@ -39,12 +67,25 @@ pub struct LengthDelimited {
 
 impl LengthDelimited {
     /// Big-endian headers of `header_len` bytes, no adjustment, frames up to
-    /// 8 MiB.
+    /// 8 MiB. (Named for its argument, so the number cannot be read as a
+    /// frame size.)
     ///
     /// # Panics
     ///
     /// If `header_len` is not in `1..=8`.
-    pub fn new(header_len: usize) -> Self {
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::buf_list::BufList;
+    /// use spool::codec::{Decoder, LengthDelimited};
+    ///
+    /// let mut decoder = LengthDelimited::with_header_len(2);
+    /// let mut input = BufList::from(&b"\0\x03abc"[..]);
+    /// assert_eq!(decoder.decode(&mut input).unwrap().unwrap(), "abc");
+    /// ```
+    #[must_use]
+    pub fn with_header_len(header_len: usize) -> Self {
         assert!(
             (1..=8).contains(&header_len),
             "header length must be 1..=8 bytes, not {header_len}"
@@ -60,6 +101,7 @@ impl LengthDelimited {
     }
 
     /// Reads the header as little-endian.
+    #[must_use]
     pub fn little_endian(mut self) -> Self {
         self.little_endian = true;
         self
@@ -67,18 +109,20 @@ impl LengthDelimited {
 
     /// Adds `adjustment` to every header value to get the body length (e.g.
     /// `-4` when a 4-byte length counts itself).
+    #[must_use]
     pub fn length_adjustment(mut self, adjustment: i64) -> Self {
         self.adjustment = adjustment;
         self
     }
 
     /// Rejects bodies longer than `max` bytes.
+    #[must_use]
     pub fn max_frame_length(mut self, max: u64) -> Self {
         self.max_frame = max;
         self
     }
 
-    fn parse_header(&self, src: &Chain) -> Option<Result<usize, FrameTooLarge>> {
+    fn parse_header(&self, src: &BufList) -> Option<Result<usize, FrameTooLarge>> {
         let mut header = [0u8; 8];
         if src.peek_into(&mut header[..self.header_len]) < self.header_len {
             return None;
@@ -112,7 +156,7 @@ impl Decoder for LengthDelimited {
     type Item = Bytes;
     type Error = FrameTooLarge;
 
-    fn decode(&mut self, src: &mut Chain) -> Result<Option<Bytes>, FrameTooLarge> {
+    fn decode(&mut self, src: &mut BufList) -> Result<Option<Bytes>, FrameTooLarge> {
         let body_len = match self.body_len {
             Some(n) => n,
             None => match self.parse_header(src) {

@@ -1,11 +1,11 @@
 //! Frame decoders: bytes in, whole frames out, no I/O.
 //!
-//! Most decoders here work on top of a [`Chain`]: feed chunks in, get
+//! Most decoders here work on top of a [`BufList`]: feed chunks in, get
 //! frames out.
-//! A [`Decoder`] looks at the front of a chain and either cuts one complete
+//! A [`Decoder`] looks at the front of a list and either cuts one complete
 //! frame off it or answers `Ok(None)` (more input needed) without consuming
 //! anything it would have to put back. Frame bodies are cut with
-//! [`Chain::split_to_bytes`], so a body that lies inside one received chunk is
+//! [`BufList::split_to_bytes`], so a body that lies inside one received chunk is
 //! returned without copying, and one that spans chunks is copied exactly
 //! once. Decoding an S-byte message that arrives in C-byte chunks is
 //! therefore O(S), not O(S²/C).
@@ -14,19 +14,19 @@
 //!   endianness, with an adjustment and a size limit), then the body.
 //! - [`banana::BananaDecoder`]: foolscap's Banana token format.
 //! - [`sv2::Sv2Decoder`]: Stratum V2 frames, written straight into a
-//!   [`pool::Buffer`](crate::pool::Buffer) instead of cut from a chain.
-//! - With the `tokio` feature, [`FramedChain`] adapts any decoder to
+//!   [`pool::Buffer`](crate::pool::Buffer) instead of cut from a list.
+//! - With the `tokio` feature, [`FramedBufList`] adapts any decoder to
 //!   `tokio_util::codec::Decoder` for use with `FramedRead`.
 //!
 //! # Examples
 //!
 //! ```
 //! use bytes::Bytes;
-//! use spool::chain::Chain;
+//! use spool::buf_list::BufList;
 //! use spool::codec::{Decoder, LengthDelimited};
 //!
-//! let mut decoder = LengthDelimited::new(2); // 2-byte big-endian length
-//! let mut input = Chain::new();
+//! let mut decoder = LengthDelimited::with_header_len(2); // big-endian
+//! let mut input = BufList::new();
 //! input.push_back(Bytes::from_static(b"\x00\x05hel"));
 //! assert_eq!(decoder.decode(&mut input).unwrap(), None); // body incomplete
 //! input.push_back(Bytes::from_static(b"lo\x00\x01!"));
@@ -35,7 +35,7 @@
 //! assert_eq!(decoder.decode(&mut input).unwrap(), None);
 //! ```
 
-use crate::chain::Chain;
+use crate::buf_list::BufList;
 
 pub mod banana;
 mod length_delimited;
@@ -45,9 +45,14 @@ mod tokio_adapter;
 
 pub use length_delimited::{FrameTooLarge, LengthDelimited};
 #[cfg(feature = "tokio")]
-pub use tokio_adapter::FramedChain;
+pub use tokio_adapter::FramedBufList;
 
-/// Cuts complete frames off the front of a [`Chain`].
+/// The old name of [`FramedBufList`].
+#[cfg(feature = "tokio")]
+#[deprecated(note = "renamed to `FramedBufList`")]
+pub type FramedChain<D> = FramedBufList<D>;
+
+/// Cuts complete frames off the front of a [`BufList`].
 ///
 /// Contract for implementers: `decode` returns `Ok(Some(frame))` after
 /// removing exactly that frame's bytes from `src`; `Ok(None)` when `src`
@@ -56,6 +61,27 @@ pub use tokio_adapter::FramedChain;
 /// parsed header, say) so nothing is read twice; `Err` when the input can
 /// never become valid. After an error the decoder's state is unspecified
 /// until [`reset`](Decoder::reset).
+///
+/// # Examples
+///
+/// A decoder of one-byte frames:
+///
+/// ```
+/// use spool::buf_list::BufList;
+/// use spool::codec::Decoder;
+///
+/// struct Bytewise;
+/// impl Decoder for Bytewise {
+///     type Item = u8;
+///     type Error = core::convert::Infallible;
+///     fn decode(&mut self, src: &mut BufList) -> Result<Option<u8>, Self::Error> {
+///         Ok((!src.is_empty()).then(|| src.split_to_bytes(1)[0]))
+///     }
+///     fn reset(&mut self) {}
+/// }
+/// let mut input = BufList::from(&b"hi"[..]);
+/// assert_eq!(Bytewise.decode(&mut input), Ok(Some(b'h')));
+/// ```
 pub trait Decoder {
     /// A decoded frame.
     type Item;
@@ -64,11 +90,36 @@ pub trait Decoder {
 
     /// Cuts the next frame off `src`, if one is complete.
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::buf_list::BufList;
+    /// use spool::codec::{Decoder, LengthDelimited};
+    ///
+    /// let mut decoder = LengthDelimited::with_header_len(1);
+    /// let mut input = BufList::from(&b"\x02a"[..]);
+    /// assert_eq!(decoder.decode(&mut input).unwrap(), None); // "a" of 2 bytes
+    /// input.push_back(&b"b"[..]);
+    /// assert_eq!(decoder.decode(&mut input).unwrap().unwrap(), "ab");
+    /// ```
+    ///
     /// # Errors
     ///
     /// When the input violates the format; the error says what and where.
-    fn decode(&mut self, src: &mut Chain) -> Result<Option<Self::Item>, Self::Error>;
+    fn decode(&mut self, src: &mut BufList) -> Result<Option<Self::Item>, Self::Error>;
 
     /// Forgets any partial frame, ready for a new stream.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::buf_list::BufList;
+    /// use spool::codec::{Decoder, LengthDelimited};
+    ///
+    /// let mut decoder = LengthDelimited::with_header_len(1);
+    /// decoder.decode(&mut BufList::from(&b"\x05ab"[..])).unwrap(); // header taken
+    /// decoder.reset(); // a new connection
+    /// assert_eq!(decoder.decode(&mut BufList::from(&b"\x01z"[..])).unwrap().unwrap(), "z");
+    /// ```
     fn reset(&mut self);
 }

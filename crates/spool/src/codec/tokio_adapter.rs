@@ -5,13 +5,13 @@ use std::io;
 use bytes::BytesMut;
 
 use super::Decoder;
-use crate::chain::Chain;
+use crate::buf_list::BufList;
 
 /// Adapts a [`Decoder`] to `tokio_util::codec::Decoder`.
 ///
-/// Each call moves the bytes `FramedRead` read into a [`Chain`] without
+/// Each call moves the bytes `FramedRead` read into a [`BufList`] without
 /// copying (`BytesMut::split().freeze()`), then lets the inner decoder cut
-/// frames from the chain, so bodies that span many reads are assembled
+/// frames from the list, so bodies that span many reads are assembled
 /// once, not re-copied on every read. Decoder errors become
 /// `io::ErrorKind::InvalidData` errors wrapping the original.
 ///
@@ -19,19 +19,19 @@ use crate::chain::Chain;
 ///
 /// ```
 /// use bytes::BytesMut;
-/// use spool::codec::{FramedChain, LengthDelimited};
+/// use spool::codec::{FramedBufList, LengthDelimited};
 /// use tokio_util::codec::Decoder as _;
 ///
-/// let mut codec = FramedChain::new(LengthDelimited::new(1));
+/// let mut codec = FramedBufList::new(LengthDelimited::with_header_len(1));
 /// let mut buf = BytesMut::from(&b"\x03ab"[..]);
 /// assert!(codec.decode(&mut buf).unwrap().is_none());
 /// buf.extend_from_slice(b"c");
 /// assert_eq!(codec.decode(&mut buf).unwrap().unwrap(), "abc");
 /// ```
 #[derive(Debug)]
-pub struct FramedChain<D> {
+pub struct FramedBufList<D> {
     decoder: D,
-    pending: Chain,
+    pending: BufList,
     /// The decoder consumed bytes of a frame it has not returned yet (a
     /// header it keeps in its own state, as the [`Decoder`] contract
     /// allows), so an end of input now is inside a frame even when
@@ -39,12 +39,12 @@ pub struct FramedChain<D> {
     partial: bool,
 }
 
-impl<D> FramedChain<D> {
+impl<D> FramedBufList<D> {
     /// Wraps `decoder`.
     pub fn new(decoder: D) -> Self {
         Self {
             decoder,
-            pending: Chain::new(),
+            pending: BufList::new(),
             partial: false,
         }
     }
@@ -55,7 +55,7 @@ impl<D> FramedChain<D> {
     }
 }
 
-impl<D> tokio_util::codec::Decoder for FramedChain<D>
+impl<D> tokio_util::codec::Decoder for FramedBufList<D>
 where
     D: Decoder,
     D::Error: std::error::Error + Send + Sync + 'static,

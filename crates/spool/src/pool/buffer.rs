@@ -1,24 +1,12 @@
-//! The [`Buffer`] trait — the shape of `buffer_sv2::Buffer` — implemented by
-//! the pool and by a plain heap buffer, so a decoder written against it runs
-//! on either.
+//! The [`Buffer`] trait — where a decoder writes a message before
+//! freezing it — implemented by the pool and by a plain heap buffer, so a
+//! decoder written against it runs on either.
 //!
-//! # Porting from `buffer_sv2`
-//!
-//! The trait's own names are [`reserve`](Buffer::reserve),
-//! [`freeze`](Buffer::freeze) and [`pending`](Buffer::pending); `buffer_sv2`'s
-//! names are provided methods that call them, so ported code compiles
-//! unchanged and implementers write only the first three.
-//!
-//! | `buffer_sv2` | spool |
-//! |---|---|
-//! | `BufferPool::new(capacity)` | [`BufferPool::new`] (one allocation; 1024 slots instead of 8) |
-//! | `BufferFromSystemMemory::new(0)` | [`HeapBuffer::new`] |
-//! | `Buffer::get_writable(len)` | [`Buffer::reserve`] (alias [`Buffer::get_writable`]) |
-//! | `Buffer::get_data_owned()` → `Slice` | [`Buffer::freeze`] → [`Slice`] (alias [`Buffer::get_data_owned`]) |
-//! | `Buffer::get_data_by_ref(len)` | [`Buffer::pending`] (alias [`Buffer::get_data_by_ref`]) |
-//! | `Buffer::len()` | [`Buffer::len`] / [`Buffer::is_empty`] |
-//! | `Slice` (`Clone` copies the handle) | [`Slice`] (no `Clone`; `Bytes::from(slice)` to share) |
-//! | `danger_set_start`, `is_droppable` | not needed: [`Buffer::discard`] drops a pending message; a pool may be dropped at any time |
+//! Its names are spool's: [`reserve`](Buffer::reserve),
+//! [`freeze`](Buffer::freeze), [`pending`](Buffer::pending),
+//! [`discard`](Buffer::discard). `buffer_sv2`'s names for the same jobs are
+//! in [`compat`](super::compat), with the table of how the two crates'
+//! types correspond.
 
 use alloc::vec::Vec;
 
@@ -31,6 +19,19 @@ use super::{BufferPool, Slice};
 /// [`freeze`](Buffer::freeze) hands every pending byte over, in order, and
 /// leaves the pending message empty; [`discard`](Buffer::discard) empties it
 /// without handing anything over.
+///
+/// # Examples
+///
+/// ```
+/// use spool::pool::{Buffer, BufferPool, HeapBuffer, Slice};
+///
+/// fn message<B: Buffer>(buffer: &mut B) -> Slice {
+///     buffer.reserve(2).copy_from_slice(b"hi");
+///     buffer.freeze()
+/// }
+/// assert_eq!(&message(&mut BufferPool::new(64))[..], b"hi");
+/// assert_eq!(&message(&mut HeapBuffer::new())[..], b"hi");
+/// ```
 pub trait Buffer {
     /// Appends `len` bytes to the pending message and returns them to be
     /// written.
@@ -50,19 +51,6 @@ pub trait Buffer {
     }
     /// Drops the pending message.
     fn discard(&mut self);
-
-    /// `buffer_sv2`'s name for [`reserve`](Buffer::reserve).
-    fn get_writable(&mut self, len: usize) -> &mut [u8] {
-        self.reserve(len)
-    }
-    /// `buffer_sv2`'s name for [`freeze`](Buffer::freeze).
-    fn get_data_owned(&mut self) -> Slice {
-        self.freeze()
-    }
-    /// `buffer_sv2`'s name for [`pending`](Buffer::pending).
-    fn get_data_by_ref(&mut self, len: usize) -> &mut [u8] {
-        self.pending(len)
-    }
 }
 
 impl Buffer for BufferPool {
@@ -87,7 +75,8 @@ impl Buffer for BufferPool {
     }
 }
 
-/// A [`Buffer`] on the heap: a `Vec<u8>` per message.
+/// A [`Buffer`] on the heap: a `Vec<u8>` per message (`buffer_sv2`'s
+/// `BufferFromSystemMemory`).
 ///
 /// # Examples
 ///
@@ -105,6 +94,14 @@ pub struct HeapBuffer {
 
 impl HeapBuffer {
     /// An empty buffer.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::pool::{Buffer, HeapBuffer};
+    /// assert!(HeapBuffer::new().is_empty());
+    /// ```
+    #[must_use]
     pub fn new() -> Self {
         Self::default()
     }

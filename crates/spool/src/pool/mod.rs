@@ -10,9 +10,9 @@
 //! [`reserve`](BufferPool::reserve) (a bounds check and a pointer bump) and
 //! freezes it into a [`Slice`] with [`freeze`](BufferPool::freeze). The
 //! slice can go to any thread; dropping it is one atomic swap on its slot's
-//! flag. Code ported from `buffer_sv2` can keep that crate's names,
-//! [`get_writable`](BufferPool::get_writable) and
-//! [`get_data_owned`](BufferPool::get_data_owned), which are aliases.
+//! flag. The pool's own API has one name per job (`reserve`, `freeze`,
+//! `pending`, `discard`); `buffer_sv2`'s names for the same jobs live in
+//! [`compat`], for code ported from that crate.
 //!
 //! # Layout
 //!
@@ -54,10 +54,13 @@
 //! ```
 
 mod buffer;
+pub mod compat;
+mod config;
 mod gaps;
 pub(crate) mod loom;
 mod shared;
 mod slice;
+mod stats;
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -66,7 +69,9 @@ use alloc::collections::VecDeque;
 use core::ptr::NonNull;
 
 pub use buffer::{Buffer, HeapBuffer};
+pub use config::{PoolConfig, DEFAULT_SLOTS};
 pub use slice::Slice;
+pub use stats::PoolStats;
 
 use loom::Ordering;
 use shared::{Shared, LIVE, RELEASED};
@@ -74,9 +79,6 @@ use shared::{Shared, LIVE, RELEASED};
 /// How far the write position gets before the pool returns to the arena's
 /// start when the space there is free (see `wrap_early`): about an L1 cache.
 const EARLY_WRAP: usize = 32 << 10;
-
-/// Default number of slots: frames that can be live at once.
-pub const DEFAULT_SLOTS: usize = 1024;
 
 /// A frozen message's place in the arena.
 #[derive(Clone, Copy, Debug)]
@@ -86,23 +88,22 @@ struct Span {
     end: usize,
 }
 
-/// Counters of a pool's use.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PoolStats {
-    /// Arena size in bytes.
-    pub capacity: usize,
-    /// Bytes of the arena held by live slices right now.
-    pub in_use: usize,
-    /// The most bytes live slices ever held at once (as seen at freezes).
-    pub high_water: usize,
-    /// Messages that had to live on the heap because the arena was full.
-    pub fallbacks: u64,
-    /// Slices currently alive in the arena.
-    pub live: usize,
-}
-
 /// A pre-allocated arena of message buffers; see the [module
 /// documentation](self).
+///
+/// # Examples
+///
+/// ```
+/// let mut pool = spool::pool::BufferPool::new(1024);
+/// let frames: Vec<_> = (0..4u8)
+///     .map(|i| {
+///         pool.reserve(1)[0] = i;
+///         pool.freeze()
+///     })
+///     .collect();
+/// assert!(frames.iter().all(|f| f.is_pooled()));
+/// assert_eq!(pool.stats().live, 4);
+/// ```
 pub struct BufferPool {
     shared: NonNull<Shared>,
     capacity: usize,
@@ -125,17 +126,43 @@ pub struct BufferPool {
 unsafe impl Send for BufferPool {}
 
 impl BufferPool {
-    /// A pool over one `capacity`-byte arena with [`DEFAULT_SLOTS`] slots.
+    /// A pool over one `capacity`-byte arena with [`DEFAULT_SLOTS`] slots:
+    /// `with_config(PoolConfig::with_capacity(capacity))`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let pool = spool::pool::BufferPool::new(327_680);
+    /// assert_eq!(pool.stats().capacity, 327_680);
+    /// ```
+    #[must_use]
     pub fn new(capacity: usize) -> Self {
-        Self::with_slots(capacity, DEFAULT_SLOTS)
+        Self::with_config(PoolConfig::with_capacity(capacity))
     }
 
-    /// A pool over one `capacity`-byte arena allowing `slots` live frames.
+    /// A pool over one `config.capacity`-byte arena allowing `config.slots`
+    /// live frames.
     ///
     /// # Panics
     ///
-    /// If `slots` exceeds `u32::MAX`.
-    pub fn with_slots(capacity: usize, slots: usize) -> Self {
+    /// If `config.slots` exceeds `u32::MAX`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::pool::{BufferPool, PoolConfig};
+    ///
+    /// let mut pool = BufferPool::with_config(PoolConfig { capacity: 1024, slots: 1 });
+    /// pool.reserve(1);
+    /// let held = pool.freeze();
+    /// pool.reserve(1);
+    /// let _second = pool.freeze(); // no free slot: a heap slice
+    /// assert_eq!(pool.stats().fallbacks, 1);
+    /// # drop(held);
+    /// ```
+    #[must_use]
+    pub fn with_config(config: PoolConfig) -> Self {
+        let PoolConfig { capacity, slots } = config;
         let slot_count = u32::try_from(slots).expect("at most u32::MAX slots");
         let shared =
             NonNull::new(Shared::allocate(capacity, slots)).expect("Box pointers are non-null");
@@ -168,6 +195,14 @@ impl BufferPool {
     /// bounds check and a pointer bump; when the gap ahead is used up the
     /// pool reclaims released space, skips live frames, wraps, and only as a
     /// last resort moves the message to the heap.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut pool = spool::pool::BufferPool::new(16);
+    /// pool.reserve(2).copy_from_slice(b"hi");
+    /// assert_eq!(pool.len(), 2);
+    /// ```
     #[doc(alias = "get_writable")]
     pub fn reserve(&mut self, len: usize) -> &mut [u8] {
         if self.spilled.is_none() && len <= self.limit - self.head {
@@ -201,6 +236,17 @@ impl BufferPool {
     /// one. A message that spilled to the heap, or that finds every slot
     /// live, becomes a heap slice (counted as a fallback in the latter
     /// case).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut pool = spool::pool::BufferPool::new(16);
+    /// pool.reserve(2).copy_from_slice(b"hi");
+    /// let frame = pool.freeze();
+    /// assert_eq!(&frame[..], b"hi");
+    /// assert!(pool.is_empty());
+    /// ```
+    #[must_use = "dropping the frame at once gives its space back unread"]
     #[doc(alias = "get_data_owned")]
     pub fn freeze(&mut self) -> Slice {
         if let Some(v) = self.spilled.take() {
@@ -238,27 +284,17 @@ impl BufferPool {
         unsafe { Slice::from_arena(self.shared, slot, ptr, len) }
     }
 
-    /// `buffer_sv2`'s name for [`reserve`](Self::reserve), kept so that code
-    /// ported from it compiles unchanged.
-    #[inline]
-    pub fn get_writable(&mut self, len: usize) -> &mut [u8] {
-        self.reserve(len)
-    }
-
-    /// `buffer_sv2`'s name for [`freeze`](Self::freeze).
-    #[inline]
-    pub fn get_data_owned(&mut self) -> Slice {
-        self.freeze()
-    }
-
-    /// `buffer_sv2`'s name for [`pending`](Self::pending).
-    #[inline]
-    pub fn get_data_by_ref(&mut self, len: usize) -> &mut [u8] {
-        self.pending(len)
-    }
-
     /// The first `min(len, pending)` bytes of the pending message, to read
     /// or patch (a header, say) before freezing it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut pool = spool::pool::BufferPool::new(16);
+    /// pool.reserve(4).copy_from_slice(b"?abc");
+    /// pool.pending(1)[0] = 3; // patch a length header
+    /// assert_eq!(pool.pending(99), b"\x03abc");
+    /// ```
     #[doc(alias = "get_data_by_ref")]
     pub fn pending(&mut self, len: usize) -> &mut [u8] {
         let arena = self.arena();
@@ -272,6 +308,15 @@ impl BufferPool {
     }
 
     /// Length of the pending (not yet frozen) message.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut pool = spool::pool::BufferPool::new(16);
+    /// pool.reserve(3);
+    /// assert_eq!(pool.len(), 3);
+    /// ```
+    #[must_use]
     pub fn len(&self) -> usize {
         match &self.spilled {
             Some(v) => v.len(),
@@ -280,17 +325,41 @@ impl BufferPool {
     }
 
     /// Whether the pending message is empty.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(spool::pool::BufferPool::new(16).is_empty());
+    /// ```
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Drops the pending message.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut pool = spool::pool::BufferPool::new(16);
+    /// pool.reserve(3);
+    /// pool.discard();
+    /// assert!(pool.is_empty());
+    /// ```
     pub fn discard(&mut self) {
         self.spilled = None;
         self.head = self.msg_start;
     }
 
     /// Current counters. O(live frames).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let pool = spool::pool::BufferPool::new(64);
+    /// assert_eq!(pool.stats().in_use, 0);
+    /// ```
+    #[must_use]
     pub fn stats(&self) -> PoolStats {
         let shared = self.shared();
         let live: Vec<&Span> = self

@@ -88,6 +88,16 @@ use crate::stream::{ByteStream, Reader, Writer};
 
 /// Reorders substrings of a byte stream into a [`ByteStream`]; see the
 /// [module documentation](self).
+///
+/// # Examples
+///
+/// ```
+/// use spool::{reassembler::Reassembler, stream::ByteStream};
+/// let mut r = Reassembler::new(ByteStream::new(8));
+/// r.insert(1, b"b", false);
+/// r.insert(0, b"a", false);
+/// assert_eq!(r.reader().peek(), b"ab");
+/// ```
 #[derive(Clone, Debug)]
 pub struct Reassembler {
     output: ByteStream,
@@ -105,7 +115,7 @@ impl Reassembler {
     /// ```
     /// use spool::{reassembler::Reassembler, stream::ByteStream};
     /// let r = Reassembler::new(ByteStream::new(1500));
-    /// assert_eq!(r.writer().available_capacity(), 1500);
+    /// assert_eq!(r.writer_ref().available_capacity(), 1500);
     /// ```
     pub fn new(output: ByteStream) -> Self {
         Self {
@@ -162,43 +172,136 @@ impl Reassembler {
     }
 
     /// Bytes received and stored but not yet written to the output. O(1).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::{reassembler::Reassembler, stream::ByteStream};
+    /// let mut r = Reassembler::new(ByteStream::new(16));
+    /// r.insert(2, b"cd", false);
+    /// assert_eq!(r.bytes_pending(), 2);
+    /// ```
+    #[must_use]
     pub fn bytes_pending(&self) -> u64 {
         self.pending.count()
     }
 
     /// Index of the first byte not yet written to the output.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::{reassembler::Reassembler, stream::ByteStream};
+    /// let mut r = Reassembler::new(ByteStream::new(16));
+    /// r.insert(0, b"ab", false);
+    /// assert_eq!(r.first_unassembled_index(), 2);
+    /// ```
+    #[must_use]
     pub fn first_unassembled_index(&self) -> u64 {
         self.output.writer_ref().bytes_pushed()
     }
 
-    /// The output's reading half.
+    /// The output's reading half, as [`ByteStream::reader`] hands it out.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::{reassembler::Reassembler, stream::ByteStream};
+    /// let mut r = Reassembler::new(ByteStream::new(16));
+    /// r.insert(0, b"ab", false);
+    /// assert_eq!(r.reader().pop(1), 1);
+    /// assert_eq!(r.reader().peek(), b"b");
+    /// ```
     pub fn reader(&mut self) -> &mut Reader {
         self.output.reader()
     }
 
-    /// The output's reading half, for queries only.
+    /// The output's reading half, for queries only, as
+    /// [`ByteStream::reader_ref`] hands it out.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::{reassembler::Reassembler, stream::ByteStream};
+    /// let mut r = Reassembler::new(ByteStream::new(16));
+    /// r.insert(0, b"ab", false);
+    /// assert_eq!(r.reader_ref().bytes_buffered(), 2);
+    /// ```
+    #[must_use]
     pub fn reader_ref(&self) -> &Reader {
         self.output.reader_ref()
     }
 
-    /// The output's writing half, for queries only: pushing around the
-    /// reassembler would overwrite its pending bytes.
-    pub fn writer(&self) -> &Writer {
+    /// The output's writing half, for queries only, as
+    /// [`ByteStream::writer_ref`] hands it out. There is no `writer()`
+    /// (which on a [`ByteStream`] gives `&mut Writer`): pushing around the
+    /// reassembler would overwrite its pending bytes. This is the CS144
+    /// lab's `const Writer& writer() const`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::{reassembler::Reassembler, stream::ByteStream};
+    /// let mut r = Reassembler::new(ByteStream::new(16));
+    /// r.insert(0, b"ab", true);
+    /// assert_eq!(r.writer_ref().bytes_pushed(), 2);
+    /// assert!(r.writer_ref().is_closed());
+    /// ```
+    ///
+    /// A push around the reassembler does not compile:
+    ///
+    /// ```compile_fail
+    /// use spool::{reassembler::Reassembler, stream::ByteStream};
+    /// let mut r = Reassembler::new(ByteStream::new(16));
+    /// r.writer().push(b"x");
+    /// ```
+    #[must_use]
+    pub fn writer_ref(&self) -> &Writer {
         self.output.writer_ref()
     }
 
     /// The output stream, for queries and copies (`r.output().clone()`
     /// saves it for [`replace_output`](Self::replace_output)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::{reassembler::Reassembler, stream::ByteStream};
+    /// let r = Reassembler::new(ByteStream::new(8));
+    /// assert_eq!(r.output().capacity(), 8);
+    /// ```
+    #[must_use]
     pub fn output(&self) -> &ByteStream {
         &self.output
     }
 
     /// Marks the output stream as failed.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::{reassembler::Reassembler, stream::ByteStream};
+    /// let mut r = Reassembler::new(ByteStream::new(16));
+    /// r.set_error();
+    /// assert!(r.reader_ref().has_error());
+    /// ```
     pub fn set_error(&mut self) {
         self.output.set_error();
     }
 
     /// Gives back the output stream; pending bytes are discarded.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::{reassembler::Reassembler, stream::ByteStream};
+    /// let mut r = Reassembler::new(ByteStream::new(16));
+    /// r.insert(0, b"ab", false);
+    /// r.insert(3, b"d", false); // pending, dropped with the reassembler
+    /// let mut stream = r.into_output();
+    /// assert_eq!(stream.reader().peek(), b"ab");
+    /// ```
+    #[must_use]
     pub fn into_output(self) -> ByteStream {
         self.output
     }

@@ -41,6 +41,11 @@
 //! [`ByteStream::writer`] and [`ByteStream::reader`] hand them out. Both are
 //! `#[repr(transparent)]` wrappers, so switching views costs nothing.
 //!
+//! The accessors follow one rule, here and on the
+//! [`Reassembler`](crate::reassembler::Reassembler): `writer()` and
+//! `reader()` take `&mut self` and hand out a `&mut` view; `writer_ref()`
+//! and `reader_ref()` take `&self` and hand out a `&` view, for queries.
+//!
 //! # Examples
 //!
 //! ```
@@ -74,8 +79,18 @@ pub use writer::Writer;
 
 /// A bounded, in-order byte pipe over one ring buffer of fixed capacity.
 ///
-/// See the [module documentation](self) for the layout. Cloning makes a deep
-/// copy of the buffer and the counters.
+/// See the [module documentation](self) for the layout. Cloning makes a
+/// deep copy of the buffer and the counters.
+///
+/// # Examples
+///
+/// ```
+/// let mut stream = spool::stream::ByteStream::new(8);
+/// stream.writer().push(b"ab");
+/// let copy = stream.clone();
+/// stream.reader().pop(2);
+/// assert_eq!(copy.reader_ref().peek(), b"ab");
+/// ```
 #[derive(Clone, Debug)]
 pub struct ByteStream {
     buf: Box<[u8]>,
@@ -142,44 +157,97 @@ impl ByteStream {
     }
 
     /// The fixed capacity given at construction.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(spool::stream::ByteStream::new(9).capacity(), 9);
+    /// ```
     #[inline]
+    #[must_use]
     pub fn capacity(&self) -> usize {
         self.buf.len()
     }
 
     /// The writing half.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut stream = spool::stream::ByteStream::new(4);
+    /// assert_eq!(stream.writer().push(b"abcdef"), 4);
+    /// ```
     #[inline]
     pub fn writer(&mut self) -> &mut Writer {
         Writer::from_stream_mut(self)
     }
 
     /// The writing half, for queries only.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let stream = spool::stream::ByteStream::new(4);
+    /// assert_eq!(stream.writer_ref().available_capacity(), 4);
+    /// ```
     #[inline]
+    #[must_use]
     pub fn writer_ref(&self) -> &Writer {
         Writer::from_stream(self)
     }
 
     /// The reading half.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut stream = spool::stream::ByteStream::new(4);
+    /// stream.writer().push(b"ab");
+    /// assert_eq!(stream.reader().pop(5), 2);
+    /// ```
     #[inline]
     pub fn reader(&mut self) -> &mut Reader {
         Reader::from_stream_mut(self)
     }
 
     /// The reading half, for queries only.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let stream = spool::stream::ByteStream::new(4);
+    /// assert_eq!(stream.reader_ref().bytes_buffered(), 0);
+    /// ```
     #[inline]
+    #[must_use]
     pub fn reader_ref(&self) -> &Reader {
         Reader::from_stream(self)
     }
 
     /// Marks the stream as failed; both halves then report
     /// [`has_error`](Reader::has_error).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut stream = spool::stream::ByteStream::new(4);
+    /// stream.set_error();
+    /// assert!(stream.has_error() && stream.writer_ref().has_error());
+    /// ```
     #[inline]
     pub fn set_error(&mut self) {
         self.error = true;
     }
 
     /// Whether [`set_error`](Self::set_error) was called.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(!spool::stream::ByteStream::new(4).has_error());
+    /// ```
     #[inline]
+    #[must_use]
     pub fn has_error(&self) -> bool {
         self.error
     }

@@ -1,4 +1,5 @@
-//! Field splitting with `memchr`: a record's fields as views into it.
+//! Field splitting with `memchr`: a plain record's fields as views into
+//! it (no quoting; CSV fields are [`csv::Fields`](super::csv::Fields)).
 //!
 //! [`field`] scans only as far as the field asked for: taking the first
 //! column of a 100-byte line touches the bytes up to the first delimiter,
@@ -62,32 +63,39 @@ pub fn count(record: &[u8], delimiter: u8) -> usize {
     memchr::memchr_iter(delimiter, record).count() + 1
 }
 
-/// Iterator over all fields of a record.
+/// Iterator over all fields of a plain record.
 ///
 /// # Examples
 ///
 /// ```
-/// use spool::text::fields::Fields;
-/// let got: Vec<&[u8]> = Fields::new(b"x,,y", b',').collect();
+/// use spool::text::fields::PlainFields;
+/// let got: Vec<&[u8]> = PlainFields::new(b"x,,y", b',').collect();
 /// assert_eq!(got, [&b"x"[..], b"", b"y"]);
 /// ```
 #[derive(Clone, Debug)]
-pub struct Fields<'a> {
+pub struct PlainFields<'a> {
     rest: Option<&'a [u8]>,
     delimiter: u8,
 }
 
-impl<'a> Fields<'a> {
+impl<'a> PlainFields<'a> {
     /// The fields of `record` split at `delimiter`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(spool::text::fields::PlainFields::new(b"a\tb", b'\t').count(), 2);
+    /// ```
+    #[must_use]
     pub fn new(record: &'a [u8], delimiter: u8) -> Self {
-        Fields {
+        PlainFields {
             rest: Some(record),
             delimiter,
         }
     }
 }
 
-impl<'a> Iterator for Fields<'a> {
+impl<'a> Iterator for PlainFields<'a> {
     type Item = &'a [u8];
 
     fn next(&mut self) -> Option<&'a [u8]> {
@@ -116,7 +124,7 @@ mod tests {
             let model: Vec<&[u8]> = record.split(|&b| b == b',').collect();
             prop_assert_eq!(field(&record, b',', index), model.get(index).copied());
             prop_assert_eq!(count(&record, b','), model.len());
-            prop_assert_eq!(Fields::new(&record, b',').collect::<Vec<_>>(), model);
+            prop_assert_eq!(PlainFields::new(&record, b',').collect::<Vec<_>>(), model);
         }
     }
 }

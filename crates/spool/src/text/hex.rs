@@ -2,14 +2,16 @@
 //! Pwned corpus (about a billion) carries a 40-digit hash, decoded by
 //! [`hibp`](super::hibp) as `spool-pwned` builds its index.
 //!
-//! - [`decode`] checks and decodes in one pass. For 32 and 40 digits
+//! - [`decode`] checks and decodes in one pass, and on failure says what
+//!   was wrong and where ([`InvalidHex`]); finding that out is a second,
+//!   out-of-line pass that only bad input pays for. For 32 and 40 digits
 //!   (NTLM and SHA-1) on x86-64 it works on 16 digits at a time with SSE2,
 //!   which every x86-64 CPU has, so no runtime detection is needed; any
 //!   other length or target uses a 256-entry table.
 //! - `decode_avx2` (with the `std` feature, for run-time detection) does
 //!   32 digits per step; it is meant to inline into a loop compiled for
 //!   AVX2 as a whole, as [`hibp::parse_whole_lines`](super::hibp::parse_whole_lines)'s is.
-//! - Measured in the index build (BENCHMARKS.md, pwned section):
+//! - Measured in the index build (docs/perf/pwned-build-history.md):
 //!   `faster-hex` first checks the digits, then decodes them, and its
 //!   setup costs more than 40 bytes repay.
 //!
@@ -37,19 +39,93 @@ static HEX_VALUE: [u8; 256] = {
 /// low four.
 const INVALID: u8 = 0xF0;
 
-/// Decodes `hex` (either case) into `out`; false if any digit is not hex
-/// or the lengths disagree (`out` then holds unspecified bytes).
+/// Why [`decode`] refused its input.
+///
+/// # Examples
+///
+/// ```
+/// use spool::text::hex::{decode, InvalidHex};
+///
+/// let mut out = [0u8; 2];
+/// assert_eq!(decode(b"5bAG", &mut out), Err(InvalidHex::Digit { position: 3, byte: b'G' }));
+/// assert_eq!(decode(b"5bA", &mut out), Err(InvalidHex::Length { expected: 4, found: 3 }));
+/// assert_eq!(
+///     InvalidHex::Digit { position: 3, byte: b'G' }.to_string(),
+///     "byte 0x47 at position 3 is not a hex digit"
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidHex {
+    /// The input does not hold exactly two digits per output byte.
+    #[error("expected {expected} hex digits (two per byte), found {found}")]
+    Length {
+        /// Twice the output's length.
+        expected: usize,
+        /// The input's length.
+        found: usize,
+    },
+    /// A byte that is not a hex digit (`0-9`, `a-f`, `A-F`): the first one.
+    #[error("byte {byte:#04x} at position {position} is not a hex digit")]
+    Digit {
+        /// Its index in the input, from 0.
+        position: usize,
+        /// The byte found there.
+        byte: u8,
+    },
+}
+
+/// Decodes `hex` (either case) into `out`, which must be half its length.
+///
+/// # Errors
+///
+/// [`InvalidHex`] naming the first byte that is not a hex digit, or the
+/// lengths; `out` then holds unspecified bytes.
 ///
 /// # Examples
 ///
 /// ```
 /// let mut out = [0u8; 2];
-/// assert!(spool::text::hex::decode(b"5bAA", &mut out));
+/// spool::text::hex::decode(b"5bAA", &mut out)?;
 /// assert_eq!(out, [0x5b, 0xaa]);
-/// assert!(!spool::text::hex::decode(b"5bAG", &mut out));
+/// let err = spool::text::hex::decode(b"5bAG", &mut out).unwrap_err();
+/// assert_eq!(err.to_string(), "byte 0x47 at position 3 is not a hex digit");
+/// # Ok::<(), spool::text::hex::InvalidHex>(())
 /// ```
 #[inline]
-pub fn decode(hex: &[u8], out: &mut [u8]) -> bool {
+pub fn decode(hex: &[u8], out: &mut [u8]) -> Result<(), InvalidHex> {
+    if decoded(hex, out) {
+        Ok(())
+    } else {
+        Err(invalid(hex, out.len()))
+    }
+}
+
+/// What is wrong with `hex`, which did not decode into `out_len` bytes:
+/// the second pass, out of line, that only bad input pays for.
+#[cold]
+#[inline(never)]
+fn invalid(hex: &[u8], out_len: usize) -> InvalidHex {
+    if hex.len() != 2 * out_len {
+        return InvalidHex::Length {
+            expected: 2 * out_len,
+            found: hex.len(),
+        };
+    }
+    let position = hex
+        .iter()
+        .position(|&b| HEX_VALUE[usize::from(b)] == INVALID)
+        .expect("the decoders refuse only input with a non-digit");
+    InvalidHex::Digit {
+        position,
+        byte: hex[position],
+    }
+}
+
+/// [`decode`] without the error: whether every digit was valid and the
+/// lengths agree. For the line parser in [`hibp`](super::hibp), which
+/// names a bad line's problem itself.
+#[inline]
+pub(crate) fn decoded(hex: &[u8], out: &mut [u8]) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         if let (Ok(hex), Ok(out)) = (
@@ -71,7 +147,7 @@ pub fn decode(hex: &[u8], out: &mut [u8]) -> bool {
     decode_with_table(hex, out)
 }
 
-/// [`decode`] compiled for AVX2: 32 digits per step, decoded straight
+/// [`decoded`] compiled for AVX2: 32 digits per step, decoded straight
 /// into `out`. Inlines into a caller that is itself compiled for AVX2
 /// (the line parser's loop in [`hibp`](super::hibp)).
 ///
@@ -298,7 +374,52 @@ mod tests {
                 assert_eq!(ok.then_some(out[0]), want, "{a:#x} {b:#x}");
             }
         }
-        assert!(!decode(b"abc", &mut [0u8; 1]));
+        assert!(!decoded(b"abc", &mut [0u8; 1]));
+    }
+
+    #[test]
+    fn errors_name_the_first_bad_byte_or_the_lengths() {
+        let mut out = [0u8; 20];
+        let mut hex = *b"0123456789abcdefABCDEF0123456789aBcDeF09";
+        assert_eq!(decode(&hex, &mut out), Ok(()));
+        for position in [0, 1, 15, 16, 23, 24, 31, 32, 39] {
+            let mut bad = hex;
+            bad[position] = b'g';
+            bad[39] = if position == 39 { b'g' } else { b'/' };
+            let first = position.min(39);
+            assert_eq!(
+                decode(&bad, &mut out),
+                Err(InvalidHex::Digit {
+                    position: first,
+                    byte: bad[first],
+                }),
+                "{position}"
+            );
+            assert_eq!(decode(&bad[..32], &mut out[..16]).is_err(), position < 32);
+        }
+        hex[7] = 0xFF;
+        assert_eq!(
+            decode(&hex, &mut out),
+            Err(InvalidHex::Digit {
+                position: 7,
+                byte: 0xFF
+            })
+        );
+        assert_eq!(
+            decode(b"abc", &mut [0u8; 1]),
+            Err(InvalidHex::Length {
+                expected: 2,
+                found: 3
+            })
+        );
+        // A length mismatch is reported even when the digits are bad too.
+        assert_eq!(
+            decode(b"zz", &mut [0u8; 2]),
+            Err(InvalidHex::Length {
+                expected: 4,
+                found: 2
+            })
+        );
     }
 
     /// Every pair of byte values at every pair position of a 40- and a
@@ -314,7 +435,7 @@ mod tests {
                     hex[pos] = a;
                     hex[pos + 1] = b;
                     let (mut fast, mut slow) = ([0u8; 20], [0u8; 20]);
-                    let ok = decode(&hex, &mut fast);
+                    let ok = decoded(&hex, &mut fast);
                     assert_eq!(
                         ok,
                         decode_with_table(&hex, &mut slow),
@@ -344,7 +465,7 @@ mod tests {
                     }
                     if pos < 32 {
                         let (mut fast, mut slow) = ([0u8; 16], [0u8; 16]);
-                        let ok = decode(&hex[..32], &mut fast);
+                        let ok = decoded(&hex[..32], &mut fast);
                         assert_eq!(ok, decode_with_table(&hex[..32], &mut slow));
                         if ok {
                             assert_eq!(fast, slow);

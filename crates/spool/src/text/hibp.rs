@@ -12,6 +12,14 @@
 //! bytes (40 digits) for SHA-1, 16 (32 digits) for NTLM.
 
 /// What was wrong with a line.
+///
+/// # Examples
+///
+/// ```
+/// use spool::text::hibp::{parse_line, LineErrorKind};
+/// let mut hash = [0u8; 20];
+/// assert_eq!(parse_line(b"ABC:1", b"", &mut hash), Err(LineErrorKind::WrongLength { expected: 40, found: 3 }));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LineErrorKind {
     /// The hash part has the wrong number of characters.
@@ -88,7 +96,7 @@ pub fn parse_line(line: &[u8], prefix: &[u8], hash: &mut [u8]) -> Result<u32, Li
     // The common case in one pass: the colon right after a whole hash.
     if prefix.is_empty() && line.get(expected) == Some(&b':') {
         if let (true, Some(count)) = (
-            super::hex::decode(&line[..expected], hash),
+            super::hex::decoded(&line[..expected], hash),
             parse_count(&line[expected + 1..]),
         ) {
             return Ok(count);
@@ -115,12 +123,12 @@ pub fn parse_line(line: &[u8], prefix: &[u8], hash: &mut [u8]) -> Result<u32, Li
         });
     }
     let ok = if prefix.is_empty() {
-        super::hex::decode(hex, hash)
+        super::hex::decoded(hex, hash)
     } else {
         let mut full = [0u8; 2 * MAX_HASH_LEN];
         full[..prefix.len()].copy_from_slice(prefix);
         full[prefix.len()..digits].copy_from_slice(hex);
-        super::hex::decode(&full[..digits], hash)
+        super::hex::decoded(&full[..digits], hash)
     };
     if !ok {
         return Err(LineErrorKind::NotHex);
@@ -154,7 +162,7 @@ pub fn parse_line(line: &[u8], prefix: &[u8], hash: &mut [u8]) -> Result<u32, Li
 /// ```
 #[inline]
 pub fn parse_whole_line(text: &[u8], hash: &mut [u8]) -> Option<(u32, usize)> {
-    whole_line(text, hash, super::hex::decode)
+    whole_line(text, hash, super::hex::decoded)
 }
 
 /// [`parse_whole_line`] for line after line: parses the whole lines at
@@ -196,7 +204,7 @@ pub fn parse_whole_lines(
         // SAFETY: the CPU has AVX2, just checked.
         return unsafe { whole_lines_avx2(text, hash_len, &mut each) };
     }
-    whole_lines_by_len(text, hash_len, &mut each, super::hex::decode)
+    whole_lines_by_len(text, hash_len, &mut each, super::hex::decoded)
 }
 
 /// [`parse_whole_lines`] compiled for AVX2, its decoder too.
@@ -569,12 +577,12 @@ mod tests {
                 (seen, used)
             };
             let fixed = portable(&|each| match len {
-                20 => whole_lines::<20>(&text, &mut |h, c| each(h, c), super::super::hex::decode),
-                _ => whole_lines::<16>(&text, &mut |h, c| each(h, c), super::super::hex::decode),
+                20 => whole_lines::<20>(&text, &mut |h, c| each(h, c), super::super::hex::decoded),
+                _ => whole_lines::<16>(&text, &mut |h, c| each(h, c), super::super::hex::decoded),
             });
             prop_assert_eq!(fixed, want.clone());
             let any = portable(&|each| {
-                whole_lines_of(&text, len, &mut |h, c| each(h, c), super::super::hex::decode)
+                whole_lines_of(&text, len, &mut |h, c| each(h, c), super::super::hex::decoded)
             });
             prop_assert_eq!(any, want);
         }

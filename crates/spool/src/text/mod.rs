@@ -8,20 +8,25 @@
 //! decompression wrap it from outside (`spool-io`, `spool-pwned`).
 //!
 //! ```text
-//!  buffer ──Records──► Record (bytes, raw, line, offset)
-//!                        │
-//!                        ├──fields──► field n, Fields, count
-//!                        └──hibp────► (hash, count)  ◄──hex (SSE2)
-//!  buffer ──csv───────► record boundaries, records, unquoted fields
+//!  buffer ──PlainRecords──► PlainRecord (bytes, raw, line, offset)
+//!                             │
+//!                             ├──fields──► field n, PlainFields, count
+//!                             └──hibp────► (hash, count)  ◄──hex (SSE2)
+//!  buffer ──csv────────────► record boundaries, csv::Records, unquoted fields
 //! ```
 //!
-//! - [`Records`] / [`Record`]: a buffer split at a delimiter, each record
-//!   with its line number and byte offset (for error messages); CRLF
-//!   aware. For delimited text without quoting (TSV, logs).
-//! - [`fields`]: a record's fields, scanning only as far as the field asked
-//!   for.
+//! - [`PlainRecords`] / [`PlainRecord`]: plain delimited text (no
+//!   quoting: TSV, logs) split at a terminator byte, each record with its
+//!   line number and byte offset (for error messages); CRLF aware.
+//! - [`fields`]: a plain record's fields, scanning only as far as the field
+//!   asked for.
+//! - [`Position`]: an offset and a line, where every splitter here starts
+//!   (`starting_at`) and what its errors name.
 //! - [`csv`]: RFC 4180 CSV (and unquoted TSV): record boundaries for a
-//!   block reader, record iteration, field access with unquoting.
+//!   block reader, record iteration, field access with unquoting. Its
+//!   types keep their module's name out of theirs (`csv::Record`), and no
+//!   name here is used for two things: the plain splitter's are
+//!   `PlainRecord`, `PlainRecords` and `PlainFields`.
 //! - [`hibp`]: Have I Been Pwned `HASH:COUNT` lines, full or from a range
 //!   file.
 //! - [`hex`]: hex digits to bytes, checked and decoded in one pass.
@@ -29,9 +34,9 @@
 //! # Examples
 //!
 //! ```
-//! use spool::text::{fields, Records};
+//! use spool::text::{fields, PlainRecords};
 //! let data = b"de\tBerlin\r\nfr\tParis\n";
-//! let cities: Vec<(&[u8], u64)> = Records::new(data, b'\n', 1, 0)
+//! let cities: Vec<(&[u8], u64)> = PlainRecords::new(data, b'\n')
 //!     .map(|r| (fields::field(r.bytes(), b'\t', 1).unwrap(), r.line()))
 //!     .collect();
 //! assert_eq!(cities, [(&b"Berlin"[..], 1), (b"Paris", 2)]);
@@ -43,6 +48,8 @@ pub mod fields;
 pub mod hex;
 #[allow(unsafe_code)]
 pub mod hibp;
+mod position;
 mod records;
 
-pub use records::{Record, Records};
+pub use position::Position;
+pub use records::{PlainRecord, PlainRecords};

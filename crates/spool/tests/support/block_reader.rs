@@ -7,6 +7,7 @@
 use spool::text::csv::{
     BlockCutter, BlockIndex, Dialect, IndexedRecords, Record, UnterminatedQuote,
 };
+use spool::text::Position;
 
 /// `see` applied to every record (or error) of `input`, in order. Checks
 /// that each cut is at or after the buffer's first record end, and the
@@ -40,7 +41,11 @@ pub fn through_blocks<T>(
             }
         };
         let block = &buf[..cut];
-        out.extend(IndexedRecords::new(block, &index, dialect, line, offset).map(&mut see));
+        out.extend(
+            IndexedRecords::new(block, &index, dialect)
+                .starting_at(Position { offset, line })
+                .map(&mut see),
+        );
         if eof {
             return out;
         }

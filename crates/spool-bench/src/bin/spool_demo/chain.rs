@@ -1,19 +1,19 @@
-//! The demo's Chain rows: one large Banana STRING arriving in 4 KiB chunks,
-//! and many small INT tokens, decoded by spool's Chain + BananaDecoder next
+//! The demo's BufList rows: one large Banana STRING arriving in 4 KiB chunks,
+//! and many small INT tokens, decoded by spool's BufList + BananaDecoder next
 //! to a BytesMut accumulator, a VecDeque and the quadratic flat buffer.
 
 use bytes::Bytes;
 use spool::codec::banana::{encode, Token};
 use spool_bench::chain_peers::{
-    chunked, int_tokens, receive, BytesMutReceiver, ChainReceiver, Decoded, FlatReceiver, Receiver,
-    VecDequeReceiver,
+    chunked, int_tokens, receive, BufListReceiver, BytesMutReceiver, Decoded, FlatReceiver,
+    Receiver, VecDequeReceiver,
 };
 
 use super::legend::Unit;
 use super::timing::{interleave_all, mb_per_s, ns_per, Samples};
 use super::{table::Row, Context};
 
-const SYSTEM: &str = "Chain";
+const SYSTEM: &str = "BufList";
 
 /// Measures this system and its peers on generated data.
 pub fn rows(ctx: &Context) -> anyhow::Result<Vec<Row>> {
@@ -47,7 +47,7 @@ fn measure(
     let mut outs: [Vec<Decoded>; 4] = Default::default();
     let samples = {
         let [o_spool, o_bytes, o_deque, o_flat] = &mut outs;
-        let mut spool = receiving::<ChainReceiver>(chunks, o_spool);
+        let mut spool = receiving::<BufListReceiver>(chunks, o_spool);
         let mut bytes_mut = receiving::<BytesMutReceiver>(chunks, o_bytes);
         let mut deque = receiving::<VecDequeReceiver>(chunks, o_deque);
         let mut flat = receiving::<FlatReceiver>(chunks, o_flat);

@@ -104,7 +104,7 @@ const PEERS: &[(&str, &str)] = &[
     (
         "flat buffer",
         "one Vec rebuilt by concatenation on every chunk and re-copied after every \
-         token (quadratic: the design Chain replaces)",
+         token (quadratic: the design BufList replaces)",
     ),
     ("buffer_sv2", "Stratum V2's buffer pool (buffer_sv2 3.x)"),
     ("Vec", "a fresh Vec<u8> allocated for every message"),

@@ -2,7 +2,7 @@
 //! to each peer's, printed as a table with its legend or as JSON.
 
 use super::legend::{self, Unit};
-use super::timing::Figure;
+use super::timing::{Figure, MIN_RUN};
 
 /// Where the careful figures are, said under every table.
 const CAREFUL: &str = "These are one machine's figures from one demo run, meant to show each \
@@ -42,7 +42,11 @@ pub fn print(rows: &[Row], runs: usize) {
     print_wrapped("", CAREFUL);
     println!();
     println!("Each figure is the median of {runs} runs [lowest-highest]; \"spool 1.50x\" means");
-    println!("spool's median is 1.50 times better than that peer's (below 1: worse).");
+    println!("spool's median is 1.50 times better than that peer's (below 1: worse). A run");
+    println!(
+        "lasts at least {} ms: a shorter case repeats its work within the run.",
+        MIN_RUN.as_millis()
+    );
     let mut system = "";
     for row in rows {
         if row.system != system {
@@ -100,10 +104,18 @@ fn print_wrapped(label: &str, text: &str) {
 
 /// The rows, the legend and the note as one JSON document.
 pub fn json(rows: &[Row], runs: usize) -> serde_json::Value {
-    let figure = |f: &Figure| serde_json::json!({"median": f.median, "min": f.min, "max": f.max});
+    let figure = |f: &Figure| {
+        let mut doc = serde_json::json!({"median": f.median, "min": f.min, "max": f.max});
+        if let Some(runs) = f.runs {
+            doc["run_ms"] = (runs.median.as_secs_f64() * 1e3).into();
+            doc["repeats_per_run"] = runs.repeats.into();
+        }
+        doc
+    };
     let (units, peers) = legend::used(rows);
     serde_json::json!({
         "runs": runs,
+        "min_run_ms": MIN_RUN.as_millis() as u64,
         "note": CAREFUL,
         "rows": rows.iter().map(|row| serde_json::json!({
             "system": row.system,
@@ -151,7 +163,7 @@ mod tests {
     #[test]
     fn json_holds_figures_ratios_and_the_legend() {
         let rows = [Row {
-            system: "Chain",
+            system: "BufList",
             case: "case".into(),
             unit: Unit::Seconds,
             spool: Figure::exact(1.0),
@@ -159,6 +171,7 @@ mod tests {
         }];
         let doc = json(&rows, 5);
         assert_eq!(doc["runs"], 5);
+        assert_eq!(doc["min_run_ms"], MIN_RUN.as_millis() as u64);
         let peer = &doc["rows"][0]["peers"][0];
         assert_eq!(peer["name"], "VecDeque");
         assert_eq!(peer["spool_advantage"], 3.0);

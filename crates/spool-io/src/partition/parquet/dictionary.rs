@@ -37,7 +37,7 @@
 //! chase all through the page. On the benchmark's free-text column zstd
 //! level 3 compressed 1 MiB pages of `PLAIN` at 78 MB/s, and the same
 //! values back to back at 270 MB/s, 8% smaller (figures for whole runs
-//! are in BENCHMARKS.md, "Strings without a dictionary").
+//! are in docs/perf/partition-parquet.md, "Strings without a dictionary").
 //!
 //! A dictionary column's fallback, for a chunk whose dictionary passes
 //! arrow-rs's 1 MiB, stays `PLAIN`: arrow-rs builds the fallback encoder

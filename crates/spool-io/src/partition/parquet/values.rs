@@ -33,7 +33,7 @@ use std::borrow::Cow;
 use std::io;
 
 use spool::text::csv::{self, Dialect};
-use spool::text::fields::Fields;
+use spool::text::fields::PlainFields;
 
 use crate::read::Format;
 
@@ -109,7 +109,7 @@ impl Syntax {
         let mut whole = 0;
         match self {
             Syntax::Lines { field, record } => {
-                for r in spool::text::Records::new(text, record, 1, 0) {
+                for r in spool::text::PlainRecords::new(text, record) {
                     if r.raw().last() != Some(&record) {
                         break;
                     }
@@ -120,7 +120,7 @@ impl Syntax {
             Syntax::Csv(dialect) => {
                 // An unterminated quote here is a record cut inside a
                 // quoted field: the whole records before it are kept.
-                for r in csv::Records::new(text, dialect, 1, 0).map_while(Result::ok) {
+                for r in csv::Records::new(text, dialect).map_while(Result::ok) {
                     if !matches!(r.raw().last(), Some(b'\n' | b'\r')) {
                         break;
                     }
@@ -159,7 +159,7 @@ impl<'a> RecordText<'a> {
     pub fn for_each_value(&self, mut each: impl FnMut(usize, Cow<'a, [u8]>)) {
         match self {
             RecordText::Line(bytes, field) => {
-                for (index, value) in Fields::new(bytes, *field).enumerate() {
+                for (index, value) in PlainFields::new(bytes, *field).enumerate() {
                     each(index, Cow::Borrowed(value));
                 }
             }
@@ -193,7 +193,7 @@ pub fn for_each_value<'a>(
 ) {
     match syntax {
         Syntax::Lines { field, .. } => {
-            for (index, value) in Fields::new(record, field).enumerate() {
+            for (index, value) in PlainFields::new(record, field).enumerate() {
                 each(index, Cow::Borrowed(value));
             }
         }

@@ -1,4 +1,4 @@
-//! foolscap's Banana token format, decoded from a [`Chain`].
+//! foolscap's Banana token format, decoded from a [`BufList`].
 //!
 //! Every token is a header of up to 64 base-128 digits (least significant
 //! first, 7 bits per byte, high bit clear), then a type byte with the high
@@ -8,23 +8,23 @@
 //!
 //! The decoder parses the header in place when it lies in the first chunk
 //! (the usual case) and otherwise finds the type byte with
-//! [`Chain::position`] over at most 65 bytes and gathers the header with
-//! [`Chain::peek_into`] into a stack buffer. It never pops a window and
+//! [`BufList::position`] over at most 65 bytes and gathers the header with
+//! [`BufList::peek_into`] into a stack buffer. It never pops a window and
 //! pushes the rest back, so a header costs its own length however large the
-//! chunk it sits in. A body is cut with [`Chain::split_to_bytes`]: no copy
+//! chunk it sits in. A body is cut with [`BufList::split_to_bytes`]: no copy
 //! when it lies in one chunk. Until a token is complete nothing is consumed.
 //!
 //! # Examples
 //!
 //! ```
-//! use spool::chain::Chain;
+//! use spool::buf_list::BufList;
 //! use spool::codec::banana::{encode, BananaDecoder, Token};
 //! use spool::codec::Decoder;
 //!
 //! let mut wire = Vec::new();
 //! encode(&Token::Open(1), &mut wire);
 //! encode(&Token::String("hello".into()), &mut wire);
-//! let mut input = Chain::from(wire);
+//! let mut input = BufList::from(wire);
 //! let mut decoder = BananaDecoder::new();
 //! assert_eq!(decoder.decode(&mut input).unwrap(), Some(Token::Open(1)));
 //! assert_eq!(decoder.decode(&mut input).unwrap(), Some(Token::String("hello".into())));
@@ -40,13 +40,26 @@ pub use token::Token;
 use token::*;
 
 use super::Decoder;
-use crate::chain::Chain;
+use crate::buf_list::BufList;
 
 /// The most header digits a token may have.
 pub const MAX_HEADER_DIGITS: usize = 64;
 
 /// Why a Banana stream was rejected. Every variant names the stream offset
 /// of the token's first byte.
+///
+/// # Examples
+///
+/// ```
+/// use spool::buf_list::BufList;
+/// use spool::codec::banana::{BananaDecoder, BananaError};
+/// use spool::codec::Decoder;
+///
+/// let mut input = BufList::from(&b"\x01\xff"[..]);
+/// let err = BananaDecoder::new().decode(&mut input).unwrap_err();
+/// assert_eq!(err, BananaError::UnknownType { byte: 0xff, offset: 0 });
+/// assert_eq!(err.to_string(), "unknown token type byte 0xff at stream offset 0");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BananaError {
     /// More than 64 header digits without a type byte.
@@ -86,6 +99,17 @@ pub enum BananaError {
 }
 
 /// Decodes Banana tokens; see the [module documentation](self).
+///
+/// # Examples
+///
+/// ```
+/// use spool::buf_list::BufList;
+/// use spool::codec::banana::{BananaDecoder, Token};
+/// use spool::codec::Decoder;
+///
+/// let mut input = BufList::from(&b"\x02\x82hi"[..]);
+/// assert_eq!(BananaDecoder::new().decode(&mut input).unwrap(), Some(Token::String("hi".into())));
+/// ```
 #[derive(Clone, Debug)]
 pub struct BananaDecoder {
     max_body: u64,
@@ -100,11 +124,32 @@ impl Default for BananaDecoder {
 
 impl BananaDecoder {
     /// A decoder accepting bodies up to 64 MiB.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let decoder = spool::codec::banana::BananaDecoder::new();
+    /// assert_eq!(decoder.offset(), 0);
+    /// ```
+    #[must_use]
     pub fn new() -> Self {
         Self::with_max_body(64 << 20)
     }
 
     /// A decoder accepting bodies up to `max_body` bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::buf_list::BufList;
+    /// use spool::codec::banana::{BananaDecoder, BananaError};
+    /// use spool::codec::Decoder;
+    ///
+    /// let mut decoder = BananaDecoder::with_max_body(2);
+    /// let err = decoder.decode(&mut BufList::from(&b"\x03\x82abc"[..])).unwrap_err();
+    /// assert!(matches!(err, BananaError::BodyTooLarge { size: 3, limit: 2, .. }));
+    /// ```
+    #[must_use]
     pub fn with_max_body(max_body: u64) -> Self {
         Self {
             max_body,
@@ -113,6 +158,19 @@ impl BananaDecoder {
     }
 
     /// Stream offset of the next token (bytes consumed so far).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::buf_list::BufList;
+    /// use spool::codec::banana::BananaDecoder;
+    /// use spool::codec::Decoder;
+    ///
+    /// let mut decoder = BananaDecoder::new();
+    /// decoder.decode(&mut BufList::from(&b"\x05\x81"[..])).unwrap(); // INT 5
+    /// assert_eq!(decoder.offset(), 2);
+    /// ```
+    #[must_use]
     pub fn offset(&self) -> u64 {
         self.offset
     }
@@ -132,7 +190,7 @@ impl Decoder for BananaDecoder {
     type Item = Token;
     type Error = BananaError;
 
-    fn decode(&mut self, src: &mut Chain) -> Result<Option<Token>, BananaError> {
+    fn decode(&mut self, src: &mut BufList) -> Result<Option<Token>, BananaError> {
         let offset = self.offset;
         // Fast path: the whole header lies in the first chunk (the usual
         // case), so it is parsed in place; otherwise it is gathered from the

@@ -31,8 +31,17 @@ pub const PING: u8 = 0x8E;
 /// Type byte of a PONG token.
 pub const PONG: u8 = 0x8F;
 
-/// One decoded Banana token. Bodies are [`Bytes`] cut from the input chain:
+/// One decoded Banana token. Bodies are [`Bytes`] cut from the input list:
 /// shared, not copied, when they arrived inside one chunk.
+///
+/// # Examples
+///
+/// ```
+/// use spool::codec::banana::{encode, Token};
+/// let mut wire = Vec::new();
+/// encode(&Token::List(2), &mut wire);
+/// assert_eq!(wire, [0x02, 0x80]); // header 2, then the LIST type byte
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum Token {
     /// Start of a list of this many elements.
@@ -67,6 +76,14 @@ pub enum Token {
 
 impl Token {
     /// The token's type byte.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::banana::token::{Token, INT};
+    /// assert_eq!(Token::Int(5).type_byte(), INT);
+    /// ```
+    #[must_use]
     pub fn type_byte(&self) -> u8 {
         match self {
             Token::List(_) => LIST,
@@ -87,6 +104,15 @@ impl Token {
     }
 
     /// A short name for messages: "STRING", "INT", ...
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::banana::token::{Token, STRING};
+    /// assert_eq!(Token::type_name(STRING), "STRING");
+    /// assert_eq!(Token::type_name(0x7F), "unknown");
+    /// ```
+    #[must_use]
     pub fn type_name(type_byte: u8) -> &'static str {
         match type_byte {
             LIST => "LIST",

@@ -37,7 +37,8 @@ use alloc::vec::Vec;
 
 use super::index::Index;
 use super::scan::Splitter;
-use super::{Dialect, Position, BOM};
+use super::{Dialect, BOM};
+use crate::text::Position;
 
 /// Bytes of a block per entry its index may hold: an entry is 32 bytes,
 /// so an index is at most half the size of its block.
@@ -118,13 +119,14 @@ impl BlockIndex {
 ///
 /// ```
 /// use spool::text::csv::{BlockCutter, BlockIndex, Dialect, IndexedRecords};
+/// use spool::text::Position;
 /// let input = b"id,note\n1,\"two\nlines\"\n2,x\n3,y";
 /// let mut cutter = BlockCutter::new(Dialect::CSV);
 /// let mut index = BlockIndex::for_block_len(1 << 20);
 /// // The whole input in one buffer: the cut is after "2,x\n".
 /// let cut = cutter.scan(input, false, &mut index).unwrap();
 /// assert_eq!(cut, 26);
-/// let records = IndexedRecords::new(&input[..cut], &index, Dialect::CSV, 1, 0);
+/// let records = IndexedRecords::new(&input[..cut], &index, Dialect::CSV);
 /// let ids: Vec<_> = records.map(|r| r.unwrap().field(0).unwrap().raw()).collect();
 /// assert_eq!(ids, [&b"id"[..], b"1", b"2"]);
 /// // The next buffer starts with what was cut off.
@@ -132,7 +134,9 @@ impl BlockIndex {
 /// assert_eq!(cutter.first_line(), 5);
 /// index.clear();
 /// assert_eq!(cutter.scan(&input[cut..], true, &mut index), None);
-/// let last: Vec<_> = IndexedRecords::new(&input[cut..], &index, Dialect::CSV, 5, cut as u64)
+/// let start = Position { offset: cut as u64, line: cutter.first_line() };
+/// let last: Vec<_> = IndexedRecords::new(&input[cut..], &index, Dialect::CSV)
+///     .starting_at(start)
 ///     .map(|r| r.unwrap().raw())
 ///     .collect();
 /// assert_eq!(last, [&b"3,y"[..]]);

@@ -15,10 +15,14 @@ pub const BOM: &[u8; 3] = b"\xEF\xBB\xBF";
 ///
 /// ```
 /// use spool::text::csv::{strip_bom, Dialect, Records};
+/// use spool::text::Position;
 /// let input = b"\xEF\xBB\xBF\"id\",name\n";
 /// let body = strip_bom(input);
 /// let offset = (input.len() - body.len()) as u64;
-/// let header = Records::new(body, Dialect::CSV, 1, offset).next().unwrap()?;
+/// let header = Records::new(body, Dialect::CSV)
+///     .starting_at(Position { offset, line: 1 })
+///     .next()
+///     .unwrap()?;
 /// let names: Vec<_> = header.fields().map(|f| f.value().into_owned()).collect();
 /// assert_eq!(names, [b"id".to_vec(), b"name".to_vec()]);
 /// assert_eq!(header.offset(), 3);

@@ -17,15 +17,7 @@
 
 use super::scan::{scalar, Carry, Splitter};
 use super::{Dialect, UnterminatedQuote, BOM};
-
-/// A place in the input: byte offset and line (counting from 1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Position {
-    /// Byte offset from the start of the input.
-    pub offset: u64,
-    /// Line of the byte at `offset`, counting from 1 (lines end at LF).
-    pub line: u64,
-}
+use crate::text::Position;
 
 /// Finds record boundaries in an input that arrives in pieces; see the
 /// module docs.
@@ -37,7 +29,8 @@ pub struct Position {
 /// # Examples
 ///
 /// ```
-/// use spool::text::csv::{Dialect, Position, RecordCutter};
+/// use spool::text::csv::{Dialect, RecordCutter};
+/// use spool::text::Position;
 /// let mut cutter = RecordCutter::new(Dialect::CSV);
 /// // A quoted field spans the two reads: the first read holds one record.
 /// assert_eq!(cutter.scan(b"id,note\n1,\"two\nlines"), Some(Position { offset: 8, line: 2 }));
@@ -69,8 +62,8 @@ impl RecordCutter {
         RecordCutter {
             splitter: Splitter::new(dialect),
             carry: Carry::START,
-            at: Position { offset: 0, line: 1 },
-            open: Position::default(),
+            at: Position::START,
+            open: Position::START,
             pending_cr: None,
             bom: Some(0),
         }
@@ -171,7 +164,7 @@ impl RecordCutter {
                     self.bom = None;
                     let s = scalar(self.splitter.dialect(), &mut self.carry, &BOM[..seen]);
                     if s.opens != 0 {
-                        self.open = Position { offset: 0, line: 1 };
+                        self.open = Position::START;
                     }
                     self.at.offset = seen as u64;
                 }

@@ -11,7 +11,7 @@
 ///
 /// ```
 /// use spool::text::csv::{Dialect, Records, UnterminatedQuote};
-/// let mut records = Records::new(b"a,b\nc,\"d\ne\n", Dialect::CSV, 1, 0);
+/// let mut records = Records::new(b"a,b\nc,\"d\ne\n", Dialect::CSV);
 /// assert_eq!(records.next().unwrap().unwrap().raw(), b"a,b\n");
 /// let err = records.next().unwrap().unwrap_err();
 /// assert_eq!(err, UnterminatedQuote { offset: 6, line: 2 });

@@ -6,6 +6,7 @@ use core::slice;
 use super::block::{BlockIndex, Entry};
 use super::records::{Record, Records};
 use super::{Dialect, UnterminatedQuote, BOM};
+use crate::text::Position;
 
 /// Iterator over the records of a block that a [`BlockCutter`] cut and
 /// indexed: the same records, lines and offsets [`Records`] finds in it.
@@ -35,26 +36,49 @@ pub struct IndexedRecords<'a> {
 }
 
 impl<'a> IndexedRecords<'a> {
-    /// The records of `data`, a block that starts at input offset `offset`
-    /// and line `first_line` and was indexed into `index` (an empty index
-    /// works too: every record is then scanned). At offset 0 a UTF-8 byte
-    /// order mark is not part of the first record.
-    pub fn new(
-        data: &'a [u8],
-        index: &'a BlockIndex,
-        dialect: Dialect,
-        first_line: u64,
-        offset: u64,
-    ) -> Self {
+    /// The records of `data`, a block that was indexed into `index` (an
+    /// empty index works too: every record is then scanned), numbered as
+    /// the start of an input ([`Position::START`]); a block from the
+    /// middle of one says where it starts with
+    /// [`starting_at`](Self::starting_at). At offset 0 a UTF-8 byte order
+    /// mark is not part of the first record.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::text::csv::{BlockIndex, Dialect, IndexedRecords};
+    /// let empty = BlockIndex::for_block_len(0);
+    /// let records = IndexedRecords::new(b"a\nb\n", &empty, Dialect::CSV);
+    /// assert_eq!(records.count(), 2);
+    /// ```
+    #[must_use]
+    pub fn new(data: &'a [u8], index: &'a BlockIndex, dialect: Dialect) -> Self {
         IndexedRecords {
             data,
             entries: index.entries.iter(),
             dialect,
-            first_line,
-            offset,
+            first_line: Position::START.line,
+            offset: Position::START.offset,
             last: index.entries.last().copied(),
             rest: None,
         }
+    }
+
+    /// Numbers the records as if the block began at `start` in the input:
+    /// its offset and the line there ([`BlockCutter::first_line`]). Set it
+    /// before iterating.
+    ///
+    /// [`BlockCutter::first_line`]: super::BlockCutter::first_line
+    ///
+    /// # Examples
+    ///
+    /// See [`BlockCutter`](super::BlockCutter).
+    #[must_use]
+    pub fn starting_at(mut self, start: Position) -> Self {
+        debug_assert!(self.rest.is_none(), "starting_at after iterating");
+        self.first_line = start.line;
+        self.offset = start.offset;
+        self
     }
 
     /// The records after the index, scanned.
@@ -64,12 +88,11 @@ impl<'a> IndexedRecords<'a> {
         if self.rest.is_none() {
             let (from, line) = self.after_index();
             let from = from.min(self.data.len());
-            self.rest = Some(Records::new(
-                &self.data[from..],
-                self.dialect,
+            let start = Position {
+                offset: self.offset + from as u64,
                 line,
-                self.offset + from as u64,
-            ));
+            };
+            self.rest = Some(Records::new(&self.data[from..], self.dialect).starting_at(start));
         }
         self.rest.as_mut()?.next()
     }

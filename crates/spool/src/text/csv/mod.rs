@@ -65,7 +65,7 @@
 //!
 //! Why masks and not a `memchr` loop (find the next quote or line break;
 //! at a quote that opens a field, find its closing quote): the benchmark
-//! in BENCHMARKS.md ("CSV splitting") has both, and the `memchr` splitter
+//! in docs/perf/csv-split.md has both, and the `memchr` splitter
 //! takes 1.6x the time of the masks on CSV where a third of the fields are
 //! quoted, because every quoted field costs it two more searches of a few
 //! bytes each, while the masks cost the same per 64 bytes whatever the
@@ -107,7 +107,7 @@
 //! # Line numbers and offsets
 //!
 //! Offsets count bytes from the start of the input (the caller says where a
-//! block starts). Lines end at LF, as the `csv` crate counts them, and a
+//! block starts, with `starting_at` and a [`Position`](super::Position)). Lines end at LF, as the `csv` crate counts them, and a
 //! record's line is the line of its first byte; [`Record::lines`] tells
 //! how many lines a record with quoted line breaks spans. Blank lines
 //! count as lines.
@@ -120,7 +120,7 @@
 //! use spool::text::csv::{Dialect, Records};
 //!
 //! let input = b"name,city\n\"Smith, John\",Paris\n\"Doe, Jane\",\"New York, NY\"\nBob,\"Paris\"\n";
-//! let mut records = Records::new(input, Dialect::CSV, 1, 0);
+//! let mut records = Records::new(input, Dialect::CSV);
 //! let header = records.next().unwrap()?;
 //! let city = header.fields().position(|f| f.value() == &b"city"[..]).unwrap();
 //! let mut cities = Vec::new();
@@ -145,7 +145,7 @@ mod scan;
 
 pub use block::{BlockCutter, BlockIndex, BYTES_PER_ENTRY};
 pub use bom::{strip_bom, BOM};
-pub use cutter::{Position, RecordCutter};
+pub use cutter::RecordCutter;
 pub use dialect::{Dialect, InvalidDialect};
 pub use error::UnterminatedQuote;
 pub use fields::{Field, Fields};

@@ -7,6 +7,7 @@ use alloc::boxed::Box;
 use super::index::Index;
 use super::scan::Splitter;
 use super::{Dialect, UnterminatedQuote};
+use crate::text::Position;
 
 /// One record: a view into its block, exactly as read, with where it came
 /// from.
@@ -16,7 +17,7 @@ use super::{Dialect, UnterminatedQuote};
 /// ```
 /// use spool::text::csv::{Dialect, Records};
 /// let block = b"name,city\r\n\"Smith, John\",\"Paris\"\r\n";
-/// let record = Records::new(block, Dialect::CSV, 1, 0).nth(1).unwrap()?;
+/// let record = Records::new(block, Dialect::CSV).nth(1).unwrap()?;
 /// assert_eq!(record.raw(), b"\"Smith, John\",\"Paris\"\r\n");
 /// assert_eq!(record.bytes(), b"\"Smith, John\",\"Paris\"");
 /// assert_eq!((record.line(), record.offset()), (2, 11));
@@ -137,7 +138,7 @@ impl<'a> Record<'a> {
     ///
     /// ```
     /// use spool::text::csv::{Dialect, Records};
-    /// let record = Records::new(b"a,\"b,c\",\"d\"\"\"\n", Dialect::CSV, 1, 0).next().unwrap()?;
+    /// let record = Records::new(b"a,\"b,c\",\"d\"\"\"\n", Dialect::CSV).next().unwrap()?;
     /// assert_eq!(record.value(1).unwrap(), &b"b,c"[..]);
     /// assert_eq!(record.value(2).unwrap(), &b"d\""[..]);
     /// assert!(record.value(3).is_none());
@@ -210,7 +211,7 @@ impl<'a> Record<'a> {
     ///
     /// ```
     /// use spool::text::csv::{Dialect, Records};
-    /// let record = Records::new(b"a,\"b,c\",\"d\"\"\",\n", Dialect::CSV, 1, 0).next().unwrap()?;
+    /// let record = Records::new(b"a,\"b,c\",\"d\"\"\",\n", Dialect::CSV).next().unwrap()?;
     /// let mut values = Vec::new();
     /// record.for_each_value(|i, value| values.push((i, value.into_owned())));
     /// assert_eq!(values, [(0, b"a".to_vec()), (1, b"b,c".to_vec()), (2, b"d\"".to_vec()), (3, Vec::new())]);
@@ -280,7 +281,7 @@ enum Located {
 /// ```
 /// use spool::text::csv::{Dialect, Records};
 /// let block = b"a,\"b\nc\"\n\nd,e";
-/// let got: Vec<_> = Records::new(block, Dialect::CSV, 1, 0)
+/// let got: Vec<_> = Records::new(block, Dialect::CSV)
 ///     .map(|r| r.map(|r| (r.raw(), r.line(), r.offset(), r.lines())))
 ///     .collect::<Result<_, _>>()?;
 /// assert_eq!(got, [(&b"a,\"b\nc\"\n"[..], 1, 0, 2), (b"d,e", 4, 9, 1)]);
@@ -300,24 +301,53 @@ pub struct Records<'a> {
 
 impl<'a> Records<'a> {
     /// The records of `data`, which starts at a record boundary, numbered
-    /// from line `first_line` with offsets counted from `offset`.
-    pub fn new(data: &'a [u8], dialect: Dialect, first_line: u64, offset: u64) -> Self {
-        Self::with_splitter(data, Splitter::new(dialect), first_line, offset)
+    /// as the start of an input ([`Position::START`]: line 1, offset 0).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::text::csv::{Dialect, Records};
+    /// assert_eq!(Records::new(b"a,b\n\"c\nd\"\n", Dialect::CSV).count(), 2);
+    /// ```
+    #[must_use]
+    pub fn new(data: &'a [u8], dialect: Dialect) -> Self {
+        Self::with_splitter(data, Splitter::new(dialect))
     }
 
-    pub(crate) fn with_splitter(
-        data: &'a [u8],
-        splitter: Splitter,
-        first_line: u64,
-        offset: u64,
-    ) -> Self {
+    pub(crate) fn with_splitter(data: &'a [u8], splitter: Splitter) -> Self {
         Records {
             data,
             splitter,
-            offset,
-            index: Box::new(Index::new(first_line)),
+            offset: Position::START.offset,
+            index: Box::new(Index::new(Position::START.line)),
             done: false,
         }
+    }
+
+    /// Numbers the records as if `data` began at `start` in the input: for
+    /// a block read from the middle of an input. Set it before iterating.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::text::csv::{Dialect, Records};
+    /// use spool::text::Position;
+    /// let second = Records::new(b"a\n\"b\nc\"\nd\n", Dialect::CSV)
+    ///     .starting_at(Position { offset: 40, line: 3 })
+    ///     .nth(2)
+    ///     .unwrap()?;
+    /// assert_eq!((second.line(), second.offset()), (6, 48));
+    /// # Ok::<(), spool::text::csv::UnterminatedQuote>(())
+    /// ```
+    #[must_use]
+    pub fn starting_at(mut self, start: Position) -> Self {
+        debug_assert!(
+            self.index.base == 0 && !self.done,
+            "starting_at after iterating"
+        );
+        self.offset = start.offset;
+        self.index.line = start.line;
+        self
     }
 
     /// Entry `i` of the index as a record ending before `end`.
@@ -447,11 +477,12 @@ mod tests {
             quoting in any::<bool>(),
         ) {
             let dialect = Dialect::new(b',', quoting.then_some(b'"')).unwrap();
-            let fused = Records::new(&bytes, dialect, 1, 7);
+            let fused = Records::new(&bytes, dialect).starting_at(Position { offset: 7, line: 1 });
             #[cfg(target_arch = "x86_64")]
-            let unfused = Records::with_splitter(&bytes, Splitter::new(dialect).without_avx2(), 1, 7);
+            let unfused = Records::with_splitter(&bytes, Splitter::new(dialect).without_avx2())
+                .starting_at(Position { offset: 7, line: 1 });
             #[cfg(not(target_arch = "x86_64"))]
-            let unfused = Records::new(&bytes, dialect, 1, 7);
+            let unfused = Records::new(&bytes, dialect).starting_at(Position { offset: 7, line: 1 });
             prop_assert_eq!(seen(fused), seen(unfused));
         }
     }
@@ -469,7 +500,7 @@ mod tests {
             quoting in any::<bool>(),
         ) {
             let dialect = Dialect::new(b',', quoting.then_some(b'"')).unwrap();
-            for record in Records::new(&bytes, dialect, 1, 0).map_while(Result::ok) {
+            for record in Records::new(&bytes, dialect).map_while(Result::ok) {
                 let mut got = Vec::new();
                 record.for_each_value(|i, v| got.push((i, v.into_owned())));
                 let want: Vec<_> =
@@ -485,7 +516,7 @@ mod tests {
     fn for_each_value_past_the_masks() {
         let long = format!("{}\"\"{}", "x".repeat(50), "y".repeat(30));
         let data = format!("a,\"q,{long}\",,z,\"w\"\n");
-        let record = Records::new(data.as_bytes(), Dialect::CSV, 1, 0)
+        let record = Records::new(data.as_bytes(), Dialect::CSV)
             .next()
             .unwrap()
             .unwrap();
@@ -507,7 +538,7 @@ mod tests {
             data.extend_from_slice(alloc::format!("{pad},\"q,{i}\",{i}\r\n").as_bytes());
         }
         let mut n = 0;
-        for (i, record) in Records::new(&data, Dialect::CSV, 1, 0).enumerate() {
+        for (i, record) in Records::new(&data, Dialect::CSV).enumerate() {
             let record = record.unwrap();
             assert_eq!(record.line(), i as u64 + 1);
             assert_eq!(record.field(0).unwrap().raw().len(), i % 97);

@@ -205,7 +205,7 @@ fn valid(c: Classes, len: usize) -> Classes {
 /// spill between them. The prefix-XOR is one carry-less multiply by all
 /// ones (bit `i` of the product is the XOR of bits `0..=i`), as in
 /// simdjson; under callgrind this path takes 0.8x the instructions of the
-/// split one on the benchmark's CSV (BENCHMARKS.md, "CSV splitting").
+/// split one on the benchmark's CSV (docs/perf/csv-split.md).
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 pub(crate) mod x86 {

@@ -2,7 +2,7 @@
 //! [`Buffer`] (a [`BufferPool`](crate::pool::BufferPool) or a
 //! [`HeapBuffer`](crate::pool::HeapBuffer)).
 //!
-//! Unlike the decoders on a [`Chain`](crate::chain::Chain), which cut
+//! Unlike the decoders on a [`BufList`](crate::buf_list::BufList), which cut
 //! frames out of chunks that already arrived, this one owns where the
 //! bytes land: a mining proxy reads each frame straight into pool memory
 //! and hands the frozen frame to another thread without a copy.
@@ -37,7 +37,11 @@ use alloc::vec::Vec;
 #[cfg(feature = "std")]
 use std::io;
 
-use crate::pool::{Buffer, Slice};
+use crate::pool::Buffer;
+
+mod frame;
+
+pub use frame::{Frame, PayloadTooLarge};
 
 /// Bytes in a Stratum V2 frame header.
 pub const HEADER_LEN: usize = 6;
@@ -45,52 +49,24 @@ pub const HEADER_LEN: usize = 6;
 /// The largest payload a u24 length can announce.
 pub const MAX_PAYLOAD: usize = (1 << 24) - 1;
 
-/// A payload length above the decoder's limit.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("Stratum V2 frame announces a {size}-byte payload, over the limit of {limit} bytes")]
-pub struct FrameTooLarge {
-    /// The announced payload length.
-    pub size: usize,
-    /// The configured limit.
-    pub limit: usize,
-}
-
-#[cfg(feature = "std")]
-impl From<FrameTooLarge> for io::Error {
-    fn from(e: FrameTooLarge) -> Self {
-        io::Error::new(io::ErrorKind::InvalidData, e)
-    }
-}
-
-/// One decoded frame; owns its header and payload bytes in one [`Slice`].
-#[derive(Debug)]
-pub struct Frame {
-    bytes: Slice,
-}
-
-impl Frame {
-    /// The extension type.
-    pub fn extension_type(&self) -> u16 {
-        u16::from_le_bytes([self.bytes[0], self.bytes[1]])
-    }
-
-    /// The message type.
-    pub fn msg_type(&self) -> u8 {
-        self.bytes[2]
-    }
-
-    /// The payload.
-    pub fn payload(&self) -> &[u8] {
-        &self.bytes[HEADER_LEN..]
-    }
-
-    /// Header and payload, as they arrived.
-    pub fn into_slice(self) -> Slice {
-        self.bytes
-    }
-}
-
-/// Decodes Stratum V2 frames into a [`Buffer`].
+/// Decodes Stratum V2 frames into a [`Buffer`]; see the [module
+/// documentation](self).
+///
+/// # Examples
+///
+/// ```
+/// use spool::codec::sv2::Sv2Decoder;
+/// use spool::pool::{BufferPool, HeapBuffer};
+///
+/// // The same decoder over the pool or over a Vec per message.
+/// let mut on_pool = Sv2Decoder::new(BufferPool::new(4096));
+/// let mut on_heap = Sv2Decoder::new(HeapBuffer::new());
+/// let wire = [0, 0, 5, 0, 0, 0];
+/// let (mut a, mut b) = (Vec::new(), Vec::new());
+/// on_pool.push(&wire, &mut a).unwrap();
+/// on_heap.push(&wire, &mut b).unwrap();
+/// assert_eq!((a[0].msg_type(), b[0].msg_type()), (5, 5));
+/// ```
 #[derive(Debug)]
 pub struct Sv2Decoder<B: Buffer> {
     buffer: B,
@@ -101,11 +77,32 @@ pub struct Sv2Decoder<B: Buffer> {
 
 impl<B: Buffer> Sv2Decoder<B> {
     /// A decoder accepting payloads up to the u24 maximum.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::{Sv2Decoder, HEADER_LEN};
+    /// use spool::pool::BufferPool;
+    /// let decoder = Sv2Decoder::new(BufferPool::new(1 << 16));
+    /// assert_eq!(decoder.missing(), HEADER_LEN);
+    /// ```
+    #[must_use]
     pub fn new(buffer: B) -> Self {
         Self::with_max_payload(buffer, MAX_PAYLOAD)
     }
 
     /// A decoder rejecting payloads over `max_payload` bytes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::Sv2Decoder;
+    /// use spool::pool::HeapBuffer;
+    /// let mut decoder = Sv2Decoder::with_max_payload(HeapBuffer::new(), 0);
+    /// assert!(decoder.push(&[0, 0, 1, 0, 0, 0], &mut Vec::new()).is_ok()); // empty payload
+    /// assert!(decoder.push(&[0, 0, 1, 1, 0, 0], &mut Vec::new()).is_err());
+    /// ```
+    #[must_use]
     pub fn with_max_payload(buffer: B, max_payload: usize) -> Self {
         Self {
             buffer,
@@ -115,6 +112,17 @@ impl<B: Buffer> Sv2Decoder<B> {
     }
 
     /// How many more bytes the current frame needs.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::Sv2Decoder;
+    /// use spool::pool::HeapBuffer;
+    /// let mut decoder = Sv2Decoder::new(HeapBuffer::new());
+    /// decoder.push(&[0, 0, 1, 3, 0, 0, b'a'], &mut Vec::new()).unwrap();
+    /// assert_eq!(decoder.missing(), 2); // two payload bytes to go
+    /// ```
+    #[must_use]
     pub fn missing(&self) -> usize {
         match self.payload_len {
             None => HEADER_LEN - self.buffer.len(),
@@ -124,6 +132,22 @@ impl<B: Buffer> Sv2Decoder<B> {
 
     /// Space for exactly the missing bytes, to be filled completely (by a
     /// `read_exact`, say) before calling [`next_frame`](Self::next_frame).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::Read;
+    /// use spool::codec::sv2::Sv2Decoder;
+    /// use spool::pool::BufferPool;
+    ///
+    /// let mut wire = &[0, 0, 7, 1, 0, 0, b'!'][..];
+    /// let mut decoder = Sv2Decoder::new(BufferPool::new(4096));
+    /// wire.read_exact(decoder.writable())?; // the header
+    /// assert!(decoder.next_frame()?.is_none());
+    /// wire.read_exact(decoder.writable())?; // the payload
+    /// assert_eq!(decoder.next_frame()?.unwrap().payload(), b"!");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn writable(&mut self) -> &mut [u8] {
         let missing = self.missing();
         self.buffer.reserve(missing)
@@ -134,9 +158,21 @@ impl<B: Buffer> Sv2Decoder<B> {
     ///
     /// # Errors
     ///
-    /// [`FrameTooLarge`] when the header announces too large a payload; the
+    /// [`PayloadTooLarge`] when the header announces too large a payload; the
     /// pending frame is dropped and the decoder is ready for new input.
-    pub fn next_frame(&mut self) -> Result<Option<Frame>, FrameTooLarge> {
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::Sv2Decoder;
+    /// use spool::pool::HeapBuffer;
+    ///
+    /// let mut decoder = Sv2Decoder::new(HeapBuffer::new());
+    /// decoder.writable().copy_from_slice(&[0, 0, 4, 0, 0, 0]); // empty payload
+    /// assert_eq!(decoder.next_frame()?.unwrap().msg_type(), 4);
+    /// # Ok::<(), spool::codec::sv2::PayloadTooLarge>(())
+    /// ```
+    pub fn next_frame(&mut self) -> Result<Option<Frame>, PayloadTooLarge> {
         if self.payload_len.is_none() {
             if self.buffer.len() < HEADER_LEN {
                 return Ok(None);
@@ -145,7 +181,7 @@ impl<B: Buffer> Sv2Decoder<B> {
             let size = usize::from(h[3]) | usize::from(h[4]) << 8 | usize::from(h[5]) << 16;
             if size > self.max_payload {
                 self.reset();
-                return Err(FrameTooLarge {
+                return Err(PayloadTooLarge {
                     size,
                     limit: self.max_payload,
                 });
@@ -156,9 +192,7 @@ impl<B: Buffer> Sv2Decoder<B> {
             return Ok(None);
         }
         self.payload_len = None;
-        Ok(Some(Frame {
-            bytes: self.buffer.freeze(),
-        }))
+        Ok(Some(Frame::new(self.buffer.freeze())))
     }
 
     /// Feeds `input`; pushes every completed frame onto `frames` and returns
@@ -167,11 +201,26 @@ impl<B: Buffer> Sv2Decoder<B> {
     /// # Errors
     ///
     /// As for [`next_frame`](Self::next_frame).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::Sv2Decoder;
+    /// use spool::pool::HeapBuffer;
+    ///
+    /// let mut decoder = Sv2Decoder::new(HeapBuffer::new());
+    /// let mut frames = Vec::new();
+    /// let wire = [0, 0, 1, 1, 0, 0, b'a', 0, 0, 2, 0, 0, 0];
+    /// assert_eq!(decoder.push(&wire, &mut frames)?, wire.len());
+    /// let types: Vec<u8> = frames.iter().map(|f| f.msg_type()).collect();
+    /// assert_eq!(types, [1, 2]);
+    /// # Ok::<(), spool::codec::sv2::PayloadTooLarge>(())
+    /// ```
     pub fn push(
         &mut self,
         mut input: &[u8],
         frames: &mut Vec<Frame>,
-    ) -> Result<usize, FrameTooLarge> {
+    ) -> Result<usize, PayloadTooLarge> {
         let total = input.len();
         while !input.is_empty() {
             let n = self.missing().min(input.len());
@@ -190,7 +239,20 @@ impl<B: Buffer> Sv2Decoder<B> {
     /// # Errors
     ///
     /// I/O errors (an end of input inside a frame is `UnexpectedEof`), and
-    /// [`FrameTooLarge`] as `InvalidData`.
+    /// [`PayloadTooLarge`] as `InvalidData`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::Sv2Decoder;
+    /// use spool::pool::BufferPool;
+    ///
+    /// let mut wire = &[0, 0, 9, 2, 0, 0, b'h', b'i'][..];
+    /// let mut decoder = Sv2Decoder::new(BufferPool::new(4096));
+    /// assert_eq!(decoder.read_frame(&mut wire)?.unwrap().payload(), b"hi");
+    /// assert!(decoder.read_frame(&mut wire)?.is_none()); // a clean end
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     #[cfg(feature = "std")]
     pub fn read_frame(&mut self, reader: &mut impl io::Read) -> io::Result<Option<Frame>> {
         loop {
@@ -223,12 +285,33 @@ impl<B: Buffer> Sv2Decoder<B> {
     }
 
     /// Drops any partial frame (for a new connection).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::{Sv2Decoder, HEADER_LEN};
+    /// use spool::pool::HeapBuffer;
+    /// let mut decoder = Sv2Decoder::new(HeapBuffer::new());
+    /// decoder.push(&[0, 0, 1], &mut Vec::new()).unwrap();
+    /// decoder.reset();
+    /// assert_eq!(decoder.missing(), HEADER_LEN);
+    /// ```
     pub fn reset(&mut self) {
         self.buffer.discard();
         self.payload_len = None;
     }
 
     /// The buffer, e.g. to read a pool's stats.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::codec::sv2::Sv2Decoder;
+    /// use spool::pool::BufferPool;
+    /// let decoder = Sv2Decoder::new(BufferPool::new(4096));
+    /// assert_eq!(decoder.buffer().stats().fallbacks, 0);
+    /// ```
+    #[must_use]
     pub fn buffer(&self) -> &B {
         &self.buffer
     }
