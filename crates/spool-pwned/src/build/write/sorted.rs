@@ -38,7 +38,7 @@ use super::IndexWriter;
 /// writer.push(&[0x22; 20], 4).unwrap();
 /// let header = writer.finish().unwrap();
 /// assert_eq!(header.records, 2);
-/// assert_eq!(AnyIndex::open(&out).unwrap().lookup(&[0x22; 20]).unwrap(), Some(4));
+/// assert_eq!(AnyIndex::open(&out).unwrap().check(&[0x22; 20]).unwrap().count(), Some(4));
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```
 pub struct SortedWriter(Box<dyn LayoutWriter + Send>);
