@@ -31,13 +31,22 @@ const MAGIC: &[u8; 8] = b"SPOOLETG";
 const VERSION: u8 = 1;
 
 /// The ETag of every range of one index.
+///
+/// # Memory
+///
+/// The tags lie end to end in one buffer, with one `u32` end offset per
+/// range: about 4 MiB plus the tags themselves (13 to 20 bytes each from
+/// common servers). A boxed slice per range would cost an allocation of
+/// 32 bytes or more and a 16-byte pointer each, over 48 MiB in all.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Etags {
     kind: HashKind,
     records: u64,
     total: u64,
-    /// Each range's ETag, in prefix order.
-    tags: Vec<Box<[u8]>>,
+    /// The tags of ranges `0..ends.len()`, end to end.
+    bytes: Vec<u8>,
+    /// Where each range's tag ends in `bytes`.
+    ends: Vec<u32>,
 }
 
 impl Etags {
@@ -47,20 +56,36 @@ impl Etags {
             kind,
             records: 0,
             total: 0,
-            tags: vec![Box::default(); RANGES as usize],
+            bytes: Vec::new(),
+            ends: Vec::with_capacity(RANGES as usize),
         }
     }
 
     /// Sets `prefix`'s ETag (at most 255 bytes; longer ones are dropped).
-    pub fn set(&mut self, prefix: u32, etag: &[u8]) {
+    /// Prefixes come in increasing order; those skipped have none.
+    ///
+    /// # Panics
+    ///
+    /// If `prefix` is not greater than the last one set.
+    pub fn push(&mut self, prefix: u32, etag: &[u8]) {
+        assert!(
+            prefix as usize >= self.ends.len(),
+            "ETags set in prefix order"
+        );
+        let end = self.bytes.len() as u32;
+        self.ends.resize(prefix as usize, end);
         if etag.len() <= 255 {
-            self.tags[prefix as usize] = etag.into();
+            self.bytes.extend_from_slice(etag);
         }
+        self.ends.push(self.bytes.len() as u32);
     }
 
     /// `prefix`'s ETag, if the server gave one.
     pub fn get(&self, prefix: u32) -> Option<&[u8]> {
-        Some(&self.tags[prefix as usize][..]).filter(|t| !t.is_empty())
+        let p = prefix as usize;
+        let end = *self.ends.get(p)? as usize;
+        let start = if p == 0 { 0 } else { self.ends[p - 1] as usize };
+        Some(&self.bytes[start..end]).filter(|t| !t.is_empty())
     }
 
     /// The hash kind.
@@ -75,12 +100,13 @@ impl Etags {
 
     /// Encodes the sidecar of the index with `header`.
     pub fn encode(&self, header: &Header) -> Vec<u8> {
-        let mut out = Vec::with_capacity(32 + self.tags.len() * 20);
+        let mut out = Vec::with_capacity(32 + RANGES as usize + self.bytes.len());
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&[VERSION, header.kind.code(), 0, 0]);
         out.extend_from_slice(&header.records.to_le_bytes());
         out.extend_from_slice(&header.total_count.to_le_bytes());
-        for tag in &self.tags {
+        for prefix in 0..RANGES {
+            let tag = self.get(prefix).unwrap_or_default();
             out.push(tag.len() as u8);
             out.extend_from_slice(tag);
         }
@@ -112,22 +138,23 @@ impl Etags {
         let kind = HashKind::from_code(body[9]).ok_or("unknown hash kind")?;
         let records = u64::from_le_bytes(body[12..20].try_into().expect("8 bytes"));
         let total = u64::from_le_bytes(body[20..28].try_into().expect("8 bytes"));
-        let mut tags = Vec::with_capacity(RANGES as usize);
+        let mut etags = Etags::new(kind);
+        (etags.records, etags.total) = (records, total);
         let mut rest = &body[28..];
+        let mut prefix = 0;
         while let Some((&len, after)) = rest.split_first() {
             let tag = after.get(..usize::from(len)).ok_or("truncated")?;
-            tags.push(tag.into());
+            if prefix == RANGES {
+                return Err(format!("more than {RANGES} ranges"));
+            }
+            etags.push(prefix, tag);
+            prefix += 1;
             rest = &after[usize::from(len)..];
         }
-        if tags.len() != RANGES as usize {
-            return Err(format!("{} ranges, expected {RANGES}", tags.len()));
+        if prefix != RANGES {
+            return Err(format!("{prefix} ranges, expected {RANGES}"));
         }
-        Ok(Etags {
-            kind,
-            records,
-            total,
-            tags,
-        })
+        Ok(etags)
     }
 
     /// Reads the sidecar of `index`, `None` if it has none.
@@ -179,8 +206,8 @@ mod tests {
     #[test]
     fn round_trip_and_damage() {
         let mut etags = Etags::new(HashKind::Ntlm);
-        etags.set(0, b"\"0123456789abcdef\"");
-        etags.set(RANGES - 1, b"W/\"0x8DC\"");
+        etags.push(0, b"\"0123456789abcdef\"");
+        etags.push(RANGES - 1, b"W/\"0x8DC\"");
         let header = Header {
             kind: HashKind::Ntlm,
             records: 3,

@@ -57,7 +57,7 @@ pub(crate) fn publish(
     let mut line = Vec::with_capacity(64);
     let key_len = kind.byte_len();
     let read = journal::read(path, shape, |frame| {
-        etags.set(frame.prefix, &frame.etag);
+        etags.push(frame.prefix, &frame.etag);
         match (frame.origin, previous) {
             (Origin::Kept, _) => published.not_modified += 1,
             (Origin::Fetched, Some(p)) => {
