@@ -79,6 +79,10 @@ enum Command {
         /// Memory for building a filter (it is built in shards that fit).
         #[arg(long, default_value = "512M", value_parser = spool_io::size::parse)]
         memory: usize,
+        /// No summary line (convert shows no progress bar; errors and
+        /// warnings are still printed).
+        #[arg(short, long)]
+        quiet: bool,
     },
     /// Check a password, a hash, or a batch of them against an index.
     ///
@@ -229,10 +233,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             output,
             format,
             memory,
+            quiet,
         } => {
             let start = Instant::now();
             let full = Index::open(&index)?;
             let header = convert(&full, &output, format.layout(), memory)?;
+            if quiet {
+                return Ok(ExitCode::SUCCESS);
+            }
             eprintln!(
                 "spool pwned convert: {} hashes written to {} as {} in {:.2}s",
                 header.records,

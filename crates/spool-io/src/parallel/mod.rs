@@ -13,7 +13,7 @@
 //! buffer; at most `2 * workers` items are in flight.
 //! [`for_each_index_ordered`], whose items need no producing, has no
 //! thread that only waits: the calling thread is a worker, and the worker
-//! that finishes the next result in order consumes it (see [`emitter`]).
+//! that finishes the next result in order consumes it (see `emitter.rs`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
@@ -102,7 +102,7 @@ const DEPTH_PER_WORKER: usize = 2;
 ///
 /// There is no consuming thread either: whichever worker parks the next
 /// result in order consumes it, and any parked after it, while the others
-/// go on working (see [`Emitter`]). A worker sleeps only when its item is
+/// go on working (see `emitter.rs`). A worker sleeps only when its item is
 /// `DEPTH_PER_WORKER * workers` ahead of the next to be consumed (the
 /// consumer is slower, e.g. waiting for a disk), or for the moment another
 /// one holds the lock to park: fewer wake-ups than a consuming thread

@@ -13,7 +13,7 @@ pub const VERSION: u32 = 2;
 pub const HEADER_LEN: usize = 64;
 /// Log2 of the checksum block size of the full and t64 layouts (256
 /// bytes: see the format module's docs); a filter's is
-/// [`filter::BLOCK_SHIFT`](super::filter::BLOCK_SHIFT).
+/// `filter::BLOCK_SHIFT` (`format/filter.rs`).
 pub const BLOCK_SHIFT: u8 = 8;
 /// Block shifts a reader accepts: 64 bytes to one 4 KiB page.
 pub const BLOCK_SHIFTS: std::ops::RangeInclusive<u8> = 6..=12;

@@ -256,7 +256,7 @@ impl Mapped {
 /// caches: nothing for an offset past the end, or on a CPU without a
 /// prefetch instruction here. A hint: it reads nothing, and cannot fault.
 #[inline]
-pub fn prefetch(bytes: &[u8], at: usize) {
+fn prefetch(bytes: &[u8], at: usize) {
     let Some(byte) = bytes.get(at) else {
         return;
     };

@@ -44,5 +44,4 @@ mod t64;
 
 pub use any::{Answer, AnyIndex, CheckMany, RangeError};
 pub use full::Index;
-pub(crate) use mapped::prefetch;
 pub use range::{RangeEntries, RangeEntry};

@@ -29,7 +29,8 @@ const HUGE_PAGE: usize = 2 << 20;
 /// memory the host takes back (free page reporting: Firecracker, QEMU's
 /// balloon), a huge page from such memory costs the host's faults on all
 /// of it, several times what small pages cost; the first slow one ends
-/// the huge pages (docs/perf/pwned-build-history.md).
+/// the huge pages (docs/perf/pwned-build-history.md has the faults timed,
+/// docs/perf/pwned-build.md what the timing buys).
 const SLOW_HUGE_PAGE: std::time::Duration = std::time::Duration::from_millis(3);
 
 /// The arena's map and how far it is faulted in; see the module docs.

@@ -14,7 +14,7 @@ use crate::build::compact::COMPACT_BYTES;
 use crate::build::hash_count::{HashCount, HASH_COUNT_BYTES};
 use crate::build::sort::UniformSort;
 
-use super::{Buckets, BLOCK_BYTES};
+use super::Buckets;
 
 /// A drain worker's buffers, kept from bucket to bucket: allocating them
 /// per bucket left the allocator's per-thread pools growing (and their
@@ -29,10 +29,6 @@ struct DrainScratch {
     sorted: Vec<HashCount>,
     sort: UniformSort,
 }
-
-/// How many blocks ahead the unpacking prefetches: unpacking a block (51
-/// entries) takes longer than a memory read.
-const PREFETCH_BLOCKS: usize = 2;
 
 /// Bytes the final phase holds at once with `threads` workers: per worker
 /// about eight buckets' worth (one gathered, its sorted copy and encoding,
@@ -79,12 +75,6 @@ pub fn drain_sorted<T: Send>(
 fn sort_bucket(buckets: &Buckets, b: usize, scratch: &mut DrainScratch) -> io::Result<()> {
     let spilled: u64 = buckets.spills.iter().map(|s| s.bytes(b)).sum();
     let in_arena = buckets.arena_bytes(b);
-    // The whole bucket asked into the cache first, and each block again
-    // two blocks before it is unpacked.
-    let blocks = buckets.arena_blocks(b);
-    for &block in blocks {
-        prefetch_block(buckets.arena(), block);
-    }
     let DrainScratch {
         stream,
         gathered,
@@ -105,28 +95,8 @@ fn sort_bucket(buckets: &Buckets, b: usize, scratch: &mut DrainScratch) -> io::R
             .packing
             .unpack_pieces(b, [&stream[..]], gathered, &mut count);
     }
-    for &block in blocks.iter().take(PREFETCH_BLOCKS) {
-        prefetch_block(buckets.arena(), block);
-    }
-    let pieces = buckets.arena_pieces(b).enumerate().map(|(i, piece)| {
-        if let Some(&ahead) = blocks.get(i + PREFETCH_BLOCKS) {
-            prefetch_block(buckets.arena(), ahead);
-        }
-        piece
-    });
+    let pieces = buckets.arena_pieces(b);
     buckets.packing.unpack_pieces(b, pieces, gathered, count);
     sort.finish(gathered, sorted);
     Ok(())
-}
-
-/// Asks every cache line of arena block `block` into the cache: a
-/// bucket's blocks lie anywhere in the arena, each in a page of its own,
-/// so each is a TLB miss and a memory read that the hardware's
-/// prefetchers cannot foresee.
-fn prefetch_block(arena: &[u8], block: u32) {
-    let start = block as usize * BLOCK_BYTES;
-    for at in (start..start + BLOCK_BYTES).step_by(64) {
-        crate::lookup::prefetch(arena, at);
-    }
-    crate::lookup::prefetch(arena, start + BLOCK_BYTES - 1);
 }

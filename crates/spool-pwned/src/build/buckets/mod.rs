@@ -269,17 +269,6 @@ impl Buckets {
         })
     }
 
-    /// Bucket `b`'s blocks in the arena, in order (numbers of
-    /// [`BLOCK_BYTES`] bytes from its start).
-    pub(super) fn arena_blocks(&self, b: usize) -> &[u32] {
-        &self.lists[b]
-    }
-
-    /// The arena's bytes.
-    pub(super) fn arena(&self) -> &[u8] {
-        &self.arena
-    }
-
     /// Bytes of bucket `b`'s entries in the arena: its whole blocks and
     /// the last one up to its cursor.
     pub(super) fn arena_bytes(&self, b: usize) -> usize {
