@@ -80,7 +80,7 @@ pub struct Shape {
     pub kept: usize,
     /// The first prefix fetched (0 but in tests).
     pub first: u32,
-    /// The prefix after the last fetched ([`RANGES`] but in tests).
+    /// The prefix after the last fetched ([`RANGES`](spool_pwned::range_body::RANGES) but in tests).
     pub end: u32,
 }
 

@@ -32,7 +32,7 @@
 //! written in prefix order, and a range is not asked for until the range
 //! `concurrency` before it is written). Each holds its hashes packed (22
 //! bytes per SHA-1 hash) and, while it is read, its body of at most
-//! [`MAX_BODY`](fetch::MAX_BODY) bytes. The journal is a file; building a
+//! [`MAX_BODY`] bytes. The journal is a file; building a
 //! filter at the end holds one shard's keys within `Options::memory`.
 //!
 //! # Resume

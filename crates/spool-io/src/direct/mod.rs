@@ -6,7 +6,7 @@
 //! and evicted (or written back) later. With `O_DIRECT` the device reads
 //! into, or writes from, a few reused buffers of the process instead. On a
 //! VM whose host takes free memory back, a fresh page-cache page can cost
-//! far more than the copy (docs/perf/pwned-build-history.md has the pwned build's
+//! far more than the copy (docs/perf/pwned-build.md has the pwned build's
 //! measurements).
 //!
 //! - [`DirectWindows`]: a plain file read window by window of whole lines

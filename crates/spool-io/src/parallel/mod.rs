@@ -106,7 +106,7 @@ const DEPTH_PER_WORKER: usize = 2;
 /// `DEPTH_PER_WORKER * workers` ahead of the next to be consumed (the
 /// consumer is slower, e.g. waiting for a disk), or for the moment another
 /// one holds the lock to park: fewer wake-ups than a consuming thread
-/// that waits for each result (docs/perf/pwned-build-history.md). Stops early
+/// that waits for each result (docs/perf/pwned-build.md). Stops early
 /// when `work` or `consume` returns an error: results before it are
 /// consumed, none after it.
 ///

@@ -11,7 +11,7 @@
 //!   page cache does not hold is read around it, with `O_DIRECT` into a
 //!   few reused buffers ([`DirectWindows`]): on a cold cache that saves
 //!   the kernel a page-cache page per 4 KiB of input, which on this kind
-//!   of VM costs more than reading (docs/perf/pwned-build-history.md). Anything
+//!   of VM costs more than reading (docs/perf/pwned-build.md). Anything
 //!   else (a cached file, tmpfs, a file system without `O_DIRECT`) is a
 //!   stream.
 //! - [`range_file_blocks`]: the downloader's range files (about 30 KB
