@@ -444,13 +444,13 @@ fn kill_9_or_ctrl_c_at_random_moments_then_resume_gives_the_same_index() {
             // SAFETY: kill has no memory-safety preconditions; the pid is
             // our own child's, not reaped yet.
             unsafe { libc::kill(child.id() as libc::pid_t, signal) };
-            let status = child.wait().unwrap();
-            if !status.success() {
+            if !child.wait().unwrap().success() {
                 interrupted += 1;
-                assert!(
-                    !got.exists() || status.code().is_none(),
-                    "an interrupted run left its output"
-                );
+                // Stopped after the rename: the output is whole. Never a
+                // partial index under the output's name.
+                if got.exists() {
+                    same_bytes(&got, &expected);
+                }
             }
         }
         ok(download(&served.base, &got, false, false, &[]));
