@@ -143,11 +143,18 @@ enum Command {
     /// Passwords range API (`/range/{prefix}`, with per-range ETags),
     /// counts (`/check/...`), `/healthz`, `/metrics`.
     Serve(crate::pwned_serve::Args),
+    /// Download every range of the Pwned Passwords API (or a mirror's,
+    /// such as another `spool pwned serve`) into an index; resumable.
+    Download(crate::pwned_download::DownloadArgs),
+    /// Update an index from the range API: ranges whose ETag still holds
+    /// (304) are kept, the others fetched; the new index replaces the old
+    /// atomically.
+    Update(crate::pwned_download::UpdateArgs),
 }
 
-/// `--format` of `build` and `convert`.
+/// `--format` of `build`, `convert` and `download`.
 #[derive(Clone, Copy, ValueEnum)]
-enum Format {
+pub(crate) enum Format {
     /// Whole hashes and counts.
     Full,
     /// Hashes truncated to 64 bits, and counts.
@@ -157,7 +164,7 @@ enum Format {
 }
 
 impl Format {
-    fn layout(self) -> IndexLayout {
+    pub(crate) fn layout(self) -> IndexLayout {
         match self {
             Format::Full => IndexLayout::Sorted,
             Format::T64 => IndexLayout::T64,
@@ -174,7 +181,7 @@ enum SampleOrder {
     Prevalence,
 }
 
-fn kind(ntlm: bool) -> HashKind {
+pub(crate) fn kind(ntlm: bool) -> HashKind {
     if ntlm {
         HashKind::Ntlm
     } else {
@@ -250,6 +257,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             batch,
         } => run_check(&index, password, hash, batch),
         Command::Serve(args) => crate::pwned_serve::run(args),
+        Command::Download(args) => crate::pwned_download::run_download(args),
+        Command::Update(args) => crate::pwned_download::run_update(args),
         Command::Verify { index } => {
             let index = AnyIndex::open(&index)?;
             index.verify()?;

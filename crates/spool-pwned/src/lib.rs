@@ -25,6 +25,8 @@
 //!   fanout table and a search within one prefix's records;
 //!   [`Index::range`] hands out the [`RangeEntries`] of a five-hex-digit
 //!   range query without copying them; [`AnyIndex`] opens any layout.
+//! - [`range_body`] checks an answer of the range API (a download's
+//!   input) before any of it is used.
 //! - [`sample`] generates deterministic sample data.
 //!
 //! The file format is in [`format`](mod@format) and
@@ -74,6 +76,7 @@
 pub mod build;
 pub mod format;
 pub mod lookup;
+pub mod range_body;
 pub mod sample;
 
 pub use build::IndexWriter;

@@ -30,9 +30,7 @@ use crate::lookup::Index;
 
 use super::input::Source;
 use super::options::{BuildError, BuildOptions, BuildReport};
-use super::write::filter::FilterWriter;
-use super::write::t64::T64Writer;
-use super::write::IndexWriter;
+use super::write::SortedWriter;
 
 /// Bytes per key a filter shard needs while it is built: the key (8),
 /// xorf's arrays per slot (fingerprint 2, `alone` 4, `t2count` 1,
@@ -79,39 +77,6 @@ pub fn shard_bits(records: u64, memory: usize) -> u8 {
     bits
 }
 
-/// A writer of some layout, fed hashes in order.
-trait LayoutWriter {
-    fn push(&mut self, hash: &[u8], count: u32) -> io::Result<()>;
-    fn finish(self: Box<Self>) -> io::Result<Header>;
-}
-
-impl LayoutWriter for IndexWriter {
-    fn push(&mut self, hash: &[u8], count: u32) -> io::Result<()> {
-        IndexWriter::push(self, hash, count)
-    }
-    fn finish(self: Box<Self>) -> io::Result<Header> {
-        IndexWriter::finish(*self)
-    }
-}
-
-impl LayoutWriter for T64Writer {
-    fn push(&mut self, hash: &[u8], count: u32) -> io::Result<()> {
-        T64Writer::push(self, hash, count)
-    }
-    fn finish(self: Box<Self>) -> io::Result<Header> {
-        T64Writer::finish(*self)
-    }
-}
-
-impl LayoutWriter for FilterWriter {
-    fn push(&mut self, hash: &[u8], count: u32) -> io::Result<()> {
-        FilterWriter::push(self, hash, count)
-    }
-    fn finish(self: Box<Self>) -> io::Result<Header> {
-        FilterWriter::finish(*self)
-    }
-}
-
 /// Writes `full`'s hashes to `output` in `layout`, checking every block
 /// of `full` as it is read; a filter is built within `memory` (see the
 /// module docs). Converting to [`IndexLayout::Sorted`] copies the index.
@@ -127,20 +92,19 @@ pub fn convert(
     memory: usize,
 ) -> Result<Header, ConvertError> {
     let _lock = OutputLock::for_file(output, "another build is writing this index")?;
+    convert_locked(full, output, layout, memory)
+}
+
+/// [`convert`] for a caller that holds `output`'s lock.
+fn convert_locked(
+    full: &Index,
+    output: &Path,
+    layout: IndexLayout,
+    memory: usize,
+) -> Result<Header, ConvertError> {
     let kind = full.kind();
     let records = full.header().records;
-    let mut writer: Box<dyn LayoutWriter> = match layout {
-        IndexLayout::Sorted => Box::new(IndexWriter::create(output, kind)?),
-        IndexLayout::T64 => Box::new(T64Writer::create(output, kind)?),
-        IndexLayout::Filter => {
-            let bits = shard_bits(records, memory);
-            let shard = records >> bits;
-            let reserve = shard
-                .saturating_add(shard / 16)
-                .min((memory / FILTER_BYTES_PER_KEY) as u64);
-            Box::new(FilterWriter::create(output, kind, bits, reserve as usize)?)
-        }
-    };
+    let mut writer = SortedWriter::create(output, kind, layout, records, memory)?;
     let mut hash = [0u8; 20];
     for p in 0..FANOUT_ENTRIES - 1 {
         let records = full
@@ -176,12 +140,16 @@ pub fn build_as(
         let header = *Index::open(output)?.header();
         return Ok((report, header));
     }
+    // One lock, the output's, for the scratch index and the output: a
+    // lock of the scratch file's own would leave `..NAME.full.spool-lock`
+    // behind (lock files are never removed, see `OutputLock`).
+    let _lock = OutputLock::for_file(output, "another build is writing this index")?;
     // Listed before the build makes it, so an interrupt removes it in
     // every state; removed when this function returns.
     let full = ScratchFile::new(full_path(output)?);
-    let report = super::build(sources, full.path(), opts)?;
+    let report = super::build_locked(sources, full.path(), opts)?;
     let index = Index::open(full.path())?;
-    let header = convert(&index, output, layout, opts.memory)?;
+    let header = convert_locked(&index, output, layout, opts.memory)?;
     Ok((report, header))
 }
 

@@ -48,7 +48,7 @@ pub(crate) mod write;
 pub use convert::{build_as, convert, shard_bits, ConvertError, FILTER_BYTES_PER_KEY};
 pub use input::{sources, Input, Source};
 pub use options::{max_threads, BuildError, BuildOptions, BuildReport};
-pub use write::IndexWriter;
+pub use write::{IndexWriter, SortedWriter};
 
 use hash_count::HashCount;
 use parse::{parse_block, Parsed};
@@ -79,6 +79,16 @@ pub fn build(
     opts: &BuildOptions,
 ) -> Result<BuildReport, BuildError> {
     let _lock = OutputLock::for_file(output, "another build is writing this index")?;
+    build_locked(sources, output, opts)
+}
+
+/// [`build`] for a caller that holds `output`'s lock, or the lock of the
+/// output `output` is a scratch file of (see [`build_as`]).
+fn build_locked(
+    sources: Vec<Source>,
+    output: &Path,
+    opts: &BuildOptions,
+) -> Result<BuildReport, BuildError> {
     let opts = &BuildOptions {
         threads: opts.threads.clamp(1, max_threads()),
         ..opts.clone()

@@ -6,7 +6,9 @@
 //!   while the input streams in hash order, or whole runs encoded on the
 //!   sorting threads (`encoded_run.rs`) at the end of a sorting build;
 //! - `t64.rs`, `filter.rs`: the smaller layouts, fed from a full index in
-//!   hash order (`convert.rs`).
+//!   hash order (`convert.rs`);
+//! - [`SortedWriter`] (`sorted.rs`): any layout from hashes already in
+//!   hash order (a conversion, a download).
 //!
 //! The bytes go out with `O_DIRECT` where the file system takes it
 //! (`spool_io::direct`), around the page cache, on a thread of their own.
@@ -20,6 +22,8 @@ pub(crate) mod body;
 pub(crate) mod encoded_run;
 pub(crate) mod filter;
 pub(crate) mod full;
+mod sorted;
 pub(crate) mod t64;
 
 pub use full::IndexWriter;
+pub use sorted::SortedWriter;
