@@ -13,13 +13,13 @@
 #   3. codec_sv2's own unit tests and examples, from its crates.io package,
 #      on spool's buffer_sv2 (compat/sv2-tests/codec_sv2-own);
 #   4. Miri on the compat crate's contract tests and the pool's clone,
-#      copy-on-write and truncation tests, if a nightly toolchain with Miri
-#      is installed (SV2_MIRI=0 skips it). The property tests are left out
+#      copy-on-write and truncation tests (nightly Miri, installed with
+#      rustup if missing; SV2_MIRI=0 skips it). The property tests are left out
 #      here to keep the script to a few minutes; under Miri they run a few
 #      cases each and take about ten minutes apiece on two busy cores:
 #      `cargo +nightly miri test -p buffer_sv2` and
 #      `cargo +nightly miri test -p spool --test pool_model`.
-# Installs nothing. Everything builds into target/sv2-tests (and target/miri).
+# Installs nightly Miri if missing. Everything builds into target/sv2-tests (and target/miri).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -68,7 +68,12 @@ for features in noise_sv2 noise_sv2,with_buffer_pool; do
     done
 done
 
-if [ "${SV2_MIRI:-1}" != 0 ] && cargo +nightly miri --version >/dev/null 2>&1; then
+# Miri comes with the nightly toolchain as a component; install it unless
+# told not to (SV2_MIRI=0).
+if [ "${SV2_MIRI:-1}" != 0 ] && ! cargo +nightly miri --version >/dev/null 2>&1; then
+    rustup toolchain install nightly --profile minimal --component miri,rust-src
+fi
+if [ "${SV2_MIRI:-1}" != 0 ]; then
     echo "==> Miri: buffer_sv2's contract and the pool's clones, copy on write, truncation"
     # Isolation off: proptest reads the working directory for its
     # regression files.
@@ -76,6 +81,6 @@ if [ "${SV2_MIRI:-1}" != 0 ] && cargo +nightly miri --version >/dev/null 2>&1; t
     cargo +nightly miri test --locked -p buffer_sv2 --test contract -- --skip keeps_the_contract
     cargo +nightly miri test --locked -p spool --test pool -- clone truncate copy dropped_before
 else
-    echo "==> Miri skipped (no nightly Miri, or SV2_MIRI=0)"
+    echo "==> Miri skipped (SV2_MIRI=0)"
 fi
 echo "==> sv2 tests passed"
