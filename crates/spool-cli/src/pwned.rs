@@ -1,21 +1,19 @@
 //! `spool pwned`: build and query an index of Have I Been Pwned hashes.
 
-use std::io::{self, BufRead, IsTerminal, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::Context as _;
 use clap::{Subcommand, ValueEnum};
 use spool_io::progress::Progress;
 use spool_io::size::Size;
 use spool_io::write::{remove_dead_pid_temporaries, PartialFile};
 use spool_pwned::build::{build_as, convert, sources, BuildOptions};
 use spool_pwned::format::IndexLayout;
-use spool_pwned::lookup::check::{check_batch, parse_hash, BatchError};
 use spool_pwned::sample::{write_sample, write_sample_ranges, Order};
-use spool_pwned::{Answer, AnyIndex, HashKind, Index};
+use spool_pwned::{AnyIndex, HashKind, Index};
 
 use crate::progress::{input_size, show_while};
 
@@ -255,7 +253,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             password,
             hash,
             batch,
-        } => run_check(&index, password, hash, batch),
+        } => crate::pwned_check::run(&index, password, hash, batch),
         Command::Serve(args) => crate::pwned_serve::run(args),
         Command::Download(args) => crate::pwned_download::run_download(args),
         Command::Update(args) => crate::pwned_download::run_update(args),
@@ -374,88 +372,5 @@ fn sweep_old_temporaries(output: &Path, temp_dir: Option<&Path>) {
                 "spool pwned build: warning: cannot remove {path}, left by a build that did not finish: {e}"
             ),
         }
-    }
-}
-
-fn run_check(
-    index: &PathBuf,
-    password: Option<String>,
-    hash: Option<String>,
-    batch: Option<PathBuf>,
-) -> anyhow::Result<ExitCode> {
-    let index = AnyIndex::open(index)?;
-    let kind = index.kind();
-    if let Some(batch) = batch {
-        let reader: Box<dyn BufRead> = if batch.as_os_str() == "-" {
-            Box::new(io::stdin().lock())
-        } else {
-            Box::new(io::BufReader::new(
-                std::fs::File::open(&batch).with_context(|| batch.display().to_string())?,
-            ))
-        };
-        let mut out = io::BufWriter::new(io::stdout().lock());
-        let any = check_batch(
-            reader,
-            kind,
-            |keys| index.check_many(keys).collect(),
-            &mut out,
-        )
-        .map_err(|e| match e {
-            BatchError::Io(e) => anyhow::Error::new(e),
-            BatchError::NotAHash { line, fault } => {
-                anyhow::Error::new(fault).context(format!("{}:{line}", batch.display()))
-            }
-            BatchError::Lookup { line, fault } => anyhow::Error::new(fault).context(format!(
-                "{}: looking up line {line} of {}",
-                index.path(),
-                batch.display()
-            )),
-        })?;
-        out.flush()?;
-        return Ok(if any {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        });
-    }
-    let key = match (hash, password) {
-        (Some(hex), _) => parse_hash(&hex, kind)?,
-        (None, Some(pw)) => kind.hash_password(&pw),
-        (None, None) => kind.hash_password(&read_password()?),
-    };
-    let answer = index
-        .check(&key)
-        .with_context(|| index.path().to_string())?;
-    match answer {
-        Answer::Count(n) => println!("pwned: seen {n} times"),
-        Answer::Present => println!(
-            "probably pwned (a filter index: no count; about 1 in 65,536 passwords not in it is reported so)"
-        ),
-        Answer::Absent => println!("not found"),
-    }
-    Ok(if answer.found() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
-}
-
-fn read_password() -> anyhow::Result<String> {
-    if io::stdin().is_terminal() {
-        Ok(rpassword::prompt_password("Password: ")?)
-    } else {
-        let mut line = String::new();
-        let read = io::stdin()
-            .lock()
-            .read_line(&mut line)
-            .context("standard input")?;
-        // Nothing at all is a mistake (a missing pipe or file), not the
-        // empty password; an empty line is the empty password.
-        anyhow::ensure!(
-            read > 0,
-            "no password to check: standard input is empty (pipe the password in, \
-             or use --password or --hash)"
-        );
-        Ok(line.trim_end_matches(['\r', '\n']).to_string())
     }
 }
