@@ -15,7 +15,7 @@ use super::MAX_HASH_LEN;
 /// newline.
 ///
 /// Returns `None` for any other line — empty, malformed, a count of 2^32
-/// or more: split that line off at its `\n` and hand it to [`parse_line`],
+/// or more: split that line off at its `\n` and hand it to [`parse_line`](super::parse_line),
 /// which accepts exactly the lines this accepts (with an empty prefix) and
 /// says what is wrong with the others.
 ///
