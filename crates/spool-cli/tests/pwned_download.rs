@@ -84,6 +84,15 @@ fn build(text: &Path, out: &Path, format: &str, ntlm: bool) {
     ok(spool(&args));
 }
 
+/// A sample of `lines` hashes and the full index the tests serve from it
+/// (`all.txt` and `served.idx` in `dir`).
+fn served_sample(dir: &Dir, lines: u64, seed: u64, ntlm: bool) -> (PathBuf, PathBuf) {
+    let text = sample(dir, "all", lines, seed, ntlm);
+    let index = dir.0.join("served.idx");
+    build(&text, &index, "full", ntlm);
+    (text, index)
+}
+
 /// `spool pwned download` of `url` into `out` (quiet, the subset unless
 /// `all`), with `extra` arguments.
 fn download(url: &str, out: &Path, ntlm: bool, all: bool, extra: &[&str]) -> Command {
@@ -150,9 +159,7 @@ impl Drop for Served {
 fn downloads_from_serve_equal_builds_for_every_format_and_kind() {
     let dir = Dir::new("download-formats");
     for ntlm in [false, true] {
-        let text = sample(&dir, "all", 400_000, 3, ntlm);
-        let index = dir.0.join("served.idx");
-        build(&text, &index, "full", ntlm);
+        let (text, index) = served_sample(&dir, 400_000, 3, ntlm);
         let served = Served::start(&index, ntlm);
         let part = subset(&dir, &text, "part", SUBSET_END);
         for format in ["full", "t64", "filter"] {
@@ -184,9 +191,7 @@ fn downloads_from_serve_equal_builds_for_every_format_and_kind() {
 #[test]
 fn a_whole_download_of_every_range_equals_the_build() {
     let dir = Dir::new("download-whole");
-    let text = sample(&dir, "all", 20_000, 5, false);
-    let index = dir.0.join("served.idx");
-    build(&text, &index, "full", false);
+    let (_, index) = served_sample(&dir, 20_000, 5, false);
     let served = Served::start(&index, false);
     let got = dir.0.join("got.idx");
     let stderr = ok(download(&served.base, &got, false, true, &[]));
@@ -339,9 +344,7 @@ fn serve_connection(
 #[test]
 fn faults_are_survived_and_the_index_is_the_same() {
     let dir = Dir::new("download-faults");
-    let text = sample(&dir, "all", 200_000, 7, false);
-    let index = dir.0.join("served.idx");
-    build(&text, &index, "full", false);
+    let (text, index) = served_sample(&dir, 200_000, 7, false);
     let expected = dir.0.join("expected.idx");
     build(
         &subset(&dir, &text, "part", SUBSET_END),
@@ -373,9 +376,7 @@ fn faults_are_survived_and_the_index_is_the_same() {
 #[test]
 fn a_range_that_always_fails_fails_the_download_naming_it() {
     let dir = Dir::new("download-fails");
-    let text = sample(&dir, "all", 20_000, 8, false);
-    let index = dir.0.join("served.idx");
-    build(&text, &index, "full", false);
+    let (_, index) = served_sample(&dir, 20_000, 8, false);
     let server = FaultServer::start(&index, Some(0x00123));
     let got = dir.0.join("got.idx");
     let run = |extra: &[&str]| -> Output {
@@ -405,9 +406,7 @@ fn a_range_that_always_fails_fails_the_download_naming_it() {
 #[test]
 fn kill_9_or_ctrl_c_at_random_moments_then_resume_gives_the_same_index() {
     let dir = Dir::new("download-resume");
-    let text = sample(&dir, "all", 200_000, 9, false);
-    let index = dir.0.join("served.idx");
-    build(&text, &index, "full", false);
+    let (text, index) = served_sample(&dir, 200_000, 9, false);
     let served = Served::start(&index, false);
     let expected = dir.0.join("expected.idx");
     build(
