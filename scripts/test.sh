@@ -10,7 +10,9 @@ source scripts/setup.sh
 for part in scripts/test-rust.sh scripts/test-c-cpp.sh scripts/test-python.sh scripts/test-pwned-clients.sh scripts/test-sv2.sh scripts/test-spark.sh; do
     if [ -f "$part" ]; then
         echo "==> $part"
+        start=$SECONDS
         bash "$part"
+        echo "==> $part passed in $((SECONDS - start)) s"
     fi
 done
-echo "==> all spool tests passed"
+echo "==> all spool tests passed in $SECONDS s"
