@@ -172,10 +172,8 @@ fn serve_quiet_prints_nothing_from_start_to_shutdown() {
     wait_healthy(port);
     // SAFETY: kill has no memory-safety preconditions; the pid is our own
     // child's, not yet reaped.
-    assert_eq!(
-        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) },
-        0
-    );
+    let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    assert_eq!(sent, 0, "kill");
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stderr(&out), "");
