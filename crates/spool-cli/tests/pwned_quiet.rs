@@ -48,12 +48,21 @@ fn quietly(args: &[&str]) -> Output {
     out
 }
 
-/// A 500-hash sample and its index, both built quietly.
+/// A 500-hash sample and its index (`build -q` keeps its summary line:
+/// tested in `pwned_cli.rs`).
 fn built_index(dir: &Dir) -> PathBuf {
     let text = dir.0.join("sample.txt");
     let index = dir.0.join("pwned.idx");
     quietly(&["pwned", "sample", "-q", "--lines", "500", "-o", path(&text)]);
-    quietly(&["pwned", "build", "-q", "-o", path(&index), path(&text)]);
+    let out = run(spool(&[
+        "pwned",
+        "build",
+        "-q",
+        "-o",
+        path(&index),
+        path(&text),
+    ]));
+    assert!(out.status.success(), "{}", stderr(&out));
     index
 }
 
