@@ -108,9 +108,15 @@ enum Command {
         batch: Option<PathBuf>,
     },
     /// Check an index's checksums (reads the whole file).
+    ///
+    /// Exit status: 0 if every checksum holds, 2 if not (or on error).
     Verify {
         /// The index file.
         index: PathBuf,
+        /// Print nothing when the index is sound (the exit status says
+        /// so); errors are still printed.
+        #[arg(short, long)]
+        quiet: bool,
     },
     /// Write deterministic sample data: the passwords `sample-SEED-I` for I
     /// below LINES are present, with known counts.
@@ -136,6 +142,10 @@ enum Command {
         /// The output file (default: standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// No summary line (there is none when the sample goes to standard
+        /// output); errors are still printed.
+        #[arg(short, long)]
+        quiet: bool,
     },
     /// Serve indexes over HTTP/1.1 and HTTP/2, plain or TLS: the Pwned
     /// Passwords range API (`/range/{prefix}`, with per-range ETags),
@@ -257,15 +267,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => crate::pwned_serve::run(args),
         Command::Download(args) => crate::pwned_download::run_download(args),
         Command::Update(args) => crate::pwned_download::run_update(args),
-        Command::Verify { index } => {
+        Command::Verify { index, quiet } => {
             let index = AnyIndex::open(&index)?;
             index.verify()?;
-            println!(
-                "{}: ok, {} hashes ({} index)",
-                index.path(),
-                index.header().records,
-                index.layout().name()
-            );
+            if !quiet {
+                println!(
+                    "{}: ok, {} hashes ({} index)",
+                    index.path(),
+                    index.header().records,
+                    index.layout().name()
+                );
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Sample {
@@ -276,7 +288,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ntlm,
             ranges,
             output,
+            quiet,
         } => {
+            let start = Instant::now();
             let order = match order {
                 SampleOrder::Hash => Order::Hash,
                 SampleOrder::Prevalence => Order::Prevalence,
@@ -284,8 +298,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if ranges.is_some() || output.is_some() {
                 crate::interrupt::exit_on_signal("spool pwned sample");
             }
-            if let Some(dir) = ranges {
+            let written = if let Some(dir) = ranges {
                 write_sample_ranges(&dir, kind(ntlm), lines, seed, crlf)?;
+                dir
             } else if let Some(path) = output {
                 // Under a temporary name until complete, like every output.
                 let mut file = PartialFile::create(&path)?;
@@ -294,10 +309,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 w.flush()?;
                 drop(w);
                 file.commit()?;
+                path
             } else {
                 let mut out = io::BufWriter::new(io::stdout().lock());
                 write_sample(&mut out, kind(ntlm), lines, seed, order, crlf)?;
                 out.flush()?;
+                return Ok(ExitCode::SUCCESS);
+            };
+            if !quiet {
+                eprintln!(
+                    "spool pwned sample: {lines} hashes written to {} in {:.2}s",
+                    written.display(),
+                    start.elapsed().as_secs_f64()
+                );
             }
             Ok(ExitCode::SUCCESS)
         }

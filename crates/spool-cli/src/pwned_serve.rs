@@ -35,6 +35,10 @@ pub struct Args {
     /// the lines hold hash prefixes and hashes.
     #[arg(long)]
     access_log: bool,
+    /// No status lines (the address listened on, what is served, reloads,
+    /// shutdown); errors and warnings are still printed.
+    #[arg(short, long)]
+    quiet: bool,
     /// Worker threads (default: one per core).
     #[arg(long, value_parser = crate::count::parse_count)]
     threads: Option<usize>,
@@ -90,6 +94,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         watch: args.watch,
         verify: args.verify,
         access_log: args.access_log,
+        quiet: args.quiet,
         threads: args.threads,
         tls: args
             .tls_cert
@@ -110,8 +115,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         "http"
     };
+    let quiet = config.quiet;
     spool_serve::run(config, |addr| {
-        eprintln!("spool pwned serve: listening on {scheme}://{addr}");
+        if !quiet {
+            eprintln!("spool pwned serve: listening on {scheme}://{addr}");
+        }
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -34,6 +34,10 @@ pub struct Config {
     /// the lines hold hash prefixes and hashes, which narrow down the
     /// passwords being checked.
     pub access_log: bool,
+    /// Print no status lines on standard error (what is served, reloads,
+    /// watched folders, shutdown); errors and warnings are printed all
+    /// the same.
+    pub quiet: bool,
     /// Worker threads (default: one per core).
     pub threads: Option<usize>,
     /// Speak TLS (HTTPS, HTTP/2 by ALPN) with this certificate and key;
@@ -62,6 +66,7 @@ impl Default for Config {
             watch: false,
             verify: false,
             access_log: false,
+            quiet: false,
             threads: None,
             tls: None,
             limits: Limits::default(),

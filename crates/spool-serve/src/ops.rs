@@ -1,6 +1,7 @@
 //! The service as `spool pwned serve` runs it: a runtime, the server,
 //! signals and the watch of the index files. Operational messages (what is
-//! served, reloads, shutdown) go to standard error, one line each.
+//! served, reloads, shutdown) go to standard error, one line each, unless
+//! [`Config::quiet`] (errors and warnings are printed all the same).
 //!
 //! | signal           | effect                                                  |
 //! |------------------|---------------------------------------------------------|
@@ -40,18 +41,21 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<(), ServeEr
 async fn serve(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
     let server = Server::bind(&config).await?;
     let handle = server.handle();
-    report_indexes(&handle, "serving");
+    let quiet = config.quiet;
+    if !quiet {
+        report_indexes(&handle, "serving");
+    }
     let mut hangup = signal(SignalKind::hangup()).map_err(ServeError::Runtime)?;
     let mut terminate = signal(SignalKind::terminate()).map_err(ServeError::Runtime)?;
     let mut interrupt = signal(SignalKind::interrupt()).map_err(ServeError::Runtime)?;
     let _watcher = match config.watch {
-        true => Some(watch::spawn(handle.clone())?),
+        true => Some(watch::spawn(handle.clone(), quiet)?),
         false => None,
     };
     let reloader = handle.clone();
     tokio::spawn(async move {
         while hangup.recv().await.is_some() {
-            reload(&reloader, "SIGHUP").await;
+            reload(&reloader, "SIGHUP", quiet).await;
         }
     });
     ready(server.local_addr());
@@ -61,7 +65,9 @@ async fn serve(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Ser
                 _ = terminate.recv() => {}
                 _ = interrupt.recv() => {}
             }
-            eprintln!("{NAME}: shutting down: finishing the requests in flight");
+            if !quiet {
+                eprintln!("{NAME}: shutting down: finishing the requests in flight");
+            }
             // An operator who asks twice does not want to wait.
             tokio::spawn(async move {
                 tokio::select! {
@@ -77,10 +83,11 @@ async fn serve(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<(), Ser
 }
 
 /// Reloads off the async threads (opening, and verifying if asked, blocks)
-/// and says what happened.
-pub(crate) async fn reload(handle: &Handle, why: &str) {
+/// and says what happened (a success only unless `quiet`).
+pub(crate) async fn reload(handle: &Handle, why: &str, quiet: bool) {
     let reloader = handle.clone();
     match tokio::task::spawn_blocking(move || reloader.reload()).await {
+        Ok(Ok(_)) if quiet => {}
         Ok(Ok(_)) => report_indexes(handle, &format!("reloaded ({why})")),
         Ok(Err(e)) => {
             eprintln!("{NAME}: reload ({why}) failed, still serving the previous index: {e}")

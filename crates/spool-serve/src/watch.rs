@@ -30,8 +30,8 @@ use crate::{Handle, ServeError};
 pub(crate) const SETTLE: Duration = Duration::from_millis(250);
 
 /// Starts watching the served index paths; the watch lasts as long as the
-/// returned watcher.
-pub(crate) fn spawn(handle: Handle) -> Result<RecommendedWatcher, ServeError> {
+/// returned watcher. Says which folders it watches unless `quiet`.
+pub(crate) fn spawn(handle: Handle, quiet: bool) -> Result<RecommendedWatcher, ServeError> {
     let targets = [HashKind::Sha1, HashKind::Ntlm]
         .into_iter()
         .filter_map(|kind| handle.indexes().path(kind))
@@ -53,18 +53,20 @@ pub(crate) fn spawn(handle: Handle) -> Result<RecommendedWatcher, ServeError> {
         watcher
             .watch(folder, RecursiveMode::NonRecursive)
             .map_err(|source| watch_error(folder, source))?;
-        eprintln!(
-            "{}: watching {} for a new {}",
-            crate::ops::NAME,
-            folder.display(),
-            target.file_name().unwrap_or_default().to_string_lossy()
-        );
+        if !quiet {
+            eprintln!(
+                "{}: watching {} for a new {}",
+                crate::ops::NAME,
+                folder.display(),
+                target.file_name().unwrap_or_default().to_string_lossy()
+            );
+        }
     }
     tokio::spawn(async move {
         while woken.recv().await.is_some() {
             tokio::time::sleep(SETTLE).await;
             while woken.try_recv().is_ok() {}
-            reload(&handle, "index file replaced").await;
+            reload(&handle, "index file replaced", quiet).await;
         }
     });
     Ok(watcher)

@@ -8,8 +8,9 @@ use std::io::{self, Read};
 
 use crossbeam_channel::{select, Receiver, Sender};
 
-use super::chunk_reader::{Buffer, Message, ReadOptions};
+use super::block::{Buffer, Message};
 use super::cut::Cutter;
+use super::options::ReadOptions;
 
 /// The reader thread: fills recycled buffers with whole records.
 ///

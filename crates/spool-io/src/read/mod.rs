@@ -19,16 +19,20 @@
 //! ([`spool::text`]), re-exported here because every block hands them out;
 //! this module adds the threads and files around them.
 
+mod block;
 mod chunk_reader;
 mod cut;
 mod files;
 mod fill;
 mod format;
+mod options;
 mod whole_files;
 
-pub use chunk_reader::{Block, ChunkReader, ReadOptions};
+pub use block::Block;
+pub use chunk_reader::ChunkReader;
 pub use files::FileBlocks;
 pub use format::{FieldRecord, Format, Line};
+pub use options::ReadOptions;
 pub use spool::text::fields;
 pub use spool::text::{PlainRecord, PlainRecords};
 pub use whole_files::WholeFiles;

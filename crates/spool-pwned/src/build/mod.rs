@@ -188,18 +188,17 @@ impl Run<'_> {
         taken: &mut Taken<'_>,
     ) -> Result<(), BuildError> {
         let workers = self.opts.threads.max(1);
-        let in_flight = 2 * workers;
         let counter = self.raw_bytes.clone();
         let (blocks, name): (Box<dyn Iterator<Item = _>>, _) = match group {
             Group::Stream(i, raw) => {
                 let name = &names[i].0;
                 let raw = counting(raw, counter);
                 let (input, _) = decompress(raw).map_err(|e| with_path(e, name.as_ref()))?;
-                (Box::new(stream_blocks(input, i, in_flight)), Some(name))
+                (Box::new(stream_blocks(input, i, workers)), Some(name))
             }
             Group::File(i, file) => {
                 let name = &names[i].0;
-                let blocks = file_blocks(file, i, workers, in_flight, counter);
+                let blocks = file_blocks(file, i, workers, counter);
                 (blocks.map_err(|e| with_path(e, name.as_ref()))?, Some(name))
             }
             // Their errors name the file already.

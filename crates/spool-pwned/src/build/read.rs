@@ -44,6 +44,18 @@ use spool_io::read::{Block, ChunkReader, ReadOptions, WholeFiles};
 /// small.
 const BLOCK_LEN: usize = 512 << 10;
 
+/// Buffers of input read at once for `threads` parsing threads, direct
+/// windows and a stream's ring alike: one per parsing thread and one being
+/// read. That keeps the threads busy, and each one more adds a block to
+/// the peak memory at the end of the parse, when the arena is full and the
+/// reader, ahead of the parsers, has filled every buffer (the peak's
+/// parts: docs/perf/pwned-build.md). The parsing threads drop a block
+/// before they hand its records back, so a full ring never waits on the
+/// caller.
+fn buffers(threads: usize) -> usize {
+    threads.max(1) + 1
+}
+
 /// Range files read ahead of the parsing threads.
 const FILES_AHEAD: usize = 16;
 
@@ -73,9 +85,9 @@ impl LineBlock {
 }
 
 /// The blocks of a regular file (see the module docs): read around the
-/// page cache if it is plain and not cached, else as a stream, with
-/// `in_flight` blocks held at once by `threads` parsing threads; the bytes
-/// read from disk are added to `counter`.
+/// page cache if it is plain and not cached, else as a stream, for
+/// `threads` parsing threads; the bytes read from disk are added to
+/// `counter`.
 ///
 /// # Errors
 ///
@@ -85,7 +97,6 @@ pub fn file_blocks(
     file: File,
     index: usize,
     threads: usize,
-    in_flight: usize,
     counter: Arc<AtomicU64>,
 ) -> io::Result<Box<dyn Iterator<Item = io::Result<LineBlock>>>> {
     let len = file.metadata()?.len();
@@ -99,14 +110,9 @@ pub fn file_blocks(
         counter.fetch_add(have as u64, Ordering::Relaxed);
         let rest = counting(Box::new(file), counter);
         let input = decompress_detected(&head[..have], detected, rest)?;
-        return Ok(Box::new(stream_blocks(input, index, in_flight)));
+        return Ok(Box::new(stream_blocks(input, index, threads)));
     }
-    // One buffer per parsing thread and one being read: enough to keep
-    // the threads busy, and each one more adds a block to the peak memory
-    // at the end of the parse, when the arena is full. The parsing threads
-    // drop a block before they hand its records back, so a full buffer pool
-    // never waits on the caller.
-    match DirectWindows::open(file, len, BLOCK_LEN, threads + 1, counter.clone()) {
+    match DirectWindows::open(file, len, BLOCK_LEN, buffers(threads), counter.clone()) {
         Ok(windows) => Ok(Box::new(windows.map(move |window| {
             window.map(|w| LineBlock {
                 text: Text::Direct(w),
@@ -116,7 +122,7 @@ pub fn file_blocks(
         Err(file) => Ok(Box::new(stream_blocks(
             counting(Box::new(file), counter),
             index,
-            in_flight,
+            threads,
         ))),
     }
 }
@@ -136,8 +142,8 @@ fn read_head(file: &File, head: &mut [u8]) -> io::Result<usize> {
     Ok(have)
 }
 
-/// The blocks of one stream, read ahead in recycled buffers; `in_flight`
-/// blocks may be held at once (the ring is sized for them).
+/// The blocks of one stream for `threads` parsing threads, read ahead in
+/// `buffers(threads)` recycled buffers.
 ///
 /// # Errors
 ///
@@ -146,10 +152,10 @@ fn read_head(file: &File, head: &mut [u8]) -> io::Result<usize> {
 pub fn stream_blocks(
     input: Box<dyn Read + Send>,
     index: usize,
-    in_flight: usize,
+    threads: usize,
 ) -> impl Iterator<Item = io::Result<LineBlock>> {
     let options = ReadOptions {
-        buffers: in_flight + 2,
+        buffers: buffers(threads),
         buffer_len: BLOCK_LEN,
         ..ReadOptions::default()
     };
@@ -238,7 +244,7 @@ mod tests {
             let path = dir.path().join(name);
             std::fs::write(&path, bytes).unwrap();
             let counter = Arc::new(AtomicU64::new(0));
-            let blocks = file_blocks(File::open(&path).unwrap(), 3, 2, 4, counter.clone());
+            let blocks = file_blocks(File::open(&path).unwrap(), 3, 2, counter.clone());
             let mut got = Vec::new();
             for block in blocks.unwrap() {
                 let block = block.unwrap();

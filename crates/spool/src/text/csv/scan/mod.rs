@@ -29,103 +29,22 @@
 //! other data). These are exactly the states of csv-core's reader that can
 //! follow a byte, so the state at any byte is the same whichever path
 //! scanned the bytes before it.
+//!
+//! # Where the parts are
+//!
+//! This file holds the splitter and the fast path; the states and the
+//! byte-at-a-time path are `state.rs`'s, the fast path compiled for AVX2
+//! as one function `x86.rs`'s.
 
 use super::classify::{Classes, Needles};
 use super::Dialect;
 
-/// What the byte before the next one was, when it was outside quotes
-/// (always `Data` inside quotes). The values are one bit each, so the fast
-/// path turns them into masks without branches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub(crate) enum After {
-    /// A line break, or nothing yet: the next byte starts a record (or is
-    /// a blank line).
-    RecordStart = 1,
-    /// A delimiter: the next byte starts a field.
-    Delimiter = 2,
-    /// The quote that may close a quoted field (or be the first of `""`).
-    Close = 4,
-    /// Anything else: the next byte continues an unquoted field.
-    Data = 0,
-}
+pub(crate) use state::{scalar, Carry, Scanned};
 
-/// The scanner's state between two bytes, as the byte-at-a-time path
-/// reads it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct State {
-    /// Inside a quoted field.
-    inside: bool,
-    /// What the last byte was (meaningful only outside quotes).
-    after: After,
-}
-
-/// The scanner's state between two bytes; see the module docs. Kept as
-/// the bits of [`After`], so the fast path reads and writes it without a
-/// branch on data that is as random as the input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Carry {
-    /// Inside a quoted field.
-    pub inside: bool,
-    /// An [`After`] as its bit (0 inside quotes).
-    after: u8,
-}
-
-impl Carry {
-    /// The state before the first byte of an input or a block.
-    pub const START: Carry = Carry {
-        inside: false,
-        after: After::RecordStart as u8,
-    };
-
-    fn state(self) -> State {
-        let after = match self.after {
-            1 => After::RecordStart,
-            2 => After::Delimiter,
-            4 => After::Close,
-            _ => After::Data,
-        };
-        State {
-            inside: self.inside,
-            after,
-        }
-    }
-}
-
-impl From<State> for Carry {
-    fn from(s: State) -> Carry {
-        Carry {
-            inside: s.inside,
-            after: s.after as u8,
-        }
-    }
-}
-
-/// Where records start and end in one chunk; bit `i` stands for byte `i`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Scanned {
-    /// The first byte of each record (blank lines are not records).
-    pub starts: u64,
-    /// The line break that ends each record (for CRLF, the CR).
-    pub ends: u64,
-    /// Every LF, inside quotes or not, for line numbers.
-    pub lf: u64,
-    /// How many: `lf.count_ones()`, counted here where the fast path has
-    /// POPCNT at hand (the crate is built for baseline x86-64, where
-    /// `count_ones` is a dozen instructions).
-    pub lf_count: u32,
-    /// The delimiters outside quotes: where fields end, so a record's
-    /// field N is found without scanning its bytes again.
-    pub fields: u64,
-    /// Every quote, inside quotes or not: with `fields`, a field's value
-    /// is read off the masks when its only quotes enclose it.
-    pub quotes: u64,
-    /// The quotes that opened a quoted field (not the second of a `""`).
-    /// The caller keeps the last one even when the field closes in the
-    /// chunk: a quote at the start of the next chunk can make the closing
-    /// one a `""` and reopen that same field.
-    pub opens: u64,
-}
+mod state;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+pub(crate) mod x86;
 
 /// The dialect, with its bytes ready for [`Needles::classify`].
 #[derive(Clone, Copy, Debug)]
@@ -200,58 +119,6 @@ fn valid(c: Classes, len: usize) -> Classes {
     }
 }
 
-/// The whole chunk scan in one function compiled for AVX2, PCLMULQDQ and
-/// POPCNT, so classification, masks and counts run without a call or a
-/// spill between them. The prefix-XOR is one carry-less multiply by all
-/// ones (bit `i` of the product is the XOR of bits `0..=i`), as in
-/// simdjson; under callgrind this path takes 0.8x the instructions of the
-/// split one on the benchmark's CSV (docs/perf/csv-split.md).
-#[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
-pub(crate) mod x86 {
-    use core::arch::x86_64::{
-        _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set1_epi8, _mm_set_epi64x,
-    };
-
-    use super::{masks, scalar, valid, Carry, Scanned, Splitter};
-
-    /// [`Splitter::scan`] on a CPU with AVX2, PCLMULQDQ and POPCNT.
-    #[inline]
-    #[target_feature(enable = "avx2,pclmulqdq,popcnt")]
-    pub(crate) fn scan(s: &Splitter, carry: &mut Carry, chunk: &[u8; 64], len: usize) -> Scanned {
-        let c = valid(s.needles.vectors.classify_avx2(chunk), len);
-        // The closure inherits this function's target features, so the
-        // call is safe and inlined.
-        masks(c, carry, len, |x| prefix_xor(x))
-            .unwrap_or_else(|| scalar(s.dialect, carry, &chunk[..len]))
-    }
-
-    /// [`super::prefix_xor`] as one carry-less multiply.
-    #[inline]
-    #[target_feature(enable = "pclmulqdq")]
-    fn prefix_xor(x: u64) -> u64 {
-        let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
-        _mm_cvtsi128_si64(product) as u64
-    }
-
-    #[cfg(test)]
-    mod tests {
-        use proptest::prelude::*;
-
-        proptest! {
-            /// The carry-less multiply is the shift-and-XOR ladder.
-            #[test]
-            fn clmul_prefix_xor_is_the_ladder(x in any::<u64>()) {
-                if std::is_x86_feature_detected!("pclmulqdq") {
-                    // SAFETY: the CPU has PCLMULQDQ (checked above).
-                    let fast = unsafe { super::prefix_xor(x) };
-                    prop_assert_eq!(fast, super::super::prefix_xor(x));
-                }
-            }
-        }
-    }
-}
-
 /// Each bit `i` set to the XOR of bits `0..=i`.
 #[inline(always)]
 fn prefix_xor(mut x: u64) -> u64 {
@@ -310,75 +177,9 @@ fn masks(
     })
 }
 
-/// csv-core's reader, one byte at a time (without its output: only where
-/// records start and end). The reference the fast path is tested against,
-/// and the path for chunks it refuses.
-pub(crate) fn scalar(dialect: Dialect, carry: &mut Carry, chunk: &[u8]) -> Scanned {
-    let mut out = Scanned::default();
-    let mut state = carry.state();
-    for (i, &b) in chunk.iter().enumerate() {
-        let bit = 1u64 << i;
-        if b == b'\n' {
-            out.lf |= bit;
-        }
-        let is_quote = Some(b) == dialect.quote();
-        if is_quote {
-            out.quotes |= bit;
-        }
-        if state.inside {
-            if is_quote {
-                state = State {
-                    inside: false,
-                    after: After::Close,
-                };
-            }
-            continue;
-        }
-        if b == b'\n' || b == b'\r' {
-            if state.after != After::RecordStart {
-                out.ends |= bit;
-            }
-            state.after = After::RecordStart;
-            continue;
-        }
-        if state.after == After::RecordStart {
-            out.starts |= bit;
-        }
-        state = match state.after {
-            After::RecordStart | After::Delimiter if is_quote => {
-                out.opens |= bit;
-                State {
-                    inside: true,
-                    after: After::Data,
-                }
-            }
-            // The second quote of `""`: a literal quote, still inside.
-            After::Close if is_quote => State {
-                inside: true,
-                after: After::Data,
-            },
-            _ if b == dialect.delimiter() => {
-                out.fields |= bit;
-                State {
-                    inside: false,
-                    after: After::Delimiter,
-                }
-            }
-            // A quote inside an unquoted field, or text after a closing
-            // quote: data, as in csv-core.
-            _ => State {
-                inside: false,
-                after: After::Data,
-            },
-        };
-    }
-    *carry = state.into();
-    out.lf_count = out.lf.count_ones();
-    out
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
+    use super::state::{After, State};
     use super::*;
     use proptest::prelude::*;
 
