@@ -39,6 +39,11 @@
 //! must be at least [`MIN_BUFFER_BUDGET`], or the run is refused with the
 //! smallest `--memory` that would do.
 //!
+//! An `s3://` output uploads its files after the engine has given every
+//! byte above back: the uploads then hold at most
+//! [`uploads_in_flight`](MemoryPlan::uploads_in_flight) parts of 8 MiB,
+//! which the plan keeps within half the total.
+//!
 //! The plan is all a run's sizes: the pool's chunk sizes, the size at
 //! which a Parquet row group is flushed, and the arena slack the `spool`
 //! binary tunes glibc's allocator with — so the binary and the library
@@ -200,6 +205,12 @@ impl MemoryPlan {
     /// 1/32 of the total, 1 to 16 MiB.
     pub fn row_group_bytes(&self) -> usize {
         self.row_group_bytes
+    }
+
+    /// Upload requests an `s3://` run keeps in flight, each holding one
+    /// part: as many parts as fit in half the total, 1 to 16.
+    pub fn uploads_in_flight(&self) -> usize {
+        (self.total / 2 / crate::s3::PART_BYTES).clamp(1, 16)
     }
 
     /// Freed memory each allocator arena may keep for reuse in a Parquet
