@@ -170,8 +170,12 @@ impl<'a> RunObjects<'a> {
             let ours: std::collections::HashSet<&str> =
                 journal.uploads.iter().map(|u| u.key.as_str()).collect();
             let staging_root = format!("{}{}", self.prefix, spool_io::write::STAGING_PREFIX);
+            // The old manifest of the same name stays until the new one
+            // replaces it: a reader always finds one.
+            let manifest = format!("{}{}", self.prefix, journal.manifest);
             for (key, _) in store.list(self.prefix)? {
-                if !ours.contains(key.as_str()) && !key.starts_with(&staging_root) {
+                let keep = ours.contains(key.as_str()) || key == manifest;
+                if !keep && !key.starts_with(&staging_root) {
                     store.delete(&key)?;
                 }
             }
