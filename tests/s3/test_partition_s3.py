@@ -149,6 +149,8 @@ def test_append_runs_and_force(s3, bucket, sample):
     keys = objects(s3, bucket, "shared/")
     assert "shared/_partitions-task-1.tsv" in keys and "shared/_partitions-task-2.tsv" in keys
     assert sum(1 for k in keys if "part-task-2-" in k) == len(KEYS)
+    again = spool(*csv_args(path, out, "--run-id", "task-1", "--append"), check=False)
+    assert again.returncode == 2 and "already in" in again.stderr
     refused = spool(*csv_args(path, out), check=False)
     assert refused.returncode == 2 and "not empty" in refused.stderr
     spool(*csv_args(path, out, "--force", "--max-rows-per-file", "1000"))

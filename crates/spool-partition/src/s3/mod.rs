@@ -126,6 +126,15 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
             )));
         }
     }
+    if let (true, Some(id)) = (options.append, &options.run_id) {
+        let manifest = format!("{}{}", url.prefix, crate::file_layout::manifest_name(Some(id)));
+        if store.exists(&manifest)? {
+            return Err(PartitionError::Usage(format!(
+                "run {id} is already in {}: its manifest {manifest} exists",
+                options.out.display()
+            )));
+        }
+    }
     let id = options.run_id.clone().unwrap_or_else(new_run_id);
     let local_root = std::env::temp_dir().join(format!("spool-s3-{id}-{}", std::process::id()));
     let mut local = options.clone();
