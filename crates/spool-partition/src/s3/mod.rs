@@ -127,7 +127,11 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
         }
     }
     if let (true, Some(id)) = (options.append, &options.run_id) {
-        let manifest = format!("{}{}", url.prefix, crate::file_layout::manifest_name(Some(id)));
+        let manifest = format!(
+            "{}{}",
+            url.prefix,
+            crate::file_layout::manifest_name(Some(id))
+        );
         if store.exists(&manifest)? {
             return Err(PartitionError::Usage(format!(
                 "run {id} is already in {}: its manifest {manifest} exists",
