@@ -12,7 +12,10 @@
 # writes into a new prefix, deleted after it. Prints each run's wall time
 # and peak RSS (/usr/bin/time), then medians with min-max.
 # Environment: THREADS (default 2), MEMORY (spool's --memory, default
-# 256M), WORK (scratch folder, default target/bench-partition-s3).
+# 256M), WORK (scratch folder, default target/bench-partition-s3), ONLY
+# (an extended regex: run only the tools whose name matches), LIMIT
+# (seconds a run may take before it is stopped and reported as such,
+# default 600).
 # Run it under `benchlock`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,8 +42,14 @@ spool_args=(partition --by 1 --delimiter comma --quote '"' --threads "$THREADS" 
 run() { # name, prefix, command...
     local name=$1 prefix=$2
     shift 2
+    [[ "$name" =~ ${ONLY:-.} ]] || return 0
     local stats
-    stats=$( { /usr/bin/time -f "%e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+    if /usr/bin/time -f "%e %M" -o "$WORK/time.txt" timeout "${LIMIT:-600}" "$@" >/dev/null 2>"$WORK/stderr.txt"; then
+        stats=$(tail -1 "$WORK/time.txt")
+    else
+        stats="failed-or-stopped $(tail -1 "$WORK/time.txt" | cut -d' ' -f2)"
+        tail -3 "$WORK/stderr.txt" >&2
+    fi
     local objects
     objects=$("$PY" - "$prefix" <<'PY'
 import sys, boto3
@@ -61,9 +70,18 @@ for i in $(seq 1 "$RUNS"); do
     run spool-zstd-text "s-zs-$i" target/release/spool "${spool_args[@]}" --compress zstd -o "s3://bench/s-zs-$i/" "$DATA"
     run polars-zstd-csv "p-zs-$i" "$PY" scripts/bench/partition_s3_peers.py polars-csv-zstd "$DATA" bench "p-zs-$i"
 done
-echo "# tool: median wall s (min-max), median peak RSS MB, objects"
-sort -k1,1 "$WORK/runs.txt" | awk '
-function report() { n = asort(w); asort(r); printf "%-16s %6.2f (%.2f-%.2f)  %6.0f MB  %s objects\n", name, w[int((n+1)/2)], w[1], w[n], r[int((n+1)/2)]/1024, objs; delete w; delete r }
-$1 != name { if (name != "") report(); name = $1; k = 0 }
-{ k++; w[k] = $2; r[k] = $3; objs = $4 }
-END { report() }'
+echo "# tool: median wall s (min-max), median peak RSS MiB, objects"
+"$PY" - "$WORK/runs.txt" <<'PY'
+import collections, statistics, sys
+runs = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    name, wall, rss, objects = line.split()
+    runs[name].append((wall, rss, objects))
+for name, rows in sorted(runs.items()):
+    walls = [float(w) for w, _, _ in rows if w.replace(".", "").isdigit()]
+    rss = statistics.median(int(r) for _, r, _ in rows) / 1024
+    if walls:
+        print(f"{name:16} {statistics.median(walls):7.2f} ({min(walls):.2f}-{max(walls):.2f})  {rss:7.0f} MiB  {rows[-1][2]} objects")
+    else:
+        print(f"{name:16} failed or stopped")
+PY
