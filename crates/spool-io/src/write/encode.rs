@@ -9,11 +9,11 @@
 //! `gzip -d` and every library that reads concatenated frames/members.
 //!
 //! gzip members are made by libdeflate (the `libdeflater` crate), which
-//! compresses a whole buffer at once — exactly this block model. On 64 KiB
-//! blocks of the partition benchmark's text it measured 1.37x the speed of
-//! `flate2` with its fastest (`zlib-rs`) backend at level 6 (44.5 vs
-//! 32.6 MiB/s; `cargo bench -p spool-bench --bench block_encode`), and cut
-//! `spool partition --compress gzip` on 1 GiB from 17.2 s to 13.6 s.
+//! compresses a whole buffer at once — exactly this block model. On blocks
+//! of the partition benchmark's text it was faster than `flate2` with its
+//! fastest (`zlib-rs`) backend at the same level, and so was
+//! `spool partition --compress gzip` (`cargo bench -p spool-bench --bench
+//! block_encode`; the figures are in docs/perf/partition-notes.md).
 //! Decompression stays with `flate2`, which streams.
 
 use std::io;
