@@ -242,7 +242,7 @@ fuzz_target!(|spec: Spec| {
         threads: if spec.two_threads { 2 } else { 1 },
         progress: None,
     };
-    let sources = spool_pwned::input::sources(&inputs).unwrap();
+    let sources = spool_pwned::build::sources(&inputs).unwrap();
     let result = build(sources, &output, &opts);
 
     match (&model.error, result) {

@@ -18,8 +18,8 @@ use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use spool_pwned::check::{check_batch, BatchError};
-use spool_pwned::okon::{parse_okon_args, OkonArgError, OkonCommand};
+use spool_pwned::lookup::check::{check_batch, BatchError};
+use spool_pwned::lookup::okon::{parse_okon_args, OkonArgError, OkonCommand};
 use spool_pwned::{to_hex, Answer, HashKind};
 
 #[derive(Arbitrary, Debug)]

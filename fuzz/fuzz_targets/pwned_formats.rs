@@ -14,8 +14,8 @@ use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use spool_pwned::convert::convert;
-use spool_pwned::format::{Header, Layout, HEADER_LEN};
+use spool_pwned::build::convert;
+use spool_pwned::format::{Header, IndexLayout, HEADER_LEN};
 use spool_pwned::{Answer, AnyIndex, HashKind, Index, IndexWriter};
 
 #[derive(Arbitrary, Debug)]
@@ -49,7 +49,7 @@ struct Valid {
     answers: [Vec<(Vec<u8>, Answer)>; 2],
 }
 
-const LAYOUTS: [Layout; 2] = [Layout::T64, Layout::Filter];
+const LAYOUTS: [IndexLayout; 2] = [IndexLayout::T64, IndexLayout::Filter];
 
 fn valid() -> &'static Valid {
     static VALID: OnceLock<Valid> = OnceLock::new();
@@ -101,7 +101,7 @@ fn valid() -> &'static Valid {
 
 /// Header, table and body sealed with every checksum a reader checks.
 fn forge(
-    layout: Layout,
+    layout: IndexLayout,
     prefix_bits: u8,
     records: u16,
     items: u16,
@@ -115,7 +115,7 @@ fn forge(
         data_crc: 0,
         block_shift: 6 + block_shift % 7,
         layout,
-        prefix_bits: if layout == Layout::Filter {
+        prefix_bits: if layout == IndexLayout::Filter {
             prefix_bits % 7
         } else {
             16

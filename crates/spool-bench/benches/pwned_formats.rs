@@ -23,10 +23,10 @@ use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{Criterion, Throughput};
+use spool_pwned::build::convert;
+use spool_pwned::build::Source;
 use spool_pwned::build::{build, BuildOptions};
-use spool_pwned::convert::convert;
-use spool_pwned::format::Layout;
-use spool_pwned::input::Source;
+use spool_pwned::format::IndexLayout;
 use spool_pwned::sample::{sample_password, write_sample, Order};
 use spool_pwned::{Answer, AnyIndex, HashKind, Index};
 
@@ -39,7 +39,7 @@ fn build_all(dir: &Path, lines: u64) {
     let source = Source::from_reader("sample", std::io::Cursor::new(text));
     build(vec![source], &full, &BuildOptions::default()).unwrap();
     let index = Index::open(&full).unwrap();
-    for layout in [Layout::T64, Layout::Filter] {
+    for layout in [IndexLayout::T64, IndexLayout::Filter] {
         convert(&index, &dir.join(layout.name()), layout, 512 << 20).unwrap();
     }
 }

@@ -16,6 +16,8 @@ mod partition;
 mod partition_tools;
 mod progress;
 mod pwned;
+mod pwned_check;
+mod pwned_download;
 mod pwned_serve;
 mod report;
 mod stdout;

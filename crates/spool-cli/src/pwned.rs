@@ -1,23 +1,19 @@
 //! `spool pwned`: build and query an index of Have I Been Pwned hashes.
 
-use std::io::{self, BufRead, IsTerminal, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::Context as _;
 use clap::{Subcommand, ValueEnum};
 use spool_io::progress::Progress;
 use spool_io::size::Size;
 use spool_io::write::{remove_dead_pid_temporaries, PartialFile};
-use spool_pwned::build::BuildOptions;
-use spool_pwned::check::{check_batch, parse_hash, BatchError};
-use spool_pwned::convert::{build_as, convert};
-use spool_pwned::format::Layout;
-use spool_pwned::input::sources;
+use spool_pwned::build::{build_as, convert, sources, BuildOptions};
+use spool_pwned::format::IndexLayout;
 use spool_pwned::sample::{write_sample, write_sample_ranges, Order};
-use spool_pwned::{Answer, AnyIndex, HashKind, Index};
+use spool_pwned::{AnyIndex, HashKind, Index};
 
 use crate::progress::{input_size, show_while};
 
@@ -64,6 +60,9 @@ enum Command {
         /// first beside the output (and removed).
         #[arg(long, value_enum, default_value_t = Format::Full)]
         format: Format,
+        /// No progress bar.
+        #[arg(short, long)]
+        quiet: bool,
     },
     /// Convert a full index into a smaller layout (see `build --format`).
     Convert {
@@ -78,6 +77,10 @@ enum Command {
         /// Memory for building a filter (it is built in shards that fit).
         #[arg(long, default_value = "512M", value_parser = spool_io::size::parse)]
         memory: usize,
+        /// No summary line (convert shows no progress bar; errors and
+        /// warnings are still printed).
+        #[arg(short, long)]
+        quiet: bool,
     },
     /// Check a password, a hash, or a batch of them against an index.
     ///
@@ -138,11 +141,18 @@ enum Command {
     /// Passwords range API (`/range/{prefix}`, with per-range ETags),
     /// counts (`/check/...`), `/healthz`, `/metrics`.
     Serve(crate::pwned_serve::Args),
+    /// Download every range of the Pwned Passwords API (or a mirror's,
+    /// such as another `spool pwned serve`) into an index; resumable.
+    Download(crate::pwned_download::DownloadArgs),
+    /// Update an index from the range API: ranges whose ETag still holds
+    /// (304) are kept, the others fetched; the new index replaces the old
+    /// atomically.
+    Update(crate::pwned_download::UpdateArgs),
 }
 
-/// `--format` of `build` and `convert`.
+/// `--format` of `build`, `convert` and `download`.
 #[derive(Clone, Copy, ValueEnum)]
-enum Format {
+pub(crate) enum Format {
     /// Whole hashes and counts.
     Full,
     /// Hashes truncated to 64 bits, and counts.
@@ -152,11 +162,11 @@ enum Format {
 }
 
 impl Format {
-    fn layout(self) -> Layout {
+    pub(crate) fn layout(self) -> IndexLayout {
         match self {
-            Format::Full => Layout::Sorted,
-            Format::T64 => Layout::T64,
-            Format::Filter => Layout::Filter,
+            Format::Full => IndexLayout::Sorted,
+            Format::T64 => IndexLayout::T64,
+            Format::Filter => IndexLayout::Filter,
         }
     }
 }
@@ -169,7 +179,7 @@ enum SampleOrder {
     Prevalence,
 }
 
-fn kind(ntlm: bool) -> HashKind {
+pub(crate) fn kind(ntlm: bool) -> HashKind {
     if ntlm {
         HashKind::Ntlm
     } else {
@@ -189,12 +199,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             temp_dir,
             threads,
             format,
+            quiet,
         } => {
             let defaults = BuildOptions::default();
             let threads = threads.unwrap_or(defaults.threads).max(1);
             let max = spool_pwned::build::max_threads();
             if threads > max {
-                eprintln!("spool pwned build: --threads {threads} capped to {max} (four per core, at most 64)");
+                eprintln!("spool pwned build: warning: --threads {threads} capped to {max} (four per core, at most 64)");
             }
             let opts = BuildOptions {
                 kind: kind(ntlm),
@@ -213,17 +224,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 opts.threads,
                 Size(least.next_multiple_of(1 << 20))
             );
-            run_build(&inputs, &output, &opts, format.layout())
+            run_build(&inputs, &output, &opts, format.layout(), !quiet)
         }
         Command::Convert {
             index,
             output,
             format,
             memory,
+            quiet,
         } => {
             let start = Instant::now();
             let full = Index::open(&index)?;
             let header = convert(&full, &output, format.layout(), memory)?;
+            if quiet {
+                return Ok(ExitCode::SUCCESS);
+            }
             eprintln!(
                 "spool pwned convert: {} hashes written to {} as {} in {:.2}s",
                 header.records,
@@ -238,8 +253,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             password,
             hash,
             batch,
-        } => run_check(&index, password, hash, batch),
+        } => crate::pwned_check::run(&index, password, hash, batch),
         Command::Serve(args) => crate::pwned_serve::run(args),
+        Command::Download(args) => crate::pwned_download::run_download(args),
+        Command::Update(args) => crate::pwned_download::run_update(args),
         Command::Verify { index } => {
             let index = AnyIndex::open(&index)?;
             index.verify()?;
@@ -291,7 +308,8 @@ fn run_build(
     inputs: &[PathBuf],
     output: &std::path::Path,
     opts: &BuildOptions,
-    layout: Layout,
+    layout: IndexLayout,
+    progress_bar: bool,
 ) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
     let progress = Arc::new(Progress::default());
@@ -302,7 +320,7 @@ fn run_build(
     let sources = sources(inputs)?;
     sweep_old_temporaries(output, opts.temp_dir.as_deref());
     crate::interrupt::exit_on_signal("spool pwned build");
-    let show = io::stderr().is_terminal();
+    let show = progress_bar && io::stderr().is_terminal();
     let (report, _) = show_while(&progress, input_size(inputs), show, || {
         build_as(sources, output, &opts, layout)
     })?;
@@ -354,88 +372,5 @@ fn sweep_old_temporaries(output: &Path, temp_dir: Option<&Path>) {
                 "spool pwned build: warning: cannot remove {path}, left by a build that did not finish: {e}"
             ),
         }
-    }
-}
-
-fn run_check(
-    index: &PathBuf,
-    password: Option<String>,
-    hash: Option<String>,
-    batch: Option<PathBuf>,
-) -> anyhow::Result<ExitCode> {
-    let index = AnyIndex::open(index)?;
-    let kind = index.kind();
-    if let Some(batch) = batch {
-        let reader: Box<dyn BufRead> = if batch.as_os_str() == "-" {
-            Box::new(io::stdin().lock())
-        } else {
-            Box::new(io::BufReader::new(
-                std::fs::File::open(&batch).with_context(|| batch.display().to_string())?,
-            ))
-        };
-        let mut out = io::BufWriter::new(io::stdout().lock());
-        let any = check_batch(
-            reader,
-            kind,
-            |keys| index.check_many(keys).collect(),
-            &mut out,
-        )
-        .map_err(|e| match e {
-            BatchError::Io(e) => anyhow::Error::new(e),
-            BatchError::NotAHash { line, fault } => {
-                anyhow::Error::new(fault).context(format!("{}:{line}", batch.display()))
-            }
-            BatchError::Lookup { line, fault } => anyhow::Error::new(fault).context(format!(
-                "{}: looking up line {line} of {}",
-                index.path(),
-                batch.display()
-            )),
-        })?;
-        out.flush()?;
-        return Ok(if any {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        });
-    }
-    let key = match (hash, password) {
-        (Some(hex), _) => parse_hash(&hex, kind)?,
-        (None, Some(pw)) => kind.hash_password(&pw),
-        (None, None) => kind.hash_password(&read_password()?),
-    };
-    let answer = index
-        .check(&key)
-        .with_context(|| index.path().to_string())?;
-    match answer {
-        Answer::Count(n) => println!("pwned: seen {n} times"),
-        Answer::Present => println!(
-            "probably pwned (a filter index: no count; about 1 in 65,536 passwords not in it is reported so)"
-        ),
-        Answer::Absent => println!("not found"),
-    }
-    Ok(if answer.found() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
-}
-
-fn read_password() -> anyhow::Result<String> {
-    if io::stdin().is_terminal() {
-        Ok(rpassword::prompt_password("Password: ")?)
-    } else {
-        let mut line = String::new();
-        let read = io::stdin()
-            .lock()
-            .read_line(&mut line)
-            .context("standard input")?;
-        // Nothing at all is a mistake (a missing pipe or file), not the
-        // empty password; an empty line is the empty password.
-        anyhow::ensure!(
-            read > 0,
-            "no password to check: standard input is empty (pipe the password in, \
-             or use --password or --hash)"
-        );
-        Ok(line.trim_end_matches(['\r', '\n']).to_string())
     }
 }

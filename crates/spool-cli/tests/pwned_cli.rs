@@ -199,6 +199,90 @@ fn build_errors_name_the_line() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 invalid lines skipped"));
 }
 
+/// `-q`/`--quiet` is taken as by every long-running command (`spool
+/// partition`): no progress bar, the summary line stays. Warnings say so,
+/// in the same form as `spool partition`'s.
+#[test]
+fn build_takes_quiet_and_warns_like_partition() {
+    let dir = Dir::new("quiet");
+    let input = dir.0.join("in.txt");
+    std::fs::write(&input, "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:1\n").unwrap();
+    for flag in ["-q", "--quiet"] {
+        let out_path = dir.0.join(format!("quiet{flag}.idx"));
+        let mut cmd = spool();
+        cmd.args(["pwned", "build", flag, "-o"])
+            .arg(&out_path)
+            .arg(&input);
+        let out = run(cmd, None);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{flag}: {err}");
+        assert!(err.contains("1 hashes written"), "{flag}: {err}");
+        assert!(out_path.exists());
+    }
+    let mut cmd = spool();
+    cmd.args(["pwned", "build", "-q", "--threads", "100000", "-o"])
+        .arg(dir.0.join("threads.idx"))
+        .arg(&input);
+    let out = run(cmd, None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.starts_with("spool pwned build: warning: --threads 100000 capped to "),
+        "{err}"
+    );
+    // An error under -q is the CLI's one error line, naming the path.
+    let missing = dir.0.join("missing.txt");
+    let mut cmd = spool();
+    cmd.args(["pwned", "build", "-q", "-o"])
+        .arg(dir.0.join("missing.idx"))
+        .arg(&missing);
+    let out = run(cmd, None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.starts_with("spool: error: "), "{err}");
+    assert!(err.contains(&*missing.to_string_lossy()), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(!dir.0.join("missing.idx").exists());
+}
+
+/// `convert -q` prints nothing on success (it has no progress bar; the
+/// summary line goes), and its errors keep the CLI's form.
+#[test]
+fn convert_takes_quiet() {
+    let dir = Dir::new("convert-quiet");
+    let full = built_index(&dir);
+    for flag in ["-q", "--quiet"] {
+        let out_path = dir.0.join(format!("quiet{flag}.t64"));
+        let mut cmd = spool();
+        cmd.args(["pwned", "convert", flag, "--format", "t64", "-o"])
+            .arg(&out_path)
+            .arg(&full);
+        let out = run(cmd, None);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{flag}: {err}");
+        assert_eq!(err, "", "{flag}");
+        assert!(out_path.exists());
+    }
+    let mut cmd = spool();
+    cmd.args(["pwned", "convert", "--format", "t64", "-o"])
+        .arg(dir.0.join("loud.t64"))
+        .arg(&full);
+    let out = run(cmd, None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("spool pwned convert: "), "{err}");
+    let mut cmd = spool();
+    cmd.args(["pwned", "convert", "-q", "--format", "t64", "-o"])
+        .arg(dir.0.join("none.t64"))
+        .arg(dir.0.join("none.idx"));
+    let out = run(cmd, None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("spool: error: ") && err.contains("none.idx"),
+        "{err}"
+    );
+}
+
 /// The downloader writes a million range files; they are opened one at a
 /// time, so a directory with far more files than the descriptor limit
 /// builds.

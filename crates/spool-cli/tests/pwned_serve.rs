@@ -159,6 +159,10 @@ impl Drop for Served {
 }
 
 fn http() -> reqwest::blocking::Client {
+    // In a workspace build reqwest's features are unified with
+    // spool-download's (rustls without a provider): install one, or
+    // reqwest refuses to build even a plain-HTTP client.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::blocking::Client::builder()
         .no_proxy()
         .build()

@@ -108,9 +108,43 @@ pub fn decompress(mut raw: Box<dyn Read + Send>) -> io::Result<(Box<dyn Read + S
         }
     }
     let detected = detect(&magic[..have]);
-    let raw: Box<dyn Read + Send> = Box::new(io::Cursor::new(magic).take(have as u64).chain(raw));
+    Ok((
+        decompress_detected(&magic[..have], detected, raw)?,
+        detected,
+    ))
+}
+
+/// The input whose first bytes, `head` (its first four, or all it has),
+/// were read already and found to be `detected` ([`detect`]), decompressed
+/// if they say so; `rest` is the input after `head`. For a caller that
+/// looks at an input before it chooses how to read it (a plain file may
+/// be read another way): the magic number is read and looked at once.
+///
+/// # Errors
+///
+/// If a decoder cannot be set up.
+///
+/// # Examples
+///
+/// ```
+/// use std::io::Read;
+/// use spool_io::input::{decompress_detected, detect, Detected};
+/// let head = b"5BAA";
+/// let detected = detect(head);
+/// assert_eq!(detected, Detected::Plain);
+/// let mut text = String::new();
+/// decompress_detected(head, detected, Box::new(&b"61E4:3\n"[..]))?.read_to_string(&mut text)?;
+/// assert_eq!(text, "5BAA61E4:3\n");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn decompress_detected(
+    head: &[u8],
+    detected: Detected,
+    rest: Box<dyn Read + Send>,
+) -> io::Result<Box<dyn Read + Send>> {
+    let raw: Box<dyn Read + Send> = Box::new(io::Cursor::new(head.to_vec()).chain(rest));
     if detected == Detected::Plain {
-        return Ok((raw, Detected::Plain));
+        return Ok(raw);
     }
     let consumed = Arc::new(AtomicU64::new(0));
     let buffered = Consumed {
@@ -119,16 +153,10 @@ pub fn decompress(mut raw: Box<dyn Read + Send>) -> io::Result<(Box<dyn Read + S
     };
     Ok(if detected == Detected::Gzip {
         let decoder = flate2::bufread::MultiGzDecoder::new(buffered);
-        (
-            Box::new(Decoding::new(decoder, consumed, "gzip")),
-            Detected::Gzip,
-        )
+        Box::new(Decoding::new(decoder, consumed, "gzip"))
     } else {
         let decoder = zstd::stream::read::Decoder::with_buffer(buffered)?;
-        (
-            Box::new(Decoding::new(decoder, consumed, "zstd")),
-            Detected::Zstd,
-        )
+        Box::new(Decoding::new(decoder, consumed, "zstd"))
     })
 }
 

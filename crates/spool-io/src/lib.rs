@@ -23,6 +23,10 @@
 //!   and [`with_path`](input::with_path) for errors that name their file;
 //!   [`progress`] — live counters for a progress display;
 //!   [`size`] — byte counts in messages, in the units they were given in.
+//! * [`parallel`] — ordered parallel maps: work on every core, results in
+//!   the items' order.
+//! * [`direct`] — large files read and written around the page cache
+//!   (`O_DIRECT`), where that pays and the file system takes it.
 //!
 //! ```text
 //!  file ──read thread──► [ chunk │ chunk │ chunk │ chunk ]  recycled ring
@@ -36,7 +40,10 @@
 #![deny(missing_docs, unsafe_code)]
 #![doc(test(attr(deny(warnings))))]
 
+#[cfg(unix)]
+pub mod direct;
 pub mod input;
+pub mod parallel;
 pub mod progress;
 pub mod read;
 pub mod size;

@@ -55,8 +55,15 @@ impl Entry {
             return false;
         }
         let n = key.len().min(HEAD);
-        same(&self.head[..n], &key[..n])
-            && self.tail.as_deref().is_none_or(|tail| tail == &key[HEAD..])
+        same(&self.head[..n], &key[..n]) && (self.tail.is_none() || self.tail_is(key))
+    }
+
+    /// Whether a longer key's bytes after [`HEAD`] are this entry's tail;
+    /// out of line, so that the lookup of a short key calls nothing.
+    #[cold]
+    #[inline(never)]
+    fn tail_is(&self, key: &[u8]) -> bool {
+        self.tail.as_deref() == key.get(HEAD..)
     }
 }
 
@@ -111,6 +118,9 @@ fn same(a: &[u8], b: &[u8]) -> bool {
         8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
         // The first and the last 4.
         4..=7 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
+        // The first, the middle and the last byte.
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        0 => true,
         _ => a == b,
     }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use spool_io::input::with_path;
 use spool_io::write::PartialFile;
 
-use crate::{to_hex, HashKind};
+use crate::format::{to_hex, HashKind};
 
 /// Line order of a generated file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

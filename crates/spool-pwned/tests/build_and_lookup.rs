@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use spool_pwned::build::{build, BuildError, BuildOptions, BuildReport};
-use spool_pwned::input::{sources, Source};
+use spool_pwned::build::{sources, Source};
 use spool_pwned::sample::{write_sample, write_sample_ranges, Order};
 use spool_pwned::{to_hex, HashKind, Index, LineErrorKind};
 

@@ -19,7 +19,7 @@ fn sample_index(dir: &std::path::Path) -> (Vec<u8>, Vec<(Vec<u8>, u32)>) {
     let input = dir.join("in.txt");
     std::fs::write(&input, &text).unwrap();
     let out = dir.join("good");
-    let sources = spool_pwned::input::sources(&[input]).unwrap();
+    let sources = spool_pwned::build::sources(&[input]).unwrap();
     spool_pwned::build::build(sources, &out, &Default::default()).unwrap();
     let hashes = (0..LINES)
         .map(|i| {

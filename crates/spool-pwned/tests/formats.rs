@@ -7,9 +7,9 @@
 use std::path::Path;
 
 use spool_pwned::build::BuildOptions;
-use spool_pwned::convert::{build_as, convert};
-use spool_pwned::format::Layout;
-use spool_pwned::input::Source;
+use spool_pwned::build::Source;
+use spool_pwned::build::{build_as, convert};
+use spool_pwned::format::IndexLayout;
 use spool_pwned::sample::{sample_count, sample_password, write_sample, Order};
 use spool_pwned::{Answer, AnyIndex, HashKind, Index, IndexWriter, RangeError};
 
@@ -27,7 +27,13 @@ fn temp_dir(name: &str) -> std::path::PathBuf {
 
 /// Builds `lines` sample hashes (prevalence order, as older archives come)
 /// as `layout` at `dir/name`.
-fn build_sample(dir: &Path, name: &str, kind: HashKind, lines: u64, layout: Layout) -> AnyIndex {
+fn build_sample(
+    dir: &Path,
+    name: &str,
+    kind: HashKind,
+    lines: u64,
+    layout: IndexLayout,
+) -> AnyIndex {
     let mut text = Vec::new();
     write_sample(&mut text, kind, lines, SEED, Order::Prevalence, true).unwrap();
     let out = dir.join(name);
@@ -58,8 +64,8 @@ fn t64_finds_every_hash_with_its_count() {
     let dir = temp_dir("t64");
     for kind in [HashKind::Sha1, HashKind::Ntlm] {
         let lines = 30_000;
-        let index = build_sample(&dir, "t64", kind, lines, Layout::T64);
-        assert_eq!(index.layout(), Layout::T64);
+        let index = build_sample(&dir, "t64", kind, lines, IndexLayout::T64);
+        assert_eq!(index.layout(), IndexLayout::T64);
         assert!(
             index.header().items > 0,
             "the sample has counts over 65,535 to escape"
@@ -78,7 +84,7 @@ fn t64_finds_every_hash_with_its_count() {
         }
         assert_eq!(
             index.range(0x5BAA6).unwrap_err(),
-            RangeError::Unsupported(Layout::T64)
+            RangeError::Unsupported(IndexLayout::T64)
         );
         // 8 bytes a record, 12 an escape, 1/64 for checksums, the table.
         let len = std::fs::metadata(dir.join("t64")).unwrap().len();
@@ -104,7 +110,13 @@ fn t64_merges_hashes_that_agree_in_64_bits() {
     w.push(&c, u32::MAX).unwrap();
     w.finish().unwrap();
     let t64 = dir.join("t64");
-    let header = convert(&Index::open(&full).unwrap(), &t64, Layout::T64, 1 << 20).unwrap();
+    let header = convert(
+        &Index::open(&full).unwrap(),
+        &t64,
+        IndexLayout::T64,
+        1 << 20,
+    )
+    .unwrap();
     assert_eq!((header.records, header.items), (2, 2));
     let index = AnyIndex::open(&t64).unwrap();
     index.verify().unwrap();
@@ -119,7 +131,7 @@ fn t64_merges_hashes_that_agree_in_64_bits() {
 fn filter_never_misses_and_rarely_says_probably() {
     let dir = temp_dir("filter");
     let lines = 200_000;
-    let index = build_sample(&dir, "filter", HashKind::Sha1, lines, Layout::Filter);
+    let index = build_sample(&dir, "filter", HashKind::Sha1, lines, IndexLayout::Filter);
     for i in 0..lines {
         let hash = HashKind::Sha1.hash_password(&sample_password(SEED, i));
         assert_eq!(
@@ -143,7 +155,7 @@ fn filter_never_misses_and_rarely_says_probably() {
     );
     assert_eq!(
         index.range(0).unwrap_err(),
-        RangeError::Unsupported(Layout::Filter)
+        RangeError::Unsupported(IndexLayout::Filter)
     );
     assert_eq!(
         Answer::Present.count(),
@@ -173,7 +185,7 @@ fn filter_shards_answer_like_one_filter() {
     .unwrap();
     let full = Index::open(&full).unwrap();
     // 40 bytes a key: 200 KB of memory makes shards of at most 5,000 keys.
-    let header = convert(&full, &dir.join("sharded"), Layout::Filter, 200_000).unwrap();
+    let header = convert(&full, &dir.join("sharded"), IndexLayout::Filter, 200_000).unwrap();
     assert_eq!(header.prefix_bits, 4);
     let index = AnyIndex::open(dir.join("sharded")).unwrap();
     index.verify().unwrap();
@@ -198,7 +210,7 @@ fn tiny_and_empty_filters() {
             w.push(h, 1).unwrap();
         }
         w.finish().unwrap();
-        for layout in [Layout::Filter, Layout::T64] {
+        for layout in [IndexLayout::Filter, IndexLayout::T64] {
             let out = dir.join("small");
             convert(&Index::open(&full).unwrap(), &out, layout, 1 << 20).unwrap();
             let index = AnyIndex::open(&out).unwrap();
@@ -255,7 +267,7 @@ fn flip_and_probe(path: &Path, at: usize, probes: &[(Vec<u8>, Answer)]) -> bool 
 #[test]
 fn bit_flips_give_errors_not_wrong_answers() {
     let dir = temp_dir("flips");
-    for layout in [Layout::Filter, Layout::T64] {
+    for layout in [IndexLayout::Filter, IndexLayout::T64] {
         let lines = 3_000;
         let index = build_sample(&dir, "good", HashKind::Sha1, lines, layout);
         let probes: Vec<(Vec<u8>, Answer)> = (0..lines + 1_000)
@@ -274,8 +286,8 @@ fn bit_flips_give_errors_not_wrong_answers() {
         let table = 64..64 + 8 * 65537;
         let mut caught = 0;
         let mut flipped = 0;
-        for at in
-            (0..len).filter(|at| layout == Layout::Filter || !table.contains(at) || at % 61 == 0)
+        for at in (0..len)
+            .filter(|at| layout == IndexLayout::Filter || !table.contains(at) || at % 61 == 0)
         {
             flipped += 1;
             caught += usize::from(flip_and_probe(&path, at, &probes));

@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
+use spool_pwned::build::Source;
 use spool_pwned::build::{build, BuildOptions};
-use spool_pwned::input::Source;
 use spool_pwned::{to_hex, HashKind, Index};
 
 fn build_index(kind: HashKind, records: &BTreeMap<Vec<u8>, u32>, tag: &str) -> (Index, TempFile) {

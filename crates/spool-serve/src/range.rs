@@ -19,7 +19,7 @@
 //!
 //! Sans-IO: records in, bytes out; the handler owns the buffer.
 
-use spool_pwned::{HashKind, Records};
+use spool_pwned::{HashKind, RangeEntries};
 
 /// Upper-case hex digits, as HIBP writes them.
 pub(crate) const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
@@ -32,7 +32,7 @@ pub fn suffix_len(kind: HashKind) -> usize {
 
 /// An upper bound of the bytes [`encode`] appends for `records`: a suffix,
 /// a colon, up to ten count digits and a separator per record.
-pub fn encoded_len_bound(records: &Records<'_>) -> usize {
+pub fn encoded_len_bound(records: &RangeEntries<'_>) -> usize {
     records.len() * (suffix_len(records.kind()) + 1 + 10 + 2)
 }
 
@@ -42,7 +42,7 @@ pub fn encoded_len_bound(records: &Records<'_>) -> usize {
 /// # Examples
 ///
 /// ```
-/// use spool_pwned::{build::{build, BuildOptions}, input::Source, Index};
+/// use spool_pwned::{build::{build, BuildOptions, Source}, Index};
 /// let dir = std::env::temp_dir().join(format!("spool-serve-range-doc-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
 /// let text = "5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:10\n5BAA6FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF:2\n";
@@ -54,7 +54,7 @@ pub fn encoded_len_bound(records: &Records<'_>) -> usize {
 /// assert_eq!(body, b"1E4C9B93F3F0682250B6CF8331B7EE68FD8:10\r\nFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF:2");
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```
-pub fn encode(records: Records<'_>, out: &mut Vec<u8>) {
+pub fn encode(records: RangeEntries<'_>, out: &mut Vec<u8>) {
     out.reserve(encoded_len_bound(&records));
     let mut digits = itoa::Buffer::new();
     // One line at a time in a stack buffer, copied out whole: the

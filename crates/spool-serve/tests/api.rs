@@ -244,6 +244,7 @@ async fn if_none_match_takes_lists_weak_tags_and_star_over_http1_and_http2() {
     let server = Running::start(config(Some(&sha1), None)).await;
     let present = to_hex(&HashKind::Sha1.hash_password(&sample_password(1, 0)));
     let url = server.url(&format!("/range/{}", &present[..5]));
+    support::install_tls_provider();
     let h2 = reqwest::Client::builder()
         .no_proxy()
         .http2_prior_knowledge()

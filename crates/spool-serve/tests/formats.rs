@@ -7,8 +7,8 @@ mod support;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::StatusCode;
-use spool_pwned::convert::convert;
-use spool_pwned::format::Layout;
+use spool_pwned::build::convert;
+use spool_pwned::format::IndexLayout;
 use spool_pwned::sample::{sample_count, sample_password};
 use spool_pwned::{to_hex, HashKind, Index};
 use support::{client, config, sample_index, Dir, Running};
@@ -46,7 +46,7 @@ async fn t64_and_filter_answer_check_honestly_and_refuse_range() {
     let full = dir.0.join("full");
     let lines = 2000;
     sample_index(&full, HashKind::Sha1, lines, 4);
-    for layout in [Layout::T64, Layout::Filter] {
+    for layout in [IndexLayout::T64, IndexLayout::Filter] {
         let path = dir.0.join(layout.name());
         convert(&Index::open(&full).unwrap(), &path, layout, 1 << 20).unwrap();
         let server = Running::start(config(Some(&path), None)).await;
@@ -54,7 +54,7 @@ async fn t64_and_filter_answer_check_honestly_and_refuse_range() {
             let got = answers(&server, &sample_password(4, i)).await;
             let want = match (i < lines, layout) {
                 (false, _) => ("0".to_string(), "{\"count\":0}".to_string()),
-                (true, Layout::Filter) => (
+                (true, IndexLayout::Filter) => (
                     "probably".to_string(),
                     "{\"count\":null,\"probably\":true}".to_string(),
                 ),

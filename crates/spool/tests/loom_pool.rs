@@ -1,10 +1,12 @@
 //! Model-checked release protocol of the pool (run with
 //! `RUSTFLAGS="--cfg loom" cargo test -p spool --release --test loom_pool`).
-//! loom explores every interleaving of the slot flags and the owner count:
-//! a slice released on another thread while the producer reclaims and
-//! reuses its space, and the pool dropped while slices are dropped
+//! loom explores every interleaving of the slot holder counts and the owner
+//! count: a slice released on another thread while the producer reclaims
+//! and reuses its space, the pool dropped while slices are dropped
 //! elsewhere (the shared memory must be freed exactly once, by whoever goes
-//! last).
+//! last), clones made and dropped on other threads while the producer
+//! reclaims or the pool is dropped, and a write through a slice (copy on
+//! write) racing the drop of its clone.
 #![cfg(loom)]
 
 use loom::thread;
@@ -72,6 +74,75 @@ fn two_releases_and_a_reclaim() {
         ta.join().unwrap();
         tb.join().unwrap();
         drop(c);
+        assert_eq!(pool.stats().live, 0);
+    });
+}
+
+#[test]
+fn clone_dropped_elsewhere_while_producer_reuses() {
+    loom::model(|| {
+        let mut pool = BufferPool::with_config(PoolConfig {
+            capacity: 8,
+            slots: 2,
+        });
+        pool.reserve(8).fill(1);
+        let a = pool.freeze();
+        let clone = a.clone();
+        let t = thread::spawn(move || {
+            assert_eq!(&clone[..], &[1; 8]);
+        });
+        drop(a);
+        // The span comes back only once the clone is gone too.
+        pool.reserve(8).fill(2);
+        let b = pool.freeze();
+        assert_eq!(&b[..], &[2; 8]);
+        t.join().unwrap();
+        assert_eq!(pool.stats().live, usize::from(b.is_pooled()));
+    });
+}
+
+#[test]
+fn clones_dropped_elsewhere_while_the_pool_drops() {
+    loom::model(|| {
+        let mut pool = BufferPool::with_config(PoolConfig {
+            capacity: 16,
+            slots: 2,
+        });
+        pool.reserve(4).fill(1);
+        let a = pool.freeze();
+        let clone = a.clone();
+        let ta = thread::spawn(move || assert_eq!(&a[..], &[1; 4]));
+        let tc = thread::spawn(move || {
+            let again = clone.clone();
+            drop(clone);
+            assert_eq!(&again[..], &[1; 4]);
+        });
+        drop(pool);
+        ta.join().unwrap();
+        tc.join().unwrap();
+    });
+}
+
+#[test]
+fn write_through_a_slice_while_its_clone_drops() {
+    loom::model(|| {
+        let mut pool = BufferPool::with_config(PoolConfig {
+            capacity: 8,
+            slots: 2,
+        });
+        pool.reserve(4).fill(1);
+        let mut a = pool.freeze();
+        let clone = a.clone();
+        let t = thread::spawn(move || {
+            assert_eq!(&clone[..], &[1; 4]);
+        });
+        // Either the clone is still there (the write copies first) or it is
+        // gone (the write lands in place); the clone never sees it.
+        a[0] = 9;
+        t.join().unwrap();
+        assert_eq!(&a[..], &[9, 1, 1, 1]);
+        assert_eq!(pool.stats().live, usize::from(a.is_pooled()));
+        drop(a);
         assert_eq!(pool.stats().live, 0);
     });
 }

@@ -1,8 +1,9 @@
 //! BufferPool behaviour: fallback only when full and back to the arena as
 //! soon as space frees, stats, frames held live in FIFO order with no
 //! fallback, a long-lived frame skipped over, cross-thread drops, the pool
-//! dropped before its slices, `Bytes` conversion, and the Stratum V2
-//! decoder over the pool and the heap buffer.
+//! dropped before its slices, `Bytes` conversion, clones that share a span
+//! (and copy on write), the pending message cut short and read through
+//! `&self`, and the Stratum V2 decoder over the pool and the heap buffer.
 
 use std::io::Cursor;
 
@@ -266,4 +267,109 @@ fn buffer_sv2_names_are_aliases() {
     let frame = pool.get_data_owned();
     assert!(frame.is_pooled());
     assert_eq!(&frame[..], b"xy");
+}
+
+/// buffer_sv2's `Slice` clone copies the handle, so once the original drops
+/// its pool writes "BBBB" under the live clone. Here a clone holds the span:
+/// the next message cannot land on it, and once every clone is gone the
+/// span comes back.
+#[test]
+fn a_clone_keeps_its_bytes_after_the_original_drops() {
+    let mut pool = BufferPool::new(4);
+    let original = frame(&mut pool, 4, b'A');
+    let clone = original.clone();
+    assert_eq!(clone.as_ptr(), original.as_ptr());
+    drop(original);
+    assert_eq!(pool.stats().live, 1, "the clone still holds the span");
+    let next = frame(&mut pool, 4, b'B');
+    assert!(!next.is_pooled(), "the held span must not be reused");
+    assert_eq!(&clone[..], b"AAAA");
+    let clone_of_clone = clone.clone();
+    drop(clone);
+    assert_eq!(&clone_of_clone[..], b"AAAA");
+    drop(clone_of_clone);
+    assert_eq!(pool.stats().live, 0);
+    assert!(frame(&mut pool, 4, b'C').is_pooled(), "the span came back");
+}
+
+#[test]
+fn writing_through_a_shared_clone_copies_it_first() {
+    let mut pool = BufferPool::new(64);
+    let original = frame(&mut pool, 8, 1);
+    let mut clone = original.clone();
+    clone[0] = 2;
+    assert!(!clone.is_pooled() && original.is_pooled());
+    assert_eq!((original[0], clone[0]), (1, 2));
+    assert_eq!(pool.stats().live, 1);
+    let mut only = original;
+    only.as_mut()[1] = 3; // the only holder: in place
+    assert!(only.is_pooled());
+    assert_eq!(&only[..2], &[1, 3]);
+    let heap = Slice::from(vec![5; 3]);
+    let mut heap_clone = heap.clone();
+    heap_clone[0] = 6;
+    assert_eq!((heap[0], heap_clone[0]), (5, 6));
+}
+
+#[test]
+fn clones_on_other_threads_outlive_the_pool() {
+    let mut pool = BufferPool::new(1 << 16);
+    let frames: Vec<Slice> = (0..64u8).map(|i| frame(&mut pool, 100, i)).collect();
+    let threads: Vec<_> = frames
+        .iter()
+        .map(|f| {
+            let clone = f.clone();
+            std::thread::spawn(move || {
+                assert!(clone.iter().all(|&b| b == clone[0]));
+                clone
+            })
+        })
+        .collect();
+    drop(frames);
+    drop(pool);
+    for (i, t) in threads.into_iter().enumerate() {
+        let clone = t.join().unwrap();
+        assert_eq!(&clone[..], &[i as u8; 100][..]);
+    }
+}
+
+#[test]
+fn truncate_and_pending_ref_in_the_arena_and_spilled() {
+    for capacity in [64, 4] {
+        let mut pool = BufferPool::new(capacity);
+        pool.reserve(6).copy_from_slice(b"header");
+        pool.reserve(16).fill(0xaa);
+        assert_eq!(pool.is_spilled(), capacity < 22);
+        assert_eq!(pool.pending_ref(6), b"header");
+        assert_eq!(pool.pending_ref(usize::MAX).len(), 22);
+        pool.truncate(30);
+        assert_eq!(pool.len(), 22);
+        pool.truncate(6);
+        assert_eq!(pool.pending_ref(usize::MAX), b"header");
+        pool.reserve(2).copy_from_slice(b"!!");
+        let f = pool.freeze();
+        assert_eq!(&f[..], b"header!!");
+        assert_eq!(f.is_pooled(), capacity >= 22);
+    }
+}
+
+#[test]
+fn vec_conversions_copy_only_pool_bytes() {
+    let v = vec![1u8, 2, 3];
+    let ptr = v.as_ptr();
+    let slice = Slice::from(v);
+    assert!(!slice.is_pooled());
+    let back = Vec::from(slice);
+    assert_eq!(back.as_ptr(), ptr, "a heap slice gives its Vec back");
+    let mut pool = BufferPool::new(64);
+    let pooled = frame(&mut pool, 3, 9);
+    assert_eq!(Vec::from(pooled), vec![9; 3]);
+    assert_eq!(pool.stats().live, 0);
+}
+
+#[test]
+fn pool_and_slices_are_send_and_sync() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<BufferPool>();
+    send_sync::<Slice>();
 }

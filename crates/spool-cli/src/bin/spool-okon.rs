@@ -11,7 +11,7 @@
 
 use std::process::ExitCode;
 
-use spool_pwned::okon::{parse_okon_args, OkonArgError, OkonCommand, OKON_USAGE};
+use spool_pwned::lookup::okon::{parse_okon_args, OkonArgError, OkonCommand, OKON_USAGE};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -10,21 +10,25 @@
 //! * [`Format`] — lines of unquoted text or RFC 4180 CSV records; and
 //!   [`FieldRecord`], a record of either with the one accessor for a
 //!   field's unquoted value ([`FieldRecord::value`]).
+//! * [`FileBlocks`] — many inputs read ahead several at a time, handed out in
+//!   input order.
+//! * [`WholeFiles`] — many small files (thousands to millions), each read
+//!   whole by one thread a few files ahead.
 //!
 //! The record and field splitters are the core's sans-IO parsers
 //! ([`spool::text`]), re-exported here because every block hands them out;
 //! this module adds the threads and files around them.
-//! * [`FileBlocks`] — many inputs read ahead several at a time, handed out in
-//!   input order.
 
 mod chunk_reader;
 mod cut;
 mod files;
 mod fill;
 mod format;
+mod whole_files;
 
 pub use chunk_reader::{Block, ChunkReader, ReadOptions};
 pub use files::FileBlocks;
 pub use format::{FieldRecord, Format, Line};
 pub use spool::text::fields;
 pub use spool::text::{PlainRecord, PlainRecords};
+pub use whole_files::WholeFiles;

@@ -4,7 +4,8 @@
 //! Two writers into one output would otherwise both write the same hidden
 //! temporary names and both "succeed". With the lock the second refuses at
 //! once, naming the output. `spool partition` ([`StagedDir`]) and
-//! `spool pwned build` take the same lock file name beside the output,
+//! `spool pwned build` ([`OutputLock::for_file`]) take the same lock file
+//! name beside the output,
 //! `.NAME.spool-lock`, so one output cannot be written by both at once
 //! either. A run appending into a shared dataset ([`AppendRun`]) holds
 //! `.NAME.spool-lock` *shared* — appending runs do not exclude each other,
@@ -75,6 +76,44 @@ impl OutputLock {
     /// ```
     pub fn acquire(parent: &Path, name: &OsStr, target: &Path, busy: &str) -> io::Result<Self> {
         Self::acquire_beside(parent, name, target, busy, true)
+    }
+
+    /// Locks `.NAME.spool-lock` beside the file `target` (`PARENT/NAME`,
+    /// `PARENT` being `.` for a bare name) without waiting: the lock of a
+    /// writer of one file, such as `spool pwned build`'s index.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidInput` if `target` has no file name (`/`, `..`); otherwise
+    /// as [`acquire`](Self::acquire).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool_io::write::OutputLock;
+    /// let dir = std::env::temp_dir().join(format!("spool-lock-for-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let held = OutputLock::for_file(&dir.join("pwned.idx"), "another build is writing it")?;
+    /// assert_eq!(held.path(), dir.join(".pwned.idx.spool-lock"));
+    /// # #[cfg(unix)]
+    /// assert!(OutputLock::for_file(&dir.join("pwned.idx"), "busy").is_err());
+    /// assert!(OutputLock::for_file("/".as_ref(), "busy").is_err());
+    /// # drop(held);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn for_file(target: &Path, busy: &str) -> io::Result<Self> {
+        let name = target.file_name().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{}: not a file name to write to", target.display()),
+            )
+        })?;
+        let parent = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        Self::acquire(parent, name, target, busy)
     }
 
     /// Like [`acquire`](Self::acquire), but a shared lock: any number of
@@ -200,4 +239,28 @@ fn still_named(file: &File, path: &Path) -> io::Result<bool> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => false,
         Err(e) => return Err(with_path(e, path)),
     })
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::OutputLock;
+
+    #[test]
+    fn a_second_lock_on_one_file_is_refused_until_the_first_is_dropped() {
+        let dir = std::env::temp_dir().join(format!("spool-output-lock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("pwned.idx");
+        let busy = "another build is writing this index";
+        let first = OutputLock::for_file(&out, busy).unwrap();
+        let err = OutputLock::for_file(&out, busy).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
+        assert!(
+            err.to_string().contains("pwned.idx: another build"),
+            "{err}"
+        );
+        assert!(OutputLock::for_file(&dir.join("other.idx"), busy).is_ok());
+        drop(first);
+        OutputLock::for_file(&out, busy).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use spool_pwned::build::{build, BuildOptions};
-use spool_pwned::input::{sources, Source};
+use spool_pwned::build::{sources, Source};
 use spool_pwned::sample::{write_sample, Order};
 use spool_pwned::HashKind;
 use spool_serve::{Config, Handle, Server};
@@ -115,7 +115,16 @@ impl Running {
 
 /// A client for the tests: keep-alive, no proxy from the environment.
 pub fn client() -> reqwest::Client {
+    install_tls_provider();
     reqwest::Client::builder().no_proxy().build().unwrap()
+}
+
+/// Installs rustls' ring provider for reqwest. In a workspace build,
+/// reqwest's features are unified with spool-download's, which asks for
+/// rustls without a provider, and reqwest then refuses to build a client,
+/// even a plain-HTTP one, until a provider is installed.
+pub fn install_tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
 /// Sends `request` and reads the whole response.

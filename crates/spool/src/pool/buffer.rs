@@ -3,8 +3,9 @@
 //! decoder written against it runs on either.
 //!
 //! Its names are spool's: [`reserve`](Buffer::reserve),
-//! [`freeze`](Buffer::freeze), [`pending`](Buffer::pending),
-//! [`discard`](Buffer::discard). `buffer_sv2`'s names for the same jobs are
+//! [`freeze`](Buffer::freeze), [`pending`](Buffer::pending) (and
+//! [`pending_ref`](Buffer::pending_ref) through `&self`),
+//! [`truncate`](Buffer::truncate), [`discard`](Buffer::discard). `buffer_sv2`'s names for the same jobs are
 //! in [`compat`](super::compat), with the table of how the two crates'
 //! types correspond.
 
@@ -17,8 +18,11 @@ use super::{BufferPool, Slice};
 /// Contract for implementers: [`reserve`](Buffer::reserve) grows the pending
 /// message by exactly `len` bytes and [`len`](Buffer::len) counts them;
 /// [`freeze`](Buffer::freeze) hands every pending byte over, in order, and
-/// leaves the pending message empty; [`discard`](Buffer::discard) empties it
-/// without handing anything over.
+/// leaves the pending message empty; [`pending`](Buffer::pending) and
+/// [`pending_ref`](Buffer::pending_ref) see the first `min(len, self.len())`
+/// pending bytes; [`truncate`](Buffer::truncate) keeps the first `len` and
+/// never grows the message; [`discard`](Buffer::discard) empties it without
+/// handing anything over.
 ///
 /// # Examples
 ///
@@ -43,6 +47,31 @@ pub trait Buffer {
     /// The first `min(len, pending)` bytes of the pending message.
     #[doc(alias = "get_data_by_ref")]
     fn pending(&mut self, len: usize) -> &mut [u8];
+    /// The first `min(len, pending)` bytes of the pending message, through
+    /// a shared borrow.
+    ///
+    /// ```
+    /// use spool::pool::{Buffer, HeapBuffer};
+    /// fn header<B: Buffer>(buffer: &B) -> &[u8] {
+    ///     buffer.pending_ref(2)
+    /// }
+    /// let mut buffer = HeapBuffer::new();
+    /// buffer.reserve(3).copy_from_slice(b"abc");
+    /// assert_eq!(header(&buffer), b"ab");
+    /// ```
+    #[doc(alias = "get_data_by_ref_")]
+    fn pending_ref(&self, len: usize) -> &[u8];
+    /// Shortens the pending message to its first `len` bytes (no effect if
+    /// it is not longer).
+    ///
+    /// ```
+    /// use spool::pool::{Buffer, BufferPool};
+    /// let mut pool = BufferPool::new(64);
+    /// Buffer::reserve(&mut pool, 5).copy_from_slice(b"hello");
+    /// Buffer::truncate(&mut pool, 4);
+    /// assert_eq!(Buffer::pending_ref(&pool, 9), b"hell");
+    /// ```
+    fn truncate(&mut self, len: usize);
     /// Length of the pending message.
     fn len(&self) -> usize;
     /// Whether the pending message is empty.
@@ -64,6 +93,14 @@ impl Buffer for BufferPool {
 
     fn pending(&mut self, len: usize) -> &mut [u8] {
         BufferPool::pending(self, len)
+    }
+
+    fn pending_ref(&self, len: usize) -> &[u8] {
+        BufferPool::pending_ref(self, len)
+    }
+
+    fn truncate(&mut self, len: usize) {
+        BufferPool::truncate(self, len)
     }
 
     fn len(&self) -> usize {
@@ -115,12 +152,20 @@ impl Buffer for HeapBuffer {
     }
 
     fn freeze(&mut self) -> Slice {
-        Slice::from_heap(core::mem::take(&mut self.pending).into_boxed_slice())
+        Slice::from(core::mem::take(&mut self.pending))
     }
 
     fn pending(&mut self, len: usize) -> &mut [u8] {
         let n = len.min(self.pending.len());
         &mut self.pending[..n]
+    }
+
+    fn pending_ref(&self, len: usize) -> &[u8] {
+        &self.pending[..len.min(self.pending.len())]
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.pending.truncate(len);
     }
 
     fn len(&self) -> usize {

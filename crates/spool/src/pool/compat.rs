@@ -9,7 +9,10 @@
 //!
 //! This is a renaming, not the `buffer_sv2` crate: the types are spool's,
 //! so code generic over `buffer_sv2::Buffer` (Stratum V2's `codec_sv2`
-//! decoders, say) does not take a spool pool through it.
+//! decoders, say) does not take a spool pool through it. For that, spool's
+//! repository has a crate named `buffer_sv2` (`compat/buffer_sv2`) with
+//! buffer_sv2 3.x's API on this pool, switched in with one `[patch]` line
+//! (docs/pool.md).
 //!
 //! | `buffer_sv2` | spool |
 //! |---|---|
@@ -18,9 +21,11 @@
 //! | `Buffer::get_writable(len)` | [`Buffer::reserve`] ([`Sv2BufferExt::get_writable`]) |
 //! | `Buffer::get_data_owned()` → `Slice` | [`Buffer::freeze`] → [`Slice`] ([`Sv2BufferExt::get_data_owned`]) |
 //! | `Buffer::get_data_by_ref(len)` | [`Buffer::pending`] ([`Sv2BufferExt::get_data_by_ref`]) |
+//! | `Buffer::get_data_by_ref_(len)` | [`Buffer::pending_ref`] ([`Sv2BufferExt::get_data_by_ref_`]) |
 //! | `Buffer::len()` | [`Buffer::len`] / [`Buffer::is_empty`] |
-//! | `Slice` (`Clone` copies the handle) | [`Slice`] (no `Clone`; `Bytes::from(slice)` to share) |
-//! | `danger_set_start`, `is_droppable` | no counterpart: [`Buffer::discard`] drops a pending message, and a pool may be dropped while its slices live |
+//! | `AeadBuffer::truncate` | [`Buffer::truncate`] |
+//! | `Slice` (`Clone` copies the handle) | [`Slice`] (`Clone` shares the bytes by holder count; writing through a shared clone copies it first) |
+//! | `danger_set_start`, `is_droppable` | no counterpart here (the `buffer_sv2` crate above keeps a start offset; a pool may be dropped while its slices live) |
 //!
 //! # Examples
 //!
@@ -107,6 +112,22 @@ pub trait Sv2BufferExt: Buffer {
     #[inline]
     fn get_data_by_ref(&mut self, len: usize) -> &mut [u8] {
         self.pending(len)
+    }
+
+    /// `buffer_sv2`'s name for [`Buffer::pending_ref`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool::pool::{compat::Sv2BufferExt, Buffer, HeapBuffer};
+    /// let mut buffer = HeapBuffer::new();
+    /// buffer.reserve(2).copy_from_slice(b"ok");
+    /// let buffer = &buffer;
+    /// assert_eq!(buffer.get_data_by_ref_(1), b"o");
+    /// ```
+    #[inline]
+    fn get_data_by_ref_(&self, len: usize) -> &[u8] {
+        self.pending_ref(len)
     }
 }
 

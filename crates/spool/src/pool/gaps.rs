@@ -10,8 +10,6 @@
 //! pending message grows into. The fast path of
 //! [`reserve`](BufferPool::reserve) relies on it.
 
-use super::loom::Ordering;
-use super::shared::RELEASED;
 use super::{BufferPool, Span, EARLY_WRAP};
 
 impl BufferPool {
@@ -152,7 +150,7 @@ impl BufferPool {
     /// Reclaims released frames at the front of the span order.
     pub(super) fn reclaim_front(&mut self) {
         while let Some(span) = self.spans.front() {
-            if self.shared().slots[span.slot as usize].load(Ordering::Acquire) != RELEASED {
+            if !self.shared().is_released(span.slot as usize) {
                 break;
             }
             let span = self.spans.pop_front().expect("front exists");

@@ -2,6 +2,6 @@
 //! the release protocol can be model-checked (`tests/loom_pool.rs`).
 
 #[cfg(not(loom))]
-pub(crate) use core::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+pub(crate) use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+pub(crate) use loom::sync::atomic::{AtomicU32, AtomicUsize, Ordering};

@@ -9,10 +9,15 @@
 //! [`BufferPool`] allocates once; the producer appends a message's bytes with
 //! [`reserve`](BufferPool::reserve) (a bounds check and a pointer bump) and
 //! freezes it into a [`Slice`] with [`freeze`](BufferPool::freeze). The
-//! slice can go to any thread; dropping it is one atomic swap on its slot's
-//! flag. The pool's own API has one name per job (`reserve`, `freeze`,
-//! `pending`, `discard`); `buffer_sv2`'s names for the same jobs live in
-//! [`compat`], for code ported from that crate.
+//! slice can go to any thread; cloning it shares the span and dropping it
+//! is one atomic operation on its slot's holder count. The pending message
+//! can be read, patched and cut short in place ([`pending`](BufferPool::pending),
+//! [`pending_ref`](BufferPool::pending_ref), [`truncate`](BufferPool::truncate)),
+//! which is what a decoder that decrypts in place needs. The pool's own API
+//! has one name per job (`reserve`, `freeze`, `pending`, `discard`);
+//! `buffer_sv2`'s names for the same jobs live in [`compat`], for code
+//! ported from that crate (the `buffer_sv2` crate itself, for Stratum V2's
+//! `codec_sv2`, is `compat/buffer_sv2` in spool's repository).
 //!
 //! # Layout
 //!
@@ -20,20 +25,20 @@
 //!  arena:  [ live A | released B | live C |  pending msg -> | free ... ]
 //!                                          ^msg_start  ^head   ^limit
 //!  spans (producer-side, cyclic order after head):  A  B  C
-//!  slot flags (shared):  A: LIVE   B: RELEASED   C: LIVE
+//!  slot holder counts (shared):  A: 1   B: 0 (released)   C: 2 (cloned)
 //! ```
 //!
 //! Frozen messages are recorded as spans in the order they were placed,
 //! which is their address order starting after the write position. When
 //! the free gap ahead runs out, the producer reclaims spans at the front of
-//! that order whose flag reads `RELEASED`; a span still live there is
+//! that order whose holder count reads 0; a span still held there is
 //! skipped over (the pending message moves past it and the span goes to the
 //! back of the order), so one long-lived frame does not stall the pool. At
 //! the arena's end the pending message wraps to the start. Only when no gap
 //! anywhere fits does the message spill to the heap — counted in
 //! [`PoolStats::fallbacks`] — and the next message tries the arena again.
 //!
-//! Bounds: the arena (`capacity` bytes), one flag byte per slot and the
+//! Bounds: the arena (`capacity` bytes), one `u32` count per slot and the
 //! producer's span queue (16 bytes per slot) are allocated up front; at
 //! most `slots` frames (1024 by default) are live at once before freezing
 //! falls back to the heap.
@@ -58,11 +63,11 @@ pub mod compat;
 mod config;
 mod gaps;
 pub(crate) mod loom;
+mod pending;
 mod shared;
 mod slice;
 mod stats;
 
-use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use alloc::collections::VecDeque;
@@ -73,8 +78,7 @@ pub use config::{PoolConfig, DEFAULT_SLOTS};
 pub use slice::Slice;
 pub use stats::PoolStats;
 
-use loom::Ordering;
-use shared::{Shared, LIVE, RELEASED};
+use shared::Shared;
 
 /// How far the write position gets before the pool returns to the arena's
 /// start when the space there is free (see `wrap_early`): about an L1 cache.
@@ -121,9 +125,14 @@ pub struct BufferPool {
 }
 
 // SAFETY: the pool is the producer: it owns the pending region and the span
-// queue outright and touches the shared slot flags only atomically, so it
+// queue outright and touches the shared slot counts only atomically, so it
 // can move to another thread like any owned buffer.
 unsafe impl Send for BufferPool {}
+// SAFETY: through `&BufferPool` the pending bytes and the span queue are
+// only read (they change only through `&mut self`) and the slot counts are
+// only loaded atomically, so sharing a pool between threads is like
+// sharing a `Vec`.
+unsafe impl Sync for BufferPool {}
 
 impl BufferPool {
     /// A pool over one `capacity`-byte arena with [`DEFAULT_SLOTS`] slots:
@@ -251,11 +260,11 @@ impl BufferPool {
     pub fn freeze(&mut self) -> Slice {
         if let Some(v) = self.spilled.take() {
             self.limit = self.head;
-            return Slice::from_heap(v.into_boxed_slice());
+            return Slice::from(v);
         }
         let len = self.head - self.msg_start;
         if len == 0 {
-            return Slice::from_heap(Box::default());
+            return Slice::from(Vec::new());
         }
         if self.free_slots.is_empty() {
             self.reclaim_front();
@@ -264,7 +273,7 @@ impl BufferPool {
             self.spill();
             return self.freeze();
         };
-        self.shared().slots[slot as usize].store(LIVE, Ordering::Relaxed);
+        self.shared().claim(slot as usize);
         self.spans.push_back(Span {
             slot,
             start: self.msg_start,
@@ -278,77 +287,10 @@ impl BufferPool {
         self.reclaim_front();
         self.wrap_early();
         self.debug_check();
-        // SAFETY: the slot was free and is now LIVE for this slice alone; the
-        // span is in the arena and the pool will not touch it until the
-        // slice releases the slot.
+        // SAFETY: the slot was free and now has this slice as its one
+        // holder; the span is in the arena and the pool will not touch it
+        // until every holder has released the slot.
         unsafe { Slice::from_arena(self.shared, slot, ptr, len) }
-    }
-
-    /// The first `min(len, pending)` bytes of the pending message, to read
-    /// or patch (a header, say) before freezing it.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut pool = spool::pool::BufferPool::new(16);
-    /// pool.reserve(4).copy_from_slice(b"?abc");
-    /// pool.pending(1)[0] = 3; // patch a length header
-    /// assert_eq!(pool.pending(99), b"\x03abc");
-    /// ```
-    #[doc(alias = "get_data_by_ref")]
-    pub fn pending(&mut self, len: usize) -> &mut [u8] {
-        let arena = self.arena();
-        if let Some(v) = &mut self.spilled {
-            let n = len.min(v.len());
-            return &mut v[..n];
-        }
-        let n = len.min(self.head - self.msg_start);
-        // SAFETY: the pending bytes lie in the arena; `&mut self` is unique.
-        unsafe { core::slice::from_raw_parts_mut(arena.add(self.msg_start), n) }
-    }
-
-    /// Length of the pending (not yet frozen) message.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut pool = spool::pool::BufferPool::new(16);
-    /// pool.reserve(3);
-    /// assert_eq!(pool.len(), 3);
-    /// ```
-    #[must_use]
-    pub fn len(&self) -> usize {
-        match &self.spilled {
-            Some(v) => v.len(),
-            None => self.head - self.msg_start,
-        }
-    }
-
-    /// Whether the pending message is empty.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert!(spool::pool::BufferPool::new(16).is_empty());
-    /// ```
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Drops the pending message.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let mut pool = spool::pool::BufferPool::new(16);
-    /// pool.reserve(3);
-    /// pool.discard();
-    /// assert!(pool.is_empty());
-    /// ```
-    pub fn discard(&mut self) {
-        self.spilled = None;
-        self.head = self.msg_start;
     }
 
     /// Current counters. O(live frames).
@@ -365,7 +307,7 @@ impl BufferPool {
         let live: Vec<&Span> = self
             .spans
             .iter()
-            .filter(|s| shared.slots[s.slot as usize].load(Ordering::Acquire) != RELEASED)
+            .filter(|s| !shared.is_released(s.slot as usize))
             .collect();
         PoolStats {
             capacity: self.capacity,

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::hint::black_box;
 use std::io::BufRead;
 
+use spool_pwned::build::sources;
 use spool_pwned::build::{build, BuildOptions};
-use spool_pwned::input::sources;
 use spool_pwned::sample::{sample_count, sample_password, write_sample, Order};
 use spool_pwned::{HashKind, Index};
 

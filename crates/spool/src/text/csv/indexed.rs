@@ -4,7 +4,8 @@
 use core::slice;
 
 use super::block::{BlockIndex, Entry};
-use super::records::{Record, Records};
+use super::record::Record;
+use super::records::Records;
 use super::{Dialect, UnterminatedQuote, BOM};
 use crate::text::Position;
 

@@ -140,6 +140,7 @@ mod error;
 mod fields;
 mod index;
 mod indexed;
+mod record;
 mod records;
 mod scan;
 
@@ -150,4 +151,5 @@ pub use dialect::{Dialect, InvalidDialect};
 pub use error::UnterminatedQuote;
 pub use fields::{Field, Fields};
 pub use indexed::IndexedRecords;
-pub use records::{Record, Records};
+pub use record::Record;
+pub use records::Records;

@@ -1,0 +1,112 @@
+//! The HTTP client: which protocol, which URL for a range.
+//!
+//! Over TLS (`https://`) rustls offers HTTP/2 and HTTP/1.1 by ALPN and the
+//! server picks. In plain text (`http://`) there is nothing to negotiate
+//! with, so the first range is asked for with HTTP/2 prior knowledge (h2c,
+//! what `spool pwned serve` speaks); if the server answers that in any way
+//! but HTTP/2, the download uses HTTP/1.1 (nginx, most static file
+//! servers). A server that cannot be connected to at all ends the
+//! download at once.
+//!
+//! HTTP/2 carries every request over one connection, as many at once as
+//! the server's `SETTINGS_MAX_CONCURRENT_STREAMS` allows (the client
+//! queues the rest); HTTP/1.1 opens one connection per request in flight,
+//! reused from a pool.
+
+use std::time::Duration;
+
+use reqwest::{Client, StatusCode};
+
+use crate::options::Options;
+
+/// The protocol a download speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// HTTP/2 (ALPN over TLS or prior knowledge in plain text).
+    Http2,
+    /// HTTP/1.1.
+    Http1,
+}
+
+impl std::fmt::Display for Protocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Protocol::Http2 => "HTTP/2",
+            Protocol::Http1 => "HTTP/1.1",
+        })
+    }
+}
+
+/// The URL of range `prefix` under `template`: `{prefix}` replaced by the
+/// five upper-case hex digits if the template has it, else `/range/PREFIX`
+/// appended; `mode=ntlm` added to the query for NTLM.
+///
+/// # Examples
+///
+/// ```
+/// use spool_download::client::range_url;
+/// assert_eq!(range_url("http://localhost:8080", 0x5BAA6, false), "http://localhost:8080/range/5BAA6");
+/// assert_eq!(range_url("http://localhost:8080/", 1, true), "http://localhost:8080/range/00001?mode=ntlm");
+/// assert_eq!(range_url("http://localhost:8090/{prefix}", 0xABCDE, false), "http://localhost:8090/ABCDE");
+/// ```
+pub fn range_url(template: &str, prefix: u32, ntlm: bool) -> String {
+    let hex = spool_pwned::range_body::prefix_hex(prefix);
+    let hex = std::str::from_utf8(&hex).expect("hex digits");
+    let mut url = if template.contains("{prefix}") {
+        template.replace("{prefix}", hex)
+    } else {
+        format!("{}/range/{hex}", template.trim_end_matches('/'))
+    };
+    if ntlm {
+        url.push(if url.contains('?') { '&' } else { '?' });
+        url.push_str("mode=ntlm");
+    }
+    url
+}
+
+/// Builds the client for `opts`'s URL, probing a plain-text server for
+/// HTTP/2 with range `probe`.
+///
+/// # Errors
+///
+/// A message if no client can be built or the server answers neither
+/// protocol.
+pub async fn connect(opts: &Options, probe: u32) -> Result<(Client, Protocol), String> {
+    // The process's rustls provider: ring, as spool-serve's. Installing it
+    // a second time fails harmlessly.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let base = || {
+        Client::builder()
+            .user_agent(concat!("spool/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(opts.timeout)
+            .pool_max_idle_per_host(opts.concurrency)
+            .pool_idle_timeout(Duration::from_secs(30))
+            .tcp_nodelay(true)
+    };
+    let build = |b: reqwest::ClientBuilder| b.build().map_err(|e| format!("HTTP client: {e}"));
+    if !opts.url.starts_with("http://") {
+        return Ok((build(base())?, Protocol::Http2));
+    }
+    let h2c = build(base().http2_prior_knowledge().http2_adaptive_window(true))?;
+    let url = range_url(&opts.url, probe, opts.kind == spool_pwned::HashKind::Ntlm);
+    match h2c.get(&url).timeout(opts.timeout).send().await {
+        Ok(r) if r.status() != StatusCode::HTTP_VERSION_NOT_SUPPORTED => Ok((h2c, Protocol::Http2)),
+        Err(e) if e.is_connect() => Err(format!("{url}: {}", chain(&e))),
+        // Anything else: the server does not speak HTTP/2 in plain text.
+        // HTTP/1.1 is not probed: its failures are retried as any range's.
+        _ => Ok((build(base().http1_only())?, Protocol::Http1)),
+    }
+}
+
+/// An error with its causes, one after the other: reqwest's own message
+/// alone says only "error sending request".
+pub fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}

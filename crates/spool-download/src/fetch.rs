@@ -1,0 +1,213 @@
+//! One range, fetched until it arrives whole: the request, the checks of
+//! the answer, the retries.
+//!
+//! An attempt fails, and is retried after a pause, when the connection
+//! cannot be made or breaks, the request times out, the server answers
+//! `429` or `5xx`, or the body is cut short, too large or not a valid
+//! range body ([`parse_range_body`]). The pause doubles from
+//! [`FIRST_PAUSE`] up to [`LONGEST_PAUSE`], and a random part of it is
+//! left out (jitter), so that ranges failed together do not come back
+//! together; a `Retry-After` of some seconds is honoured instead, up to
+//! [`LONGEST_RETRY_AFTER`]. A range fails the download after
+//! `Options::attempts` attempts, and the download fails when the failed
+//! attempts of all ranges exceed `Options::error_budget`. Any other answer
+//! (`404`, `403`, …) fails at once: retrying will not change it.
+//!
+//! # Bounds
+//!
+//! A body is read up to [`MAX_BODY`]: the largest range of the corpus is
+//! tens of KB, so a body larger than that is not a range.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{CONTENT_LENGTH, ETAG, IF_NONE_MATCH, RETRY_AFTER};
+use reqwest::{Client, StatusCode};
+use spool_pwned::range_body::{parse_range_body, prefix_hex};
+use spool_pwned::HashKind;
+
+use crate::client::{chain, range_url};
+use crate::journal::{Frame, Origin, Shape};
+use crate::options::{Options, Progress};
+use crate::previous::Previous;
+use crate::DownloadError;
+
+/// The largest body taken as a range.
+pub const MAX_BODY: usize = 4 << 20;
+/// The pause after a range's first failed attempt.
+pub const FIRST_PAUSE: Duration = Duration::from_millis(100);
+/// The longest pause between two attempts at a range, without `Retry-After`.
+pub const LONGEST_PAUSE: Duration = Duration::from_secs(10);
+/// The longest `Retry-After` honoured.
+pub const LONGEST_RETRY_AFTER: Duration = Duration::from_secs(300);
+
+/// What the fetching tasks share.
+pub(crate) struct Shared {
+    pub client: Client,
+    pub opts: Options,
+    pub shape: Shape,
+    pub previous: Option<Previous>,
+    pub progress: Arc<Progress>,
+    /// Failed attempts so far.
+    pub failures: AtomicU64,
+}
+
+/// Why one attempt failed, and how long to wait before the next.
+struct Failure {
+    why: String,
+    retry_after: Option<Duration>,
+}
+
+impl Failure {
+    fn new(why: impl Into<String>) -> Failure {
+        Failure {
+            why: why.into(),
+            retry_after: None,
+        }
+    }
+}
+
+/// Fetches range `prefix` (or keeps the previous index's, on `304`).
+pub(crate) async fn fetch_range(shared: Arc<Shared>, prefix: u32) -> Result<Frame, DownloadError> {
+    let url = range_url(&shared.opts.url, prefix, shared.opts.kind == HashKind::Ntlm);
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let failure = match attempt_once(&shared, prefix, &url).await {
+            Ok(Ok(frame)) => return Ok(frame),
+            Ok(Err(failure)) => failure,
+            Err(fatal) => return Err(fatal),
+        };
+        let failures = shared.failures.fetch_add(1, Ordering::Relaxed) + 1;
+        let range = String::from_utf8_lossy(&prefix_hex(prefix)).into_owned();
+        if failures > shared.opts.error_budget {
+            return Err(DownloadError::Budget {
+                failures,
+                range,
+                last: failure.why,
+            });
+        }
+        if attempt >= shared.opts.attempts {
+            return Err(DownloadError::Range {
+                range,
+                attempts: attempt,
+                last: failure.why,
+            });
+        }
+        Progress::add(&shared.progress.retries, 1);
+        tokio::time::sleep(failure.retry_after.unwrap_or_else(|| pause(attempt))).await;
+    }
+}
+
+/// The pause after `failed` failed attempts: doubling, capped, with
+/// "equal jitter" (between half of it and all of it).
+fn pause(failed: u32) -> Duration {
+    let full = FIRST_PAUSE
+        .saturating_mul(1 << failed.saturating_sub(1).min(16))
+        .min(LONGEST_PAUSE);
+    let millis = full.as_millis() as u64;
+    Duration::from_millis(fastrand::u64(millis / 2..=millis))
+}
+
+/// One attempt: `Ok(Ok)` the range, `Ok(Err)` a failure worth retrying,
+/// `Err` a failure that ends the download.
+async fn attempt_once(
+    shared: &Shared,
+    prefix: u32,
+    url: &str,
+) -> Result<Result<Frame, Failure>, DownloadError> {
+    let etag = shared.previous.as_ref().and_then(|p| p.etags.get(prefix));
+    let mut request = shared.client.get(url).timeout(shared.opts.timeout);
+    if let Some(tag) = etag {
+        request = request.header(IF_NONE_MATCH, tag);
+    }
+    let mut response = match request.send().await {
+        Ok(r) => r,
+        Err(e) => return Ok(Err(Failure::new(chain(&e)))),
+    };
+    let status = response.status();
+    if status == StatusCode::NOT_MODIFIED {
+        if let (Some(previous), Some(tag)) = (&shared.previous, etag) {
+            let frame = previous.frame(prefix, tag, shared.shape)?;
+            return Ok(Ok(frame));
+        }
+    }
+    if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
+        let retry_after = response
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(|s| Duration::from_secs(s).min(LONGEST_RETRY_AFTER));
+        return Ok(Err(Failure {
+            why: format!("HTTP {status}"),
+            retry_after,
+        }));
+    }
+    if status != StatusCode::OK {
+        return Err(DownloadError::Refused {
+            url: url.to_string(),
+            status: status.to_string(),
+        });
+    }
+    let tag = response
+        .headers()
+        .get(ETAG)
+        .map(|v| v.as_bytes().to_vec())
+        .unwrap_or_default();
+    let declared = response
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY) {
+        return Ok(Err(Failure::new(format!(
+            "a body of {} bytes",
+            declared.unwrap_or(0)
+        ))));
+    }
+    let mut body = Vec::with_capacity(declared.unwrap_or(64 << 10));
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) if body.len() + chunk.len() <= MAX_BODY => {
+                body.extend_from_slice(&chunk)
+            }
+            Ok(Some(_)) => return Ok(Err(Failure::new("a body over the size limit"))),
+            Ok(None) => break,
+            Err(e) => return Ok(Err(Failure::new(chain(&e)))),
+        }
+    }
+    Progress::add(&shared.progress.bytes, body.len() as u64);
+    let shape = shared.shape;
+    let mut records = Vec::with_capacity(body.len() / 2);
+    let parsed = parse_range_body(shape.kind, prefix, &body, |hash, count| {
+        records.extend_from_slice(&hash[2..shape.kept]);
+        records.extend_from_slice(&count.to_le_bytes());
+    });
+    match parsed {
+        Ok(seen) => Ok(Ok(Frame {
+            prefix,
+            hashes: seen.hashes as u32,
+            origin: Origin::Fetched,
+            etag: tag,
+            records,
+        })),
+        Err(e) => Ok(Err(Failure::new(format!("bad body: {e}")))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pauses_double_up_to_the_cap_with_jitter() {
+        for failed in 1..30 {
+            let full = FIRST_PAUSE
+                .saturating_mul(1 << (failed - 1).min(16))
+                .min(LONGEST_PAUSE);
+            let p = pause(failed);
+            assert!(p <= full && p >= full / 2, "{failed}: {p:?} of {full:?}");
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! Downloads the Pwned Passwords range API — all 16⁵ ranges — straight into
+//! a `spool-pwned` index, and updates such an index by asking for each
+//! range only if it changed.
+//!
+//! ```text
+//!  prefixes ─► fetch tasks (HTTP/2 streams or HTTP/1.1 connections, retries)
+//!                 │ bodies checked, hashes packed
+//!                 ▼
+//!  reorder window (Options::concurrency ranges) ─► journal, in prefix order
+//!                                                   │ complete
+//!                                                   ▼
+//!                              index (full, t64 or filter) + text + ETags
+//! ```
+//!
+//! - `client.rs`: the HTTP client and the URL of a range;
+//! - `fetch.rs`: one range, checked and retried until it arrives whole;
+//! - `journal.rs`: the ranges accepted so far, in prefix order, in a file
+//!   that survives any interruption: the next run resumes from it;
+//! - `publish.rs`: the complete journal made into the index by the
+//!   writers `build` uses ([`SortedWriter`](spool_pwned::build::SortedWriter));
+//! - `etags.rs`, `previous.rs`: what an update needs — each range's ETag
+//!   beside the index, and the previous index's ranges for `304`s.
+//!
+//! The network lives in this crate, apart from `spool-pwned`, so that the
+//! index library (and the bindings built on it) carries no HTTP client, TLS
+//! or async runtime.
+//!
+//! # Bounds
+//!
+//! At most `Options::concurrency` ranges are in flight or waiting for an
+//! earlier one (the reorder window: ranges complete in any order and are
+//! written in prefix order, and a range is not asked for until the range
+//! `concurrency` before it is written). Each holds its hashes packed (22
+//! bytes per SHA-1 hash) and, while it is read, its body of at most
+//! [`MAX_BODY`] bytes. The journal is a file; building a
+//! filter at the end holds one shard's keys within `Options::memory`.
+//!
+//! # Resume
+//!
+//! The journal (`.NAME.download` beside the output) is appended to and
+//! synced as ranges arrive; a run that stops in any way leaves it, and the
+//! same command continues from the first range it lacks. Nothing appears
+//! at the output until the journal is complete and the index is written
+//! and renamed into place. See `journal.rs`.
+
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures_util::StreamExt as _;
+use spool_io::write::OutputLock;
+use spool_pwned::format::IndexLayout;
+use spool_pwned::range_body::RANGES;
+
+pub mod client;
+pub mod etags;
+mod fetch;
+pub mod journal;
+mod options;
+mod previous;
+mod publish;
+
+pub use fetch::{FIRST_PAUSE, LONGEST_PAUSE, LONGEST_RETRY_AFTER, MAX_BODY};
+pub use options::{Options, Progress, Report, OFFICIAL};
+
+use fetch::{fetch_range, Shared};
+use journal::{Journal, Shape};
+use previous::Previous;
+
+/// Why a download failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DownloadError {
+    /// A range failed every attempt.
+    #[error("range {range}: failed {attempts} attempts; the last: {last}")]
+    Range {
+        /// The range's prefix.
+        range: String,
+        /// Attempts made.
+        attempts: u32,
+        /// The last failure.
+        last: String,
+    },
+    /// Too many attempts failed over the whole download.
+    #[error("{failures} failed attempts, more than the error budget (the last, at range {range}: {last})")]
+    Budget {
+        /// Failed attempts.
+        failures: u64,
+        /// The range of the last failure.
+        range: String,
+        /// The last failure.
+        last: String,
+    },
+    /// The server refused a range in a way a retry will not change.
+    #[error("{url}: HTTP {status}")]
+    Refused {
+        /// The range's URL.
+        url: String,
+        /// The status.
+        status: String,
+    },
+    /// No connection to the server.
+    #[error("{0}")]
+    Connect(String),
+    /// The previous index of an update is unusable.
+    #[error("{0}")]
+    Previous(String),
+    /// An index could not be read.
+    #[error(transparent)]
+    Index(#[from] spool_pwned::IndexError),
+    /// Reading or writing a file failed (the message names it).
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+/// Downloads every range into `opts.output` (an update if
+/// `opts.previous` is set), resuming from the journal of an earlier run
+/// with the same output; `progress` counts as it goes.
+///
+/// # Errors
+///
+/// See [`DownloadError`]. The journal is kept on failure, for the next run.
+pub fn download(opts: &Options, progress: Arc<Progress>) -> Result<Report, DownloadError> {
+    let start = Instant::now();
+    let _lock = OutputLock::for_file(
+        &opts.output,
+        "another download or build is writing this index",
+    )?;
+    let previous = opts.previous.as_deref().map(Previous::open).transpose()?;
+    if let Some(p) = &previous {
+        if p.index.kind() != opts.kind {
+            return Err(DownloadError::Previous(format!(
+                "{}: holds {:?} hashes, not {:?}",
+                p.index.path(),
+                p.index.kind(),
+                opts.kind
+            )));
+        }
+    }
+    let kind = opts.kind;
+    let kept = if opts.layout == IndexLayout::Sorted || opts.text.is_some() {
+        kind.byte_len()
+    } else {
+        8
+    };
+    let (first, end) = (opts.prefixes.start, opts.prefixes.end.min(RANGES));
+    let shape = Shape {
+        kind,
+        kept,
+        first,
+        end,
+    };
+    let path = journal_path(&opts.output)?;
+    let (mut journal, resumed) = Journal::open(&path, shape)?;
+    progress
+        .ranges
+        .store(u64::from(resumed.next), Ordering::Relaxed);
+    progress.hashes.store(resumed.hashes, Ordering::Relaxed);
+    let mut report = Report {
+        ranges: u64::from(end - first),
+        resumed: u64::from(resumed.next - first),
+        ..Report::default()
+    };
+    let previous = if resumed.next < end {
+        let parts = Parts {
+            opts: opts.clone(),
+            shape,
+            previous,
+            progress: progress.clone(),
+        };
+        let (shared, protocol) = fetch_all(parts, resumed.next..end, &mut journal)?;
+        journal.sync()?;
+        report.protocol = Some(protocol);
+        report.fetched = u64::from(end - resumed.next);
+        report.retries = shared.failures.load(Ordering::Relaxed);
+        report.bytes = progress.bytes.load(Ordering::Relaxed);
+        shared.previous
+    } else {
+        previous
+    };
+    drop(journal);
+    let hashes = progress.hashes.load(Ordering::Relaxed);
+    let published = publish::publish(opts, shape, &path, hashes, previous.as_ref())?;
+    report.hashes = published.header.map_or(hashes, |h| h.records);
+    report.not_modified = published.not_modified;
+    report.changed_hashes = published.changed_hashes;
+    std::fs::remove_file(&path)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    report.seconds = start.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// What the fetching tasks will share, but the client.
+struct Parts {
+    opts: Options,
+    shape: Shape,
+    previous: Option<Previous>,
+    progress: Arc<Progress>,
+}
+
+/// Fetches `prefixes` into `journal`, in prefix order, on a runtime
+/// of its own; returns the state the tasks shared and the protocol spoken.
+fn fetch_all(
+    parts: Parts,
+    prefixes: std::ops::Range<u32>,
+    journal: &mut Journal,
+) -> Result<(Shared, client::Protocol), DownloadError> {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .thread_name("download")
+        .enable_all()
+        .build()?;
+    let (client, protocol) = runtime
+        .block_on(client::connect(&parts.opts, prefixes.start))
+        .map_err(DownloadError::Connect)?;
+    let window = parts.opts.concurrency.max(1);
+    let shared = Arc::new(Shared {
+        client,
+        opts: parts.opts,
+        shape: parts.shape,
+        previous: parts.previous,
+        progress: parts.progress,
+        failures: AtomicU64::new(0),
+    });
+    let written: Result<(), DownloadError> = runtime.block_on(async {
+        // `buffered` is the reorder window: it starts the next range's
+        // task only when the oldest of `window` is taken, and hands the
+        // ranges out in prefix order.
+        let mut ranges = futures_util::stream::iter(prefixes)
+            .map(|prefix| tokio::spawn(fetch_range(shared.clone(), prefix)))
+            .buffered(window);
+        while let Some(joined) = ranges.next().await {
+            let frame =
+                joined.map_err(|e| io::Error::other(format!("a fetch task failed: {e}")))??;
+            journal.append(&frame)?;
+            Progress::add(&shared.progress.hashes, u64::from(frame.hashes));
+            Progress::add(&shared.progress.ranges, 1);
+        }
+        Ok(())
+    });
+    // Ends the tasks still running after a failure, so that the state
+    // they share has one owner again.
+    drop(runtime);
+    written?;
+    let shared = Arc::into_inner(shared).expect("every fetch task has ended");
+    Ok((shared, protocol))
+}
+
+/// `.NAME.download` beside `output`.
+fn journal_path(output: &Path) -> io::Result<PathBuf> {
+    let name = output.file_name().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{}: not a file name to write an index to", output.display()),
+        )
+    })?;
+    let mut journal = std::ffi::OsString::from(".");
+    journal.push(name);
+    journal.push(".download");
+    Ok(output.with_file_name(journal))
+}

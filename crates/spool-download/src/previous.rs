@@ -1,0 +1,84 @@
+//! The index an update starts from: its ranges are kept when the server
+//! says they have not changed (`304 Not Modified` to the range's ETag).
+//!
+//! Only a full index can be updated: it holds each range's whole hashes,
+//! which the new index needs again. A t64 index keeps 64 bits of each and
+//! a filter none.
+
+use std::path::Path;
+
+use spool_pwned::format::IndexLayout;
+use spool_pwned::range_body::prefix_hex;
+use spool_pwned::{AnyIndex, Index};
+
+use crate::etags::{sidecar_path, Etags};
+use crate::journal::{Frame, Origin, Shape};
+use crate::DownloadError;
+
+/// The previous index and its ranges' ETags.
+pub(crate) struct Previous {
+    pub index: Index,
+    pub etags: Etags,
+}
+
+impl Previous {
+    /// Opens the index at `path` and its ETags. An index without ETags
+    /// (built from text) gets none: every range is fetched.
+    pub fn open(path: &Path) -> Result<Previous, DownloadError> {
+        let layout = AnyIndex::open(path)?.layout();
+        if layout != IndexLayout::Sorted {
+            return Err(DownloadError::Previous(format!(
+                "{}: a {} index cannot be updated, only a full one (it keeps the whole hashes of each range); \
+                 download it again",
+                path.display(),
+                layout.name()
+            )));
+        }
+        let index = Index::open(path)?;
+        let etags = match Etags::read_beside(path)? {
+            Some(etags) if etags.belongs_to(index.header()) => etags,
+            Some(_) => {
+                return Err(DownloadError::Previous(format!(
+                    "{}: these ETags are not {}'s (another index's, or the index was rebuilt); \
+                     remove the file to fetch every range",
+                    sidecar_path(path).display(),
+                    path.display()
+                )))
+            }
+            None => Etags::new(index.kind()),
+        };
+        Ok(Previous { index, etags })
+    }
+
+    /// Hashes of range `prefix` in the previous index.
+    pub fn hashes(&self, prefix: u32) -> Result<usize, DownloadError> {
+        Ok(self.range(prefix)?.len())
+    }
+
+    /// Range `prefix` of the previous index as a journal frame, with `tag`.
+    pub fn frame(&self, prefix: u32, tag: &[u8], shape: Shape) -> Result<Frame, DownloadError> {
+        let entries = self.range(prefix)?;
+        let mut records = Vec::with_capacity(entries.len() * shape.record_len());
+        for entry in entries.iter() {
+            records.extend_from_slice(&entry.key()[..shape.kept - 2]);
+            records.extend_from_slice(&entry.count().to_le_bytes());
+        }
+        Ok(Frame {
+            prefix,
+            hashes: entries.len() as u32,
+            origin: Origin::Kept,
+            etag: tag.to_vec(),
+            records,
+        })
+    }
+
+    fn range(&self, prefix: u32) -> Result<spool_pwned::RangeEntries<'_>, DownloadError> {
+        self.index.range(prefix).map_err(|e| {
+            DownloadError::Previous(format!(
+                "{}: range {}: {e}",
+                self.index.path(),
+                String::from_utf8_lossy(&prefix_hex(prefix))
+            ))
+        })
+    }
+}

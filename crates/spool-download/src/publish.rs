@@ -1,0 +1,121 @@
+//! The end of a download: the journal, complete, becomes the index (and
+//! the text and the ETags beside it, when asked for).
+//!
+//! The journal is read once, in prefix order, and each hash goes to the
+//! layout's writer ([`SortedWriter`], the writers `build` uses, so the
+//! index is byte for byte what `build` makes of the same hashes), to the
+//! text file, and each range's ETag to the sidecar. Each output is written
+//! under a temporary name; the text and the sidecar are renamed into place
+//! first and the index last, so an index that appears has its ETags. The
+//! caller removes the journal once the index is in place: a kill before
+//! that publishes again on the next run.
+
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+use spool_io::write::PartialFile;
+use spool_pwned::build::SortedWriter;
+use spool_pwned::format::{Header, IndexLayout};
+
+use crate::etags::Etags;
+use crate::journal::{self, Origin, Shape};
+use crate::options::Options;
+use crate::previous::Previous;
+use crate::DownloadError;
+
+/// What the journal held, counted while publishing.
+#[derive(Debug, Default)]
+pub(crate) struct Published {
+    pub header: Option<Header>,
+    pub not_modified: u64,
+    /// Hashes of the ranges fetched (`200`), in the previous index and now.
+    pub changed_hashes: (u64, u64),
+}
+
+/// Writes `opts.output` (and its text and ETags) from the complete journal
+/// at `path`, which holds `hashes` hashes.
+pub(crate) fn publish(
+    opts: &Options,
+    shape: Shape,
+    path: &Path,
+    hashes: u64,
+    previous: Option<&Previous>,
+) -> Result<Published, DownloadError> {
+    let kind = shape.kind;
+    let mut writer = SortedWriter::create(&opts.output, kind, opts.layout, hashes, opts.memory)?;
+    let mut text = match &opts.text {
+        Some(path) => Some(PartialFile::create(path)?),
+        None => None,
+    };
+    let mut lines = text
+        .as_mut()
+        .map(|t| BufWriter::with_capacity(1 << 20, t.file()));
+    let mut etags = Etags::new(kind);
+    let mut published = Published::default();
+    let (mut records, mut total) = (0u64, 0u64);
+    let mut hash = [0u8; 20];
+    let mut line = Vec::with_capacity(64);
+    let key_len = kind.byte_len();
+    let read = journal::read(path, shape, |frame| {
+        etags.push(frame.prefix, &frame.etag);
+        match (frame.origin, previous) {
+            (Origin::Kept, _) => published.not_modified += 1,
+            (Origin::Fetched, Some(p)) => {
+                let before = p.hashes(frame.prefix).map_err(io::Error::other)?;
+                published.changed_hashes.0 += before as u64;
+                published.changed_hashes.1 += u64::from(frame.hashes);
+            }
+            (Origin::Fetched, None) => {}
+        }
+        hash[..2].copy_from_slice(&((frame.prefix >> 4) as u16).to_be_bytes());
+        for record in frame.records.chunks_exact(shape.record_len()) {
+            let (key, count) = record.split_at(shape.kept - 2);
+            hash[2..shape.kept].copy_from_slice(key);
+            let count = u32::from_le_bytes(count.try_into().expect("4 bytes"));
+            writer.push(&hash[..key_len], count)?;
+            records += 1;
+            total += u64::from(count);
+            if let Some(out) = &mut lines {
+                line.clear();
+                for byte in &hash[..key_len] {
+                    line.extend_from_slice(&hex_pair(*byte));
+                }
+                line.push(b':');
+                line.extend_from_slice(count.to_string().as_bytes());
+                line.push(b'\n');
+                out.write_all(&line)?;
+            }
+        }
+        Ok(())
+    });
+    read?;
+    if let Some(out) = lines.as_mut() {
+        out.flush()?;
+    }
+    drop(lines);
+    if let Some(text) = text {
+        text.commit()?;
+    }
+    if opts.layout == IndexLayout::Sorted {
+        // The header the index will have: a full index has one record per
+        // hash.
+        let header = Header {
+            kind,
+            records,
+            total_count: total,
+            data_crc: 0,
+            block_shift: 0,
+            layout: IndexLayout::Sorted,
+            prefix_bits: 0,
+            items: 0,
+        };
+        etags.write_beside(&opts.output, &header)?.commit()?;
+    }
+    published.header = Some(writer.finish()?);
+    Ok(published)
+}
+
+fn hex_pair(byte: u8) -> [u8; 2] {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    [HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xF)]]
+}

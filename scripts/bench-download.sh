@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# spool pwned download against oschonrock/hibp's hibp-download, in the same
+# run, from one local upstream: nginx on 127.0.0.1:8090 serving a
+# `spool pwned sample --ranges` folder as /{PREFIX} (the URL hibp-download
+# --testing fetches; spool is pointed at it with --url). Both speak
+# HTTP/1.1 to it (nginx has no HTTP/2 in plain text; spool's h2c probe falls
+# back), spool with --concurrency 300 as hibp-download's default
+# --parallel-max. Then `spool pwned update` after 1% of the range files
+# changed (nginx's ETags follow a file's size and time, so the other 99%
+# answer 304).
+#
+# Each run is timed by /usr/bin/time (wall, user+system CPU, peak RSS);
+# the order is spool, hibp, hibp, spool, round after round. Every result is
+# checked: spool's index byte for byte against `spool pwned build` of the
+# folder, hibp's database by its size (24 bytes per hash), the update
+# against a build of the changed folder. Run it under the machine's
+# benchmark lock.
+#
+# Usage: RANGES=DIR HIBP_DOWNLOAD=/path/to/hibp-download scripts/bench-download.sh
+#   RANGES   a folder made by `spool pwned sample --lines N --crlf --ranges DIR`
+#            (it is changed by the update step and changed back at the end)
+#   LINES    N, the number of hashes in it (for hibp's size check)
+#   ROUNDS=1 WORK=DIR (default a temporary folder)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ranges="${RANGES:?a folder of range files}"
+lines="${LINES:?hashes in RANGES}"
+hibp="${HIBP_DOWNLOAD:?hibp-download}"
+rounds="${ROUNDS:-1}"
+work="${WORK:-$(mktemp -d)}"
+spool="$PWD/target/release/spool"
+cargo build --release -q -p spool-cli
+command -v nginx >/dev/null || { echo "nginx is needed (apt-get install nginx-light)"; exit 1; }
+
+mkdir -p "$work/tmp"
+cat > "$work/nginx.conf" <<CONF
+worker_processes 2;
+worker_rlimit_nofile 8192;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 10000000;
+  default_type text/plain;
+  client_body_temp_path $work/tmp;
+  proxy_temp_path $work/tmp;
+  fastcgi_temp_path $work/tmp;
+  uwsgi_temp_path $work/tmp;
+  scgi_temp_path $work/tmp;
+  server {
+    listen 127.0.0.1:8090 backlog=4096;
+    root $ranges;
+    location ~ "^/([0-9A-F]{5})$" { try_files /\$1.txt =404; }
+  }
+}
+CONF
+nginx -c "$work/nginx.conf"
+trap 'kill "$(cat "$work/nginx.pid")" 2>/dev/null || true' EXIT
+
+# Built once per WORK folder (a million range files take a while to read).
+[ -f "$work/reference.idx" ] || "$spool" pwned build -q -o "$work/reference.idx" "$ranges"
+timed() { # NAME COMMAND...: one line "NAME wall cpu peak_rss_kib"
+  local name=$1; shift
+  /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$@" >/dev/null 2>"$work/stderr" \
+    || { cat "$work/stderr"; exit 1; }
+  read -r wall user sys rss < "$work/time"
+  echo "$name wall=${wall}s cpu=$(echo "$user + $sys" | bc)s rss=${rss}KiB"
+}
+spool_run() {
+  rm -f "$work/spool.idx" "$work/spool.idx.etags" "$work/.spool.idx.download"
+  timed spool "$spool" pwned download -q --concurrency 300 \
+    --url 'http://127.0.0.1:8090/{prefix}' -o "$work/spool.idx"
+  cmp "$work/spool.idx" "$work/reference.idx"
+}
+hibp_run() {
+  timed hibp "$hibp" --testing --no-progress --force "$work/hibp.bin"
+  test "$(stat -c %s "$work/hibp.bin")" -eq $((lines * 24))
+}
+for _ in $(seq "$rounds"); do
+  spool_run; hibp_run; hibp_run; spool_run
+done
+
+# 1% of the ranges change: every 100th prefix's first count goes up by one.
+changed=()
+for p in $(seq 0 100 1048575); do changed+=("$(printf '%05X' "$p")"); done
+for p in "${changed[@]}"; do
+  f="$ranges/$p.txt"; cp "$f" "$work/tmp/$p.orig"
+  awk -F: 'NR==1 { printf "%s:%d\r\n", $1, $2 + 1; next } { print }' "$work/tmp/$p.orig" \
+    | sed 's/\r*$/\r/' > "$f"
+done
+restore() { for p in "${changed[@]}"; do cp "$work/tmp/$p.orig" "$ranges/$p.txt"; done; }
+trap 'restore; kill "$(cat "$work/nginx.pid")" 2>/dev/null || true' EXIT
+"$spool" pwned build -q -o "$work/changed.idx" "$ranges"
+for _ in 1 2; do
+  rm -f "$work/updated.idx" "$work/updated.idx.etags"
+  timed update "$spool" pwned update -q --concurrency 300 \
+    --url 'http://127.0.0.1:8090/{prefix}' -i "$work/spool.idx" -o "$work/updated.idx"
+  grep -o '[0-9]* ranges unchanged (304)' "$work/stderr"
+  cmp "$work/updated.idx" "$work/changed.idx"
+done
