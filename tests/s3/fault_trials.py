@@ -2,25 +2,31 @@
 server of scripts/s3-server.sh through a small fault proxy (in this
 process) that can delay requests, answer 503 SlowDown, or stop listening.
 
-Each trial: a committed dataset (run A) exists; run B (--force, other
-data) is disturbed; then, at every moment we look and after `clean`:
+One bucket per kind holds a committed dataset, input A's (1,500 records)
+or input B's (2,000); each trial replaces it with the other input
+(--force), disturbed; then, at every moment we look and after `clean`:
   - every data object under the prefix is listed by the committed
     manifest, or named by a journal under _staging-*/ (never part of an
     uncommitted run without its journal);
 after `clean`:
   - no _staging-* object and no pending multipart upload is left;
-  - the dataset is exactly run A's or exactly run B's (manifest and
-    objects agree, record counts equal the input's).
+  - the dataset is exactly A's or exactly B's (manifest and objects
+    agree, record counts equal the input's); the next trial starts from
+    it.
+
+Trials are kept cheap (small inputs, one bucket per kind, short delays)
+so that 20 of each fit in CI.
 
 Kinds (TRIALS each, default 20):
-  kill-upload   kill -9 at a random moment while uploads are in flight
+  kill-upload   kill -9 as the proxy receives the run's Nth request, N
+                drawn from 1 to about the requests before its commit
   kill-commit   kill -9 once the run's `committing` marker appears
-  outage        the server stops answering for 1.5 s mid-run, then returns
+  outage        the server stops answering for 0.6 s mid-run, then returns
                 (moto keeps its buckets in memory, so a real restart would
                 lose them: the outage is made by the proxy)
   slowdown      25% of requests answered 503 SlowDown; the run must succeed
 
-Prints `N passed, N failed`.
+Prints the outcomes per kind and `N passed, N failed in S s`.
 """
 import http.client
 import http.server
@@ -41,6 +47,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 SPOOL = os.environ.get("SPOOL_BIN", str(ROOT / "target" / "release" / "spool"))
 UPSTREAM = os.environ["AWS_ENDPOINT_URL"].split("://", 1)[1]
 TRIALS = int(os.environ.get("TRIALS", "20"))
+# A run's requests up to its `committing` marker, about: the prefix
+# listed, 41 uploads begun, their ids written, 41 parts, the manifest and
+# the journal staged. kill-upload kills at a request drawn from 1 to this.
+UPLOAD_REQUESTS = 90
 
 
 class Faults:
@@ -48,6 +58,11 @@ class Faults:
     slowdown = 0.0
     down_until = 0.0
     rng = random.Random(1)
+    # kill -9 `victim` as its `kill_at`-th request arrives (counted from 1)
+    lock = threading.Lock()
+    requests = 0
+    kill_at = 0
+    victim = None
 
 
 class Proxy(http.server.BaseHTTPRequestHandler):
@@ -59,6 +74,10 @@ class Proxy(http.server.BaseHTTPRequestHandler):
     def forward(self):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
+        with Faults.lock:
+            Faults.requests += 1
+            if Faults.victim and Faults.requests == Faults.kill_at:
+                Faults.victim.send_signal(signal.SIGKILL)
         if time.time() < Faults.down_until:
             self.close_connection = True
             self.connection.shutdown(2)
@@ -165,19 +184,18 @@ class Checker:
     def committed_state(self, inputs):
         keys = self.keys()
         if any("_staging-" in k for k in keys):
-            return "staging objects left"
+            return None, "staging objects left"
         if self.s3.list_multipart_uploads(Bucket=self.bucket).get("Uploads"):
-            return "pending uploads left"
+            return None, "pending uploads left"
         manifest = self.manifest(keys)
         data = {k for k in keys if not k.endswith("_partitions.tsv")}
         if manifest is None or set(manifest) != data:
-            return f"manifest and objects disagree: {sorted(set(manifest or {}) ^ data)[:3]}"
+            return None, f"manifest and objects disagree: {sorted(set(manifest or {}) ^ data)[:3]}"
         total = sum(manifest.values())
         for name, records in inputs.items():
             if total == records and all("part-00000" in k for k in manifest):
-                Outcomes.seen[name] = Outcomes.seen.get(name, 0) + 1
-                return None
-        return f"{total} records match no committed run"
+                return name, None
+        return None, f"{total} records match no committed run"
 
 
 class Outcomes:
@@ -189,45 +207,61 @@ def clean(endpoint, bucket):
                           capture_output=True, text=True)
 
 
-def trial(kind, n, s3, proxy, tmp):
-    bucket = f"trial-{uuid.uuid4().hex[:10]}"
-    s3.create_bucket(Bucket=bucket)
-    checker = Checker(s3, bucket)
-    a, b = tmp / f"a{n}.csv", tmp / f"b{n}.csv"
-    write_input(a, n, 3_000)
-    write_input(b, 1000 + n, 4_000)
-    inputs = {"a": 3_000, "b": 4_000}
-    out = f"s3://{bucket}/ds/"
-    first = run_spool(out, a, proxy)
-    first.wait()
-    assert first.returncode == 0, first.stderr.read()
-    Faults.delay = 0.05 if kind.startswith("kill") else 0.0
+class Dataset:
+    """One bucket per kind: its committed input ("a" or "b"), which each
+    trial replaces with the other one (--force), disturbed."""
+
+    def __init__(self, s3, proxy, tmp):
+        self.bucket = f"trial-{uuid.uuid4().hex[:10]}"
+        s3.create_bucket(Bucket=self.bucket)
+        self.checker = Checker(s3, self.bucket)
+        self.out = f"s3://{self.bucket}/ds/"
+        self.inputs = {"a": (tmp / "a.csv", 1_500), "b": (tmp / "b.csv", 2_000)}
+        for seed, (path, records) in enumerate(self.inputs.values()):
+            if not path.exists():
+                write_input(path, seed, records)
+        first = run_spool(self.out, self.inputs["a"][0], proxy)
+        first.wait()
+        assert first.returncode == 0, first.stderr.read()
+        self.committed = "a"
+
+    def counts(self):
+        return {name: records for name, (_, records) in self.inputs.items()}
+
+
+def trial(kind, n, dataset, proxy):
+    checker = dataset.checker
+    other = "b" if dataset.committed == "a" else "a"
+    Faults.delay = 0.01 if kind.startswith("kill") else 0.0
     Faults.slowdown = 0.25 if kind == "slowdown" else 0.0
-    proc = run_spool(out, b, proxy, ["--force"])
+    proc = run_spool(dataset.out, dataset.inputs[other][0], proxy, ["--force"])
+    if kind == "kill-upload":
+        with Faults.lock:
+            Faults.requests, Faults.victim = 0, proc
+            Faults.kill_at = Faults.rng.randint(1, UPLOAD_REQUESTS)
     strays = set()
     start = time.time()
-    killed_at = Faults.rng.uniform(0.2, 1.5)
-    outage_at = Faults.rng.uniform(0.1, 0.8)
-    while proc.poll() is None and time.time() - start < 120:
+    outage_at = Faults.rng.uniform(0.05, 0.4)
+    while proc.poll() is None and time.time() - start < 60:
         strays |= checker.invariant()
         elapsed = time.time() - start
-        if kind == "kill-upload" and elapsed > killed_at:
-            proc.send_signal(signal.SIGKILL)
         if kind == "kill-commit" and any(k.endswith("/committing") for k in checker.keys()):
             proc.send_signal(signal.SIGKILL)
         if kind == "outage" and outage_at and elapsed > outage_at:
-            Faults.down_until = time.time() + 1.5
+            Faults.down_until = time.time() + 0.6
             outage_at = 0
-        time.sleep(0.02)
+        time.sleep(0.01)
     if proc.poll() is None:
         proc.kill()
-        return f"{kind} {n}: run did not end in 120 s"
+        return f"{kind} {n}: run did not end in 60 s"
     Faults.delay = Faults.slowdown = 0.0
     Faults.down_until = 0.0
+    with Faults.lock:
+        Faults.victim = None
     strays |= checker.invariant()
     if kind == "slowdown" and proc.returncode != 0:
         return f"slowdown {n}: run failed: {proc.stderr.read().decode()[-300:]}"
-    cleaned = clean(proxy, bucket)
+    cleaned = clean(proxy, dataset.bucket)
     for word in ("committed run", "rolled back run", "aborted upload"):
         if word in cleaned.stdout:
             Outcomes.seen[f"clean: {word}"] = Outcomes.seen.get(f"clean: {word}", 0) + 1
@@ -235,9 +269,13 @@ def trial(kind, n, s3, proxy, tmp):
         return f"{kind} {n}: clean failed: {cleaned.stderr[-300:]}"
     if strays:
         return f"{kind} {n}: objects of an uncommitted run without a journal: {sorted(strays)[:3]}"
-    problem = checker.committed_state(inputs)
+    state, problem = checker.committed_state(dataset.counts())
     if problem:
         return f"{kind} {n}: after clean: {problem}"
+    Outcomes.seen[state] = Outcomes.seen.get(state, 0) + 1
+    Outcomes.seen[f"{'kept' if state == dataset.committed else 'replaced'}"] = \
+        Outcomes.seen.get('kept' if state == dataset.committed else 'replaced', 0) + 1
+    dataset.committed = state
     return None
 
 
@@ -248,9 +286,11 @@ def main():
     tmp.mkdir(parents=True, exist_ok=True)
     kinds = sys.argv[1:] or ["kill-upload", "kill-commit", "outage", "slowdown"]
     passed = failed = 0
+    started = time.time()
     for kind in kinds:
+        dataset = Dataset(s3, proxy, tmp)
         for n in range(TRIALS):
-            problem = trial(kind, n, s3, proxy, tmp)
+            problem = trial(kind, n, dataset, proxy)
             if problem:
                 failed += 1
                 print("FAILED", problem, flush=True)
@@ -259,7 +299,7 @@ def main():
         ended = ", ".join(f"{k}: {v}" for k, v in sorted(Outcomes.seen.items()))
         print(f"{kind}: {TRIALS} trials; dataset after clean and what clean did: {ended}", flush=True)
         Outcomes.seen = {}
-    print(f"{passed} passed, {failed} failed")
+    print(f"{passed} passed, {failed} failed in {time.time() - started:.0f} s")
     sys.exit(1 if failed else 0)
 
 
