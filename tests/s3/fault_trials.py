@@ -288,6 +288,7 @@ def main():
     passed = failed = 0
     started = time.time()
     for kind in kinds:
+        kind_started = time.time()
         dataset = Dataset(s3, proxy, tmp)
         for n in range(TRIALS):
             problem = trial(kind, n, dataset, proxy)
@@ -297,7 +298,8 @@ def main():
             else:
                 passed += 1
         ended = ", ".join(f"{k}: {v}" for k, v in sorted(Outcomes.seen.items()))
-        print(f"{kind}: {TRIALS} trials; dataset after clean and what clean did: {ended}", flush=True)
+        print(f"{kind}: {TRIALS} trials in {time.time() - kind_started:.0f} s; "
+              f"dataset after clean and what clean did: {ended}", flush=True)
         Outcomes.seen = {}
     print(f"{passed} passed, {failed} failed in {time.time() - started:.0f} s")
     sys.exit(1 if failed else 0)

@@ -13,6 +13,7 @@ import os
 import pathlib
 import random
 import subprocess
+import time
 import uuid
 
 import boto3
@@ -177,3 +178,48 @@ def test_python_binding_writes_to_s3(s3, bucket, sample):
                                      delimiter="comma", run_id="py-1", append=True)
     assert summary["records_in"] == sum(len(v) for v in lines.values())
     assert "py/_partitions-py-1.tsv" in objects(s3, bucket, "py/")
+
+
+def test_parts_leave_while_the_input_is_read(s3, bucket, tmp_path):
+    """The input comes through a pipe that stalls once each key's file has
+    more than one part: before the input ends, each upload is named under
+    _staging-*/begun-*.tsv, has a part in S3, and that part's bytes are
+    punched out of the local staging file; the dataset then reads back
+    whole and in order."""
+    fifo = tmp_path / "in.csv"
+    os.mkfifo(fifo)
+    local = tmp_path / "tmp"
+    local.mkdir()
+    pad = "p" * 100
+    merged = [f"{'kb' if i % 2 else 'ka'},{i},{pad}\n" for i in range(240_000)]
+    lines = {k: [line for line in merged if line.startswith(k + ",")] for k in ("ka", "kb")}
+    half = len(merged) * 3 // 4  # about 9.5 MiB of each key's file before the stall
+    env = dict(os.environ, TMPDIR=str(local))
+    proc = subprocess.Popen([SPOOL, "partition", "--by", "1", "--delimiter", "comma", "--memory", "64M",
+                             "-o", f"s3://{bucket}/big/", str(fifo)], env=env, stderr=subprocess.PIPE)
+    with open(fifo, "w") as pipe:
+        pipe.writelines(merged[:half])
+        pipe.flush()
+        seen = None
+        for _ in range(200):
+            uploads = s3.list_multipart_uploads(Bucket=bucket).get("Uploads") or []
+            parts = {u["Key"]: s3.list_parts(Bucket=bucket, Key=u["Key"], UploadId=u["UploadId"]).get("Parts", [])
+                     for u in uploads}
+            if len(parts) == 2 and all(parts.values()):
+                seen = uploads
+                break
+            time.sleep(0.05)
+        assert seen, "no part left while the input was read"
+        begun = [k for k in objects(s3, bucket, "big/_staging-") if "/begun-" in k]
+        named = b"".join(s3.get_object(Bucket=bucket, Key=k)["Body"].read() for k in begun).decode()
+        assert all(u["UploadId"] in named for u in seen), "an upload's id was not written before its parts"
+        staged = [p for p in local.rglob("part-*") if p.is_file()]
+        assert staged and all(p.stat().st_blocks * 512 < p.stat().st_size - (4 << 20) for p in staged), \
+            "sent parts still take local disk"
+        pipe.writelines(merged[half:])
+    assert proc.wait() == 0, proc.stderr.read()
+    assert list(local.iterdir()) == [], "the local staging directory was left"
+    assert s3.list_multipart_uploads(Bucket=bucket).get("Uploads") is None
+    for key, want in lines.items():
+        got = s3.get_object(Bucket=bucket, Key=f"big/col1={key}/part-00000.csv")["Body"].read().decode()
+        assert got == "".join(want), key

@@ -309,7 +309,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let written = summary.records_in - summary.filtered - summary.skipped_invalid;
     eprintln!(
         "spool partition: {} records ({:.1} MB) from {} input(s) into {} file(s) of {} group(s) under {} in {:.2}s ({:.0} MB/s); \
-         {:.1} MB written; {} filtered out, {} invalid skipped, {} reopened",
+         {:.1} MB written; {} filtered out, {} invalid skipped, {} reopened; {:.2}s from the last byte read to the dataset visible",
         written,
         summary.bytes_in as f64 / 1e6,
         args.inputs.len(),
@@ -322,6 +322,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         summary.filtered,
         summary.skipped_invalid,
         summary.reopened,
+        summary.finishing.as_secs_f64(),
     );
     for stale in &summary.stale_removed {
         eprintln!(

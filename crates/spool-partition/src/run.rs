@@ -274,6 +274,7 @@ impl<'a> Running<'a> {
     /// Sends what is left, waits for the workers, writes the manifest and
     /// publishes the dataset; the summary of the run.
     fn finish(&mut self) -> Result<Summary, PartitionError> {
+        let finishing = std::time::Instant::now();
         if let Some(progress) = &self.options.progress {
             progress.set_phase(Phase::Finishing);
         }
@@ -310,6 +311,7 @@ impl<'a> Running<'a> {
             groups,
             manifest: self.options.out.join(self.outputs.layout.manifest()),
             stale_removed: Vec::new(),
+            finishing: finishing.elapsed(),
         })
     }
 

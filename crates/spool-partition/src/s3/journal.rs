@@ -5,6 +5,7 @@
 //!
 //! | object | written | holds |
 //! |---|---|---|
+//! | `begun-N.tsv` | after a batch of uploads is begun, before any of their parts is sent | each upload's key and id |
 //! | `journal.tsv` | once every file's upload is filled | each upload's key, id and parts; the run's manifest name; whether it replaces the dataset |
 //! | `_partitions[-ID].tsv` | with the journal | the manifest the commit publishes |
 //! | `committing` | when the commit starts | nothing: from here on, the run goes forward |
@@ -12,8 +13,9 @@
 //! The commit, in order: `committing`; complete every upload (each object
 //! appears under its final name); with `--force`, delete every object of
 //! the prefix the run did not write; the manifest; the staging objects.
-//! A run without `committing` is rolled back by `clean` (its uploads
-//! aborted, its staging objects deleted); a run with it is rolled
+//! A run without `committing` is rolled back by `clean` (the uploads its
+//! journal and its begun-segments name aborted, its staging objects
+//! deleted); a run with it is rolled
 //! forward (the same steps again: completing a completed upload is
 //! checked by the object's presence).
 
@@ -48,14 +50,11 @@ impl Journal {
     /// The journal as text: the magic line, `manifest`, `replace`, then
     /// one `upload KEY ID ETAG,ETAG…` line per upload, tab-separated.
     pub fn to_text(&self) -> String {
-        let mut text = format!(
+        let text = format!(
             "{MAGIC}\nmanifest\t{}\nreplace\t{}\n",
             self.manifest, self.replace
         );
-        for u in &self.uploads {
-            text += &format!("upload\t{}\t{}\t{}\n", u.key, u.id, u.parts.join(","));
-        }
-        text
+        text + &upload_lines(&self.uploads)
     }
 
     /// Reads [`to_text`](Self::to_text)'s text back.
@@ -66,27 +65,34 @@ impl Journal {
         }
         let manifest = lines.next()?.strip_prefix("manifest\t")?.to_owned();
         let replace = lines.next()?.strip_prefix("replace\t")? == "true";
-        let uploads = lines
-            .map(|line| {
-                let mut fields = line.strip_prefix("upload\t")?.split('\t');
-                let (key, id, parts) = (fields.next()?, fields.next()?, fields.next()?);
-                let parts = parts
-                    .split(',')
-                    .filter(|p| !p.is_empty())
-                    .map(str::to_owned);
-                Some(Upload {
-                    key: key.to_owned(),
-                    id: id.to_owned(),
-                    parts: parts.collect(),
-                })
-            })
-            .collect::<Option<Vec<_>>>()?;
+        let uploads = lines.map(parse_upload_line).collect::<Option<Vec<_>>>()?;
         Some(Journal {
             manifest,
             replace,
             uploads,
         })
     }
+}
+
+/// `upload KEY ID ETAG,ETAG…` lines, tab-separated, one per upload.
+fn upload_lines(uploads: &[Upload]) -> String {
+    let line = |u: &Upload| format!("upload\t{}\t{}\t{}\n", u.key, u.id, u.parts.join(","));
+    uploads.iter().map(line).collect()
+}
+
+/// Reads one of [`upload_lines`]' lines back.
+fn parse_upload_line(line: &str) -> Option<Upload> {
+    let mut fields = line.strip_prefix("upload\t")?.split('\t');
+    let (key, id, parts) = (fields.next()?, fields.next()?, fields.next()?);
+    let parts = parts
+        .split(',')
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned);
+    Some(Upload {
+        key: key.to_owned(),
+        id: id.to_owned(),
+        parts: parts.collect(),
+    })
 }
 
 /// A run's objects under the dataset's prefix.
@@ -124,6 +130,46 @@ impl<'a> RunObjects<'a> {
     ) -> std::io::Result<()> {
         store.put(&format!("{}{}", self.staging, journal.manifest), manifest)?;
         store.put(&self.journal(), journal.to_text().into_bytes())
+    }
+
+    /// Names the uploads just begun, as begun-segment `segment`, before
+    /// any of their parts is sent.
+    pub fn write_begun(
+        &self,
+        store: &Store,
+        segment: usize,
+        uploads: &[Upload],
+    ) -> std::io::Result<()> {
+        let key = format!("{}begun-{segment:06}.tsv", self.staging);
+        store.put(&key, upload_lines(uploads).into_bytes())
+    }
+
+    /// Every upload the run's begun-segments name.
+    pub fn read_begun(&self, store: &Store) -> std::io::Result<Vec<Upload>> {
+        let mut uploads = Vec::new();
+        let segments = format!("{}begun-", self.staging);
+        for (key, _) in store.list(&self.staging)? {
+            if !key.starts_with(&segments) {
+                continue;
+            }
+            let Some(text) = store.get(&key)? else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&text);
+            match text
+                .lines()
+                .map(parse_upload_line)
+                .collect::<Option<Vec<_>>>()
+            {
+                Some(named) => uploads.extend(named),
+                None => {
+                    return Err(std::io::Error::other(format!(
+                        "{key}: not a list of uploads spool reads"
+                    )))
+                }
+            }
+        }
+        Ok(uploads)
     }
 
     /// The run's journal, if it wrote one.

@@ -3,11 +3,14 @@
 //! name before the commit.
 //!
 //! ```text
-//!  the run, as for a local OUT     every file under a local staging
+//!  the run, as for a local OUT     every file written under a local staging
 //!  (same engine, same names)       directory (TMPDIR), manifest last
-//!  upload                          one multipart upload per file, parts of
-//!                                  8 MiB, ≤ in_flight requests at once;
-//!                                  left pending (nothing visible)
+//!   └ beside it (early)            a file's whole 8 MiB parts sent as soon
+//!                                  as it holds them, then punched out of
+//!                                  the local file; uploads begun, their ids
+//!                                  written (begun-N.tsv) before any part
+//!  the rest (upload::send_rest)    every file's unsent tail, small files
+//!                                  whole; uploads left pending
 //!  journal                         _staging-RUNID/journal.tsv: the uploads'
 //!                                  keys, ids and parts; the manifest beside
 //!  commit                          _staging-RUNID/committing; complete each
@@ -16,11 +19,28 @@
 //!                                  objects
 //! ```
 //!
-//! The files are written by the engine exactly as for a local output and
-//! uploaded once the run's input is read: the local disk holds the whole
-//! dataset for a moment, and memory holds at most `in_flight` parts
-//! (see [`MemoryPlan::uploads_in_flight`](crate::MemoryPlan::uploads_in_flight)),
-//! after the engine's buffers are given back.
+//! What lives where, and when:
+//!
+//! * **memory**: the engine's plan, as for a local run, on `--memory` less
+//!   the parts the `early` thread may hold at once
+//!   ([`MemoryPlan::uploads_during_run`](crate::MemoryPlan::uploads_during_run));
+//!   after the input, once the engine has given its memory back, at most
+//!   [`MemoryPlan::uploads_in_flight`](crate::MemoryPlan::uploads_in_flight)
+//!   parts at once.
+//! * **local disk** (`TMPDIR/spool-s3-RUNID-PID/`): every file's bytes not
+//!   yet sent — a file's tail below one part, and whatever has grown since
+//!   the last look — so about `files × 8 MiB` at most beside the bytes
+//!   written since; Parquet runs' spill logs too. Removed at the end of
+//!   the run, whatever its outcome (a `kill -9` leaves it).
+//! * **S3**: pending multipart uploads, invisible to listings, from the
+//!   moment a file holds its first part until the commit; the
+//!   `_staging-RUNID/` objects; the data files and the manifest, from the
+//!   commit on.
+//!
+//! S3 takes parts of 5 MiB and more but the last, so the bytes of a file
+//! that has not reached one part wait on local disk: with many keys most
+//! of a dataset is sent at the end, with few keys most of it while the run
+//! reads.
 //!
 //! What is atomic and what is not is in the `journal` module and in
 //! docs/partition.md: each object appears whole or not at all; the
@@ -28,15 +48,19 @@
 //! run's journal until its manifest is written; `clean` finishes a commit
 //! that started and undoes a run that did not.
 
+mod early;
 mod journal;
 mod profile;
 mod store;
 mod upload;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 pub(crate) use upload::PART_BYTES;
 
+use early::Early;
 use journal::{Journal, RunObjects};
 use store::Store;
 
@@ -144,20 +168,52 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
     let mut local = options.clone();
     local.out = local_root.join("out");
     (local.force, local.append, local.fsync) = (false, false, false);
+    // The parts sent while the run reads are charged to --memory: the
+    // engine plans with the rest.
+    let during_run = run.memory().uploads_during_run();
+    local.memory -= during_run * PART_BYTES;
     let in_flight = run.memory().uploads_in_flight();
-    let result = Run::new(&local).and_then(Run::execute).and_then(|summary| {
-        commit(
+    let objects = RunObjects::new(&url.prefix, &id);
+    let stop = AtomicBool::new(false);
+    let (ran, early, read_to_now) = std::thread::scope(|scope| {
+        let early = scope.spawn(|| {
+            early::send_while_running(
+                &store,
+                &objects,
+                &url.prefix,
+                &local_root,
+                during_run,
+                &stop,
+            )
+        });
+        let ran = Run::new(&local).and_then(Run::execute);
+        let ran_at = Instant::now();
+        stop.store(true, Ordering::Release);
+        let early = early.join().unwrap_or_else(|_| Early {
+            error: Some(std::io::Error::other("the upload thread panicked")),
+            ..Early::default()
+        });
+        (ran, early, ran_at)
+    });
+    let result = match (ran, early.error.is_some()) {
+        (Ok(summary), false) => commit(
             &store,
-            &url,
-            &id,
+            &objects,
             &local.out,
             summary,
             options.force,
             in_flight,
-        )
-    });
+            early,
+        ),
+        (ran, _) => {
+            let _ = objects.roll_back(&store, &early.uploads());
+            let error = early.error.map(PartitionError::Io);
+            Err(ran.err().or(error).expect("one failed"))
+        }
+    };
     let _ = std::fs::remove_dir_all(&local_root);
     let mut summary = result?;
+    summary.finishing += read_to_now.elapsed();
     for group in &mut summary.groups {
         let relative = group.path.strip_prefix(&local.out).unwrap_or(&group.path);
         group.path = url.join(relative);
@@ -170,17 +226,18 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
     Ok(summary)
 }
 
-/// Uploads the dataset written under `local` and commits it as run `id`
-/// (see the module docs); on an error before the commit, aborts every
-/// upload begun and deletes the run's staging objects.
+/// Uploads the rest of the dataset written under `local` (what `early`
+/// has not sent) and commits it as `run` (see the module docs); on an
+/// error before the commit, aborts every upload begun and deletes the
+/// run's staging objects.
 fn commit(
     store: &Store,
-    url: &S3Url,
-    id: &str,
+    run: &RunObjects<'_>,
     local: &Path,
     summary: Summary,
     replace: bool,
     in_flight: usize,
+    early: Early,
 ) -> Result<Summary, PartitionError> {
     let manifest_path = &summary.manifest;
     let manifest =
@@ -194,10 +251,10 @@ fn commit(
         .lines()
         .skip(1)
         .filter_map(|line| line.split('\t').nth(2))
-        .map(|relative| (format!("{}{relative}", url.prefix), local.join(relative)))
+        .map(|relative| (format!("{}{relative}", run.prefix), local.join(relative)))
         .collect();
-    let run = RunObjects::new(&url.prefix, id);
-    let uploads = match upload::upload_all(store, files, in_flight) {
+    let sent = upload::send_rest(store, run, early.segments, files, early.sending, in_flight);
+    let uploads = match sent {
         Ok(uploads) => uploads,
         Err((e, begun)) => {
             let _ = run.roll_back(store, &begun);
@@ -266,7 +323,8 @@ pub fn clean(url: &S3Url) -> Result<CleanedS3, PartitionError> {
                 cleaned.rolled_forward.push(id);
             }
             journal => {
-                let uploads = journal.map(|j| j.uploads).unwrap_or_default();
+                let mut uploads = journal.map(|j| j.uploads).unwrap_or_default();
+                uploads.extend(run.read_begun(&store)?);
                 run.roll_back(&store, &uploads)?;
                 cleaned.rolled_back.push(id);
             }
