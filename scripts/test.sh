@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 
-for part in scripts/test-rust.sh scripts/test-c-cpp.sh scripts/test-python.sh scripts/test-pwned-clients.sh scripts/test-sv2.sh scripts/test-spark.sh; do
+for part in scripts/test-rust.sh scripts/test-c-cpp.sh scripts/test-python.sh scripts/test-s3.sh scripts/test-pwned-clients.sh scripts/test-sv2.sh scripts/test-spark.sh; do
     if [ -f "$part" ]; then
         echo "==> $part"
         start=$SECONDS

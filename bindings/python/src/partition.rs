@@ -48,6 +48,7 @@ const SIGNAL_POLL: Duration = Duration::from_millis(100);
     row_group_size = DEFAULT_ROW_GROUP_ROWS, encodings = None, memory = None, threads = None,
     max_open = 256, layout = "hive", skip_invalid = false, force = false,
     fsync = false, run_id = None, append = false,
+    max_rows_per_file = None, max_bytes_per_file = None,
 ))]
 #[allow(clippy::too_many_arguments)] // one per keyword, as the CLI has flags
 pub(crate) fn partition<'py>(
@@ -74,6 +75,8 @@ pub(crate) fn partition<'py>(
     fsync: bool,
     run_id: Option<String>,
     append: bool,
+    max_rows_per_file: Option<u64>,
+    max_bytes_per_file: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let usage = |e: PartitionError| to_python(py, e);
     let mut options = Options::new(paths(inputs)?, out, columns(by)?);
@@ -142,7 +145,11 @@ pub(crate) fn partition<'py>(
     options.run_id = run_id;
     options.append = append;
     if let Some(memory) = memory {
-        options.memory = bytes(memory)?;
+        options.memory = bytes(memory, "memory")?;
+    }
+    options.max_rows_per_file = max_rows_per_file;
+    if let Some(size) = max_bytes_per_file {
+        options.max_bytes_per_file = Some(bytes(size, "max_bytes_per_file")? as u64);
     }
     let summary = run_detached(py, options)?;
     summary_dict(py, &summary)
@@ -232,14 +239,14 @@ fn columns(by: &Bound<'_, PyAny>) -> PyResult<Vec<ColumnRef>> {
 }
 
 /// A memory size: an int of bytes or a string like `"256M"`.
-fn bytes(memory: &Bound<'_, PyAny>) -> PyResult<usize> {
-    if let Ok(text) = memory.cast::<PyString>() {
+fn bytes(size: &Bound<'_, PyAny>, name: &str) -> PyResult<usize> {
+    if let Ok(text) = size.cast::<PyString>() {
         return spool_io::size::parse(&text.extract::<String>()?)
-            .map_err(|e| value_error(format!("memory: {e}")));
+            .map_err(|e| value_error(format!("{name}: {e}")));
     }
-    memory.extract::<usize>().map_err(|_| {
+    size.extract::<usize>().map_err(|_| {
         value_error(format!(
-            "memory: {memory} is not a size like 268435456 or '256M'"
+            "{name}: {size} is not a size like 268435456 or '256M'"
         ))
     })
 }

@@ -116,6 +116,16 @@ pub struct Args {
     /// Output layout.
     #[arg(long, default_value = "hive")]
     layout: LayoutArg,
+    /// Most records in one file: a group's file rolls over to its next
+    /// part (part-00001, ...) at N. Hive layout only.
+    #[arg(long, value_name = "N", value_parser = crate::count::parse_count)]
+    max_rows_per_file: Option<usize>,
+    /// Most bytes in one file, e.g. 64M, within one block: text rolls over
+    /// before the record that would pass it (counted before compression),
+    /// Parquet at the first row group boundary at or past it. Hive layout
+    /// only.
+    #[arg(long, value_name = "SIZE", value_parser = spool_io::size::parse)]
+    max_bytes_per_file: Option<usize>,
     /// Count and skip invalid records instead of stopping: too few fields,
     /// a quote never closed, and with --format parquet a value that does
     /// not fit --schema or a field count other than the header's.
@@ -269,6 +279,8 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     options.force = args.force;
     options.run_id = args.run_id;
     options.append = args.append;
+    options.max_rows_per_file = args.max_rows_per_file.map(|n| n as u64);
+    options.max_bytes_per_file = args.max_bytes_per_file.map(|n| n as u64);
     options.fsync = args.fsync;
     options.memory = args.memory;
     let cancel = Arc::new(AtomicBool::new(false));
@@ -297,7 +309,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let written = summary.records_in - summary.filtered - summary.skipped_invalid;
     eprintln!(
         "spool partition: {} records ({:.1} MB) from {} input(s) into {} file(s) of {} group(s) under {} in {:.2}s ({:.0} MB/s); \
-         {:.1} MB written; {} filtered out, {} invalid skipped, {} reopened",
+         {:.1} MB written; {} filtered out, {} invalid skipped, {} reopened; {:.2}s from the last byte read to the dataset visible",
         written,
         summary.bytes_in as f64 / 1e6,
         args.inputs.len(),
@@ -310,6 +322,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         summary.filtered,
         summary.skipped_invalid,
         summary.reopened,
+        summary.finishing.as_secs_f64(),
     );
     for stale in &summary.stale_removed {
         eprintln!(

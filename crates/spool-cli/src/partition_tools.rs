@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use spool_io::write::PartialFile;
 use spool_partition::clean::clean;
 use spool_partition::dataset::merge_manifests;
+use spool_partition::s3::S3Url;
 use spool_partition::MANIFEST_PREFIX;
 
 /// Tools for a dataset written by several runs.
@@ -23,7 +24,10 @@ pub enum Tool {
     /// Remove what dead --append runs left in OUT: their staging
     /// directories, lock files, and the files of runs that died before
     /// writing their manifest. A run is dead when its lock
-    /// (OUT/_staging-ID.lock) is free; live runs are never touched.
+    /// (OUT/_staging-ID.lock) is free; live runs are never touched. For
+    /// s3://BUCKET/PREFIX/: finish every run whose commit started, undo
+    /// every other, abort every pending upload under the prefix; no run
+    /// may be writing into it meanwhile.
     Clean(CleanArgs),
 }
 
@@ -45,7 +49,7 @@ pub struct MergeArgs {
 /// Arguments of `spool partition clean`.
 #[derive(clap::Args)]
 pub struct CleanArgs {
-    /// The dataset directory.
+    /// The dataset directory, or s3://BUCKET/PREFIX/.
     out: PathBuf,
 }
 
@@ -122,6 +126,9 @@ fn refuse_inside(path: &Path, out: &Path) -> anyhow::Result<()> {
 }
 
 fn clean_dataset(args: &CleanArgs) -> anyhow::Result<ExitCode> {
+    if let Some(url) = S3Url::parse(&args.out)? {
+        return clean_s3(&url, &args.out);
+    }
     let cleaned = clean(&args.out)?;
     let mut text = Vec::new();
     for path in &cleaned.removed {
@@ -139,6 +146,29 @@ fn clean_dataset(args: &CleanArgs) -> anyhow::Result<ExitCode> {
         cleaned.dead.len(),
         cleaned.removed.len(),
         cleaned.live.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn clean_s3(url: &S3Url, out: &Path) -> anyhow::Result<ExitCode> {
+    let cleaned = spool_partition::s3::clean(url)?;
+    let mut text = Vec::new();
+    for id in &cleaned.rolled_forward {
+        writeln!(text, "committed run {id}")?;
+    }
+    for id in &cleaned.rolled_back {
+        writeln!(text, "rolled back run {id}")?;
+    }
+    for key in &cleaned.aborted {
+        writeln!(text, "aborted upload {key}")?;
+    }
+    crate::stdout::print(&text, "list of cleaned runs")?;
+    eprintln!(
+        "spool partition: {}: {} run(s) committed, {} rolled back, {} pending upload(s) aborted",
+        out.display(),
+        cleaned.rolled_forward.len(),
+        cleaned.rolled_back.len(),
+        cleaned.aborted.len()
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -63,11 +63,18 @@ pub(super) fn manifest_name(run_id: Option<&str>) -> String {
 }
 
 /// The name of part `n` of a group whose first part is `first`
-/// (`part-[ID-]00000.parquet`): the same name with the number `n`.
+/// (`part-[ID-]00000.EXT`, Hive layout): the same name with the number
+/// `n` (the number is the last `00000.` in the name: an id comes before
+/// it, the extension after).
 pub(crate) fn part_path(first: &Path, n: u32) -> PathBuf {
+    if n == 0 {
+        return first.to_path_buf();
+    }
     let name = first.file_name().unwrap_or_default().to_string_lossy();
-    let stem = name.strip_suffix("00000.parquet").unwrap_or("part-");
-    first.with_file_name(format!("{stem}{n:05}.parquet"))
+    match name.rfind("00000.") {
+        Some(at) => first.with_file_name(format!("{}{n:05}{}", &name[..at], &name[at + 5..])),
+        None => first.with_file_name(format!("part-{n:05}.parquet")),
+    }
 }
 
 /// Names the output files of a run.
@@ -283,6 +290,11 @@ mod tests {
         let twelfth = part_path(first, 12);
         assert_eq!(twelfth, Path::new("c=de/part-t-7-00012.parquet"));
         assert_eq!(part_path(first, 0), first);
+        let text = Path::new("c=de/part-a00000.b-00000.tsv.zst");
+        assert_eq!(
+            part_path(text, 3),
+            Path::new("c=de/part-a00000.b-00003.tsv.zst")
+        );
 
         options.layout = DatasetLayout::Flat;
         options.compression = Compression::Zstd(3);

@@ -73,6 +73,7 @@
 //! | `columns` | `--by` and `--where` columns resolved against the header |
 //! | [`dataset`] | a dataset of several runs read back as one: the manifests merged, unlisted files found |
 //! | [`clean`] | what dead appending runs left, removed |
+//! | [`s3`] | `--out s3://…`: the dataset uploaded and committed to a bucket; `clean` there |
 //! | [`escape`] | keys as file names, reversibly |
 //! | [`choices`] | delimiters, quotes and compressions by name, as the CLI and Python take them |
 //! | [`parquet`] | `--format parquet`: the table, typed values, Parquet writers |
@@ -103,6 +104,7 @@ pub mod parquet;
 mod rescan;
 mod router;
 mod run;
+pub mod s3;
 mod staging;
 mod summary;
 mod workers;

@@ -39,6 +39,14 @@
 //! must be at least [`MIN_BUFFER_BUDGET`], or the run is refused with the
 //! smallest `--memory` that would do.
 //!
+//! An `s3://` output sends its files' parts while the run reads: the
+//! parts in flight then ([`uploads_during_run`](MemoryPlan::uploads_during_run)
+//! of 8 MiB, one per 128 MiB of the total, 1 to 4) are set aside first,
+//! like the read-ahead. The files' rests are sent after the engine has
+//! given every byte above back: at most
+//! [`uploads_in_flight`](MemoryPlan::uploads_in_flight) parts, which the
+//! plan keeps within half the total.
+//!
 //! The plan is all a run's sizes: the pool's chunk sizes, the size at
 //! which a Parquet row group is flushed, and the arena slack the `spool`
 //! binary tunes glibc's allocator with — so the binary and the library
@@ -85,8 +93,8 @@ const PARQUET_CODEC: usize = 4 << 20;
 /// options.memory = 64 << 20;
 /// let plan = MemoryPlan::new(&options)?;
 /// assert_eq!(
-///     plan.read_ahead() + plan.writers() + plan.open_files() + plan.program()
-///         + plan.buffers().budget,
+///     plan.read_ahead() + plan.writers() + plan.open_files() + plan.uploads()
+///         + plan.program() + plan.buffers().budget,
 ///     plan.total()
 /// );
 /// // The same options give the same plan, whatever order they were set in.
@@ -102,6 +110,7 @@ pub struct MemoryPlan {
     writer_threads: usize,
     per_writer: usize,
     open_files: usize,
+    uploads: usize,
     buffers: BufferSizes,
     row_group_bytes: usize,
     arena_slack: usize,
@@ -112,6 +121,8 @@ struct SetAside {
     read_ahead: usize,
     per_writer: usize,
     open_files: usize,
+    /// An `s3://` run's parts in flight while it reads.
+    uploads: usize,
 }
 
 impl MemoryPlan {
@@ -144,6 +155,7 @@ impl MemoryPlan {
             writer_threads,
             per_writer: set_aside.per_writer,
             open_files: set_aside.open_files,
+            uploads: set_aside.uploads,
             buffers,
             row_group_bytes: row_group_bytes(total),
             arena_slack: match options.format {
@@ -186,6 +198,13 @@ impl MemoryPlan {
         self.open_files
     }
 
+    /// What an `s3://` run's parts in flight take while it reads:
+    /// [`uploads_during_run`](Self::uploads_during_run) parts (0 for a
+    /// local output).
+    pub fn uploads(&self) -> usize {
+        self.uploads
+    }
+
     /// What is counted for the program itself.
     pub fn program(&self) -> usize {
         PROGRAM
@@ -200,6 +219,19 @@ impl MemoryPlan {
     /// 1/32 of the total, 1 to 16 MiB.
     pub fn row_group_bytes(&self) -> usize {
         self.row_group_bytes
+    }
+
+    /// Parts an `s3://` run sends at once while it reads: one per 128 MiB
+    /// of the total, 1 to 4 (set aside, see [`uploads`](Self::uploads)).
+    pub fn uploads_during_run(&self) -> usize {
+        parts_during_run(self.total)
+    }
+
+    /// Upload requests an `s3://` run keeps in flight once its input is
+    /// read, each holding one part: as many parts as fit in half the
+    /// total, 1 to 16.
+    pub fn uploads_in_flight(&self) -> usize {
+        (self.total / 2 / crate::s3::PART_BYTES).clamp(1, 16)
     }
 
     /// Freed memory each allocator arena may keep for reuse in a Parquet
@@ -251,15 +283,21 @@ impl SetAside {
                 (per_writer, options.max_open * FILE_BUFFER)
             }
         };
+        let s3 = matches!(crate::s3::S3Url::parse(&options.out), Ok(Some(_)));
         SetAside {
             read_ahead: options.parallel_inputs * per_input,
             per_writer,
             open_files,
+            uploads: usize::from(s3) * parts_during_run(total) * crate::s3::PART_BYTES,
         }
     }
 
     fn sum(&self, writer_threads: usize) -> usize {
-        self.read_ahead + writer_threads * self.per_writer + self.open_files + PROGRAM
+        self.read_ahead
+            + writer_threads * self.per_writer
+            + self.open_files
+            + self.uploads
+            + PROGRAM
     }
 }
 
@@ -281,6 +319,11 @@ fn too_small(options: &Options, total: usize) -> PartitionError {
         options.parallel_inputs,
         Size(least)
     ))
+}
+
+/// Parts an `s3://` run of `total` sends at once while it reads.
+fn parts_during_run(total: usize) -> usize {
+    (total / 16 / crate::s3::PART_BYTES).clamp(1, 4)
 }
 
 /// In-memory size at which a Parquet writer flushes its row group in a

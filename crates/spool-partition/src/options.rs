@@ -59,6 +59,32 @@ pub struct BufferSizes {
     pub budget: usize,
 }
 
+/// When a group's file rolls over to its next part: `--max-rows-per-file`
+/// and `--max-bytes-per-file`, `u64::MAX` where not given.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FileLimits {
+    /// Most records in one part.
+    pub records: u64,
+    /// Most bytes in one part.
+    pub bytes: u64,
+}
+
+impl FileLimits {
+    /// No limit.
+    pub const NONE: FileLimits = FileLimits {
+        records: u64::MAX,
+        bytes: u64::MAX,
+    };
+
+    /// The limits `options` set.
+    pub fn of(options: &Options) -> Self {
+        FileLimits {
+            records: options.max_rows_per_file.unwrap_or(u64::MAX),
+            bytes: options.max_bytes_per_file.unwrap_or(u64::MAX),
+        }
+    }
+}
+
 /// What to partition and how.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -117,6 +143,16 @@ pub struct Options {
     /// of publishing a whole new dataset. Needs `run_id`; see
     /// [`AppendRun`](spool_io::write::AppendRun).
     pub append: bool,
+    /// Most records in one output file: a group's file that holds this
+    /// many rolls over to the group's next part (`part-00001…`, Hive
+    /// layout only). `None`: no limit.
+    pub max_rows_per_file: Option<u64>,
+    /// Most bytes in one output file, within one block: text rolls over
+    /// before a record that would take the group's part past it (counted
+    /// before compression, so a compressed part is smaller still);
+    /// Parquet at the first row group boundary at or past it. A record
+    /// larger than the limit gets a part of its own. `None`: no limit.
+    pub max_bytes_per_file: Option<u64>,
     /// Flush every output file and directory to disk before the dataset
     /// is published, and the publish after, so that not even a power loss
     /// can leave a published dataset with missing data. Off by default (as
@@ -156,6 +192,8 @@ impl Options {
             force: false,
             run_id: None,
             append: false,
+            max_rows_per_file: None,
+            max_bytes_per_file: None,
             fsync: false,
             read: ReadOptions::default(),
             parallel_inputs: 2,

@@ -21,8 +21,13 @@ struct OutputFile {
     grouping: usize,
     /// The group's key, as read.
     key: Box<[u8]>,
-    /// Its first block was sent: the file exists in the staging directory.
+    /// Its current part's first block was sent: the part exists in the
+    /// staging directory.
     created: bool,
+    /// The number of its current part (text rolls over at the file
+    /// limits, see the `buffers` module; Parquet's writers number their
+    /// own parts).
+    part: u32,
 }
 
 /// Every output file of a run and the threads that write them.
@@ -40,9 +45,11 @@ pub(crate) struct Outputs {
     bytes_out: u64,
     /// Times a closed file was opened again, from the workers' reports.
     reopened: u64,
-    /// Part files per group where there may be more than one (Parquet):
-    /// the records of each, in order, from the workers' reports; a
-    /// created group not listed has one file.
+    /// Part files per group for the groups with more than one: the
+    /// records of each, in order (Parquet: from the workers' reports;
+    /// text: from [`next_part`](Self::next_part) and
+    /// [`last_parts`](Self::last_parts)); a created group not listed has
+    /// one file.
     parts: foldhash::HashMap<u32, Vec<u64>>,
 }
 
@@ -79,6 +86,7 @@ impl Outputs {
             grouping,
             key: key.into(),
             created: false,
+            part: 0,
         });
         gid
     }
@@ -151,15 +159,38 @@ impl Outputs {
         self.reopened
     }
 
+    /// Moves text group `gid` to its next part, its current one done with
+    /// `records` records: the next block sent creates the next part.
+    pub fn next_part(&mut self, gid: u32, records: u64) {
+        let file = &mut self.files[gid as usize];
+        if file.created {
+            file.part += 1;
+            file.created = false;
+            self.parts.entry(gid).or_default().push(records);
+        }
+    }
+
+    /// Lists the records of the last part of each text group that rolled
+    /// over, `total(gid)` being all of the group's records (at the end of
+    /// the input, before the commit).
+    pub fn last_parts(&mut self, total: impl Fn(usize) -> u64) {
+        for (&gid, parts) in &mut self.parts {
+            let earlier: u64 = parts.iter().sum();
+            if self.files[gid as usize].created {
+                parts.push(total(gid as usize) - earlier);
+            }
+        }
+    }
+
     /// Sends a block to group `gid`'s worker (creating the file with the
-    /// group's first block).
+    /// group's first block, and each later part with its first).
     ///
     /// # Errors
     ///
     /// If a worker failed or stopped, or the run was cancelled.
     pub fn send(&mut self, gid: u32, data: Chunk) -> Result<(), PartitionError> {
         let g = gid as usize;
-        let create = (!self.files[g].created).then(|| self.path(g));
+        let create = (!self.files[g].created).then(|| part_path(&self.path(g), self.files[g].part));
         self.files[g].created = true;
         self.workers.send(Job {
             group: gid,

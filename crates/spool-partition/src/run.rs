@@ -26,6 +26,7 @@ use spool_io::read::FileBlocks;
 use spool_io::write::told_in_target;
 
 use crate::buffers::Buffers;
+use crate::options::FileLimits;
 use crate::outputs::Outputs;
 use crate::parquet::ParquetRun;
 use crate::router::{Router, MAX_GROUPINGS};
@@ -106,9 +107,24 @@ impl<'a> Run<'a> {
                     .into(),
             );
         }
+        let capped = options.max_rows_per_file.is_some() || options.max_bytes_per_file.is_some();
+        if capped && options.layout != DatasetLayout::Hive {
+            return usage(
+                "--max-rows-per-file and --max-bytes-per-file need the hive layout (a group may have several part files)"
+                    .into(),
+            );
+        }
+        if options.max_rows_per_file == Some(0) || options.max_bytes_per_file == Some(0) {
+            return usage("a file limit (--max-rows-per-file, --max-bytes-per-file) of 0".into());
+        }
         options.input_format()?;
         let memory = MemoryPlan::new(options)?;
         Ok(Run { options, memory })
+    }
+
+    /// What the run was asked to do.
+    pub fn options(&self) -> &'a Options {
+        self.options
     }
 
     /// Where the run's memory goes.
@@ -122,6 +138,9 @@ impl<'a> Run<'a> {
     ///
     /// As [`run`].
     pub fn execute(self) -> Result<Summary, PartitionError> {
+        if let Some(url) = crate::s3::S3Url::parse(&self.options.out)? {
+            return crate::s3::execute(self, url);
+        }
         let options = self.options;
         // Locks the output (or the run id), removes dead runs' staging
         // directories and starts this run's; dropped on any error below, it
@@ -186,6 +205,7 @@ impl<'a> Running<'a> {
                     options.delimiter,
                     options.read.delimiter,
                     memory.row_group_bytes(),
+                    FileLimits::of(options),
                 )?);
                 (WriterFormat::Parquet(run.clone()), Some(run))
             }
@@ -254,12 +274,15 @@ impl<'a> Running<'a> {
     /// Sends what is left, waits for the workers, writes the manifest and
     /// publishes the dataset; the summary of the run.
     fn finish(&mut self) -> Result<Summary, PartitionError> {
+        let finishing = std::time::Instant::now();
         if let Some(progress) = &self.options.progress {
             progress.set_phase(Phase::Finishing);
         }
         if let Err(e) = self.buffers.flush_all(&mut self.outputs) {
             return Err(self.abort().map_or(e, PartitionError::Io));
         }
+        let buffers = &self.buffers;
+        self.outputs.last_parts(|gid| buffers.records(gid));
         let columns = self.router.columns();
         let mut groups: Vec<GroupSummary> = (0..self.outputs.len())
             .map(|gid| GroupSummary {
@@ -288,6 +311,7 @@ impl<'a> Running<'a> {
             groups,
             manifest: self.options.out.join(self.outputs.layout.manifest()),
             stale_removed: Vec::new(),
+            finishing: finishing.elapsed(),
         })
     }
 

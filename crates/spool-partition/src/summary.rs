@@ -3,6 +3,7 @@
 //! and `spool.partition` returns.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// One output file.
 #[derive(Clone, Debug)]
@@ -48,4 +49,8 @@ pub struct Summary {
     /// Staging directories of dead (killed) runs into the same output,
     /// removed at the start.
     pub stale_removed: Vec<PathBuf>,
+    /// From the last input byte read to the dataset visible: the last
+    /// blocks written, the writers joined, the commit (for an `s3://`
+    /// output, the files' unsent rests and the commit's requests).
+    pub finishing: Duration,
 }

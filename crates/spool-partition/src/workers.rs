@@ -268,20 +268,20 @@ fn write_job(
     paths: &mut foldhash::HashMap<u32, PathBuf>,
     report: &mut Report,
 ) -> io::Result<()> {
-    let opening = job.create.is_some() || !open.contains(&job.group);
+    let opening = !open.contains(&job.group);
     if opening && open.len() == open.cap().get() {
         // Close one before opening one: never `max_open + 1` at once.
         open.pop_lru();
     }
     if let Some(path) = job.create {
+        // The group's first file, or its next part (replacing the last).
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
         }
         let file = File::create(&path).map_err(|e| with_path(e, &path))?;
         open.push(job.group, file);
         paths.insert(job.group, path);
-    }
-    if !open.contains(&job.group) {
+    } else if opening {
         let path = &paths[&job.group];
         let file = OpenOptions::new()
             .append(true)

@@ -107,6 +107,8 @@ def partition(
     fsync: bool = False,
     run_id: Optional[str] = None,
     append: bool = False,
+    max_rows_per_file: Optional[int] = None,
+    max_bytes_per_file: Union[int, str, None] = None,
 ) -> PartitionSummary:
     """Writes every record of ``inputs`` to the file of its key under ``out``.
 

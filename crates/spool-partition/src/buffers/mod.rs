@@ -28,6 +28,16 @@
 //! the budget ([`over_budget_bytes`](Buffers::over_budget_bytes)) rather
 //! than stalling the run. A record longer than the largest chunk is
 //! written in chunk-sized pieces, so it needs no more memory either.
+//!
+//! # File limits
+//!
+//! With `--max-rows-per-file` or `--max-bytes-per-file`, text output rolls
+//! over here, where records are counted: before a record that would take
+//! its group's part past a limit, the group's buffer is sent and the
+//! group moves to its next part ([`Outputs::next_part`]), whose first
+//! block starts with the header again. Bytes are counted as buffered,
+//! before compression. Parquet rolls over in its writers instead, at row
+//! and row group boundaries (see the `parquet::sink` module).
 
 mod room;
 
@@ -35,6 +45,7 @@ use std::sync::Arc;
 
 use spool_io::write::{Chunk, ChunkPool};
 
+use crate::options::FileLimits;
 use crate::outputs::Outputs;
 use crate::writer_memory::WriterMemory;
 use crate::{BufferSizes, Options, OutputFormat, PartitionError};
@@ -48,6 +59,10 @@ struct Slot {
     /// Records appended (counted here, beside the chunk the same append
     /// touches, rather than in a table of their own: one lookup per record).
     records: u64,
+    /// Records and bytes (the header's included) in the group's current
+    /// part, against the [`FileLimits`].
+    part_records: u64,
+    part_bytes: u64,
 }
 
 /// Every group's buffer; see the module docs.
@@ -70,6 +85,7 @@ pub(super) struct Buffers {
     over_budget_bytes: u64,
     /// Parquet writers' row groups, charged to the same pool.
     writers: Option<Arc<WriterMemory>>,
+    limits: FileLimits,
 }
 
 impl Buffers {
@@ -81,8 +97,12 @@ impl Buffers {
             sizes.max_chunk,
             sizes.budget,
         );
-        let writers = matches!(options.format, OutputFormat::Parquet(_))
-            .then(|| Arc::new(WriterMemory::new(pool.clone())));
+        let parquet = matches!(options.format, OutputFormat::Parquet(_));
+        let writers = parquet.then(|| Arc::new(WriterMemory::new(pool.clone())));
+        let limits = match parquet {
+            true => FileLimits::NONE,
+            false => FileLimits::of(options),
+        };
         Buffers {
             pool,
             slots: Vec::new(),
@@ -94,6 +114,7 @@ impl Buffers {
             early_flushes: 0,
             over_budget_bytes: 0,
             writers,
+            limits,
         }
     }
 
@@ -137,7 +158,10 @@ impl Buffers {
         } else {
             self.over_budget_bytes += cost as u64;
         }
-        self.slots.push(Slot::default());
+        self.slots.push(Slot {
+            part_bytes: self.header_len(),
+            ..Slot::default()
+        });
         Ok(())
     }
 
@@ -157,7 +181,15 @@ impl Buffers {
         let newline = !(raw.ends_with(&[self.delimiter]) || self.cr_ends && raw.ends_with(b"\r"));
         let need = raw.len() + usize::from(newline);
         let slot = &mut self.slots[gid as usize];
+        if slot.part_records >= self.limits.records
+            || slot.part_bytes + need as u64 > self.limits.bytes && slot.part_records > 0
+        {
+            self.next_part(gid, out)?;
+        }
+        let slot = &mut self.slots[gid as usize];
         slot.records += 1;
+        slot.part_records += 1;
+        slot.part_bytes += need as u64;
         if let Some(chunk) = &mut slot.chunk {
             if chunk.remaining() >= need {
                 chunk.push_slice(raw);
@@ -169,6 +201,26 @@ impl Buffers {
             }
         }
         self.append_slow(gid, raw, newline, out)
+    }
+
+    /// Sends group `gid`'s buffer and moves the group to its next part
+    /// (see the module docs).
+    #[cold]
+    fn next_part(&mut self, gid: u32, out: &mut Outputs) -> Result<(), PartitionError> {
+        if let Some(chunk) = self.take_group_chunk(gid as usize) {
+            out.send(gid, chunk)?;
+        }
+        let header_len = self.header_len();
+        let slot = &mut self.slots[gid as usize];
+        out.next_part(gid, slot.part_records);
+        (slot.part_records, slot.part_bytes) = (0, header_len);
+        slot.header_done = false;
+        Ok(())
+    }
+
+    /// Bytes of the header each file starts with.
+    fn header_len(&self) -> u64 {
+        self.header.as_ref().map_or(0, |h| h.len() as u64)
     }
 
     #[cold]

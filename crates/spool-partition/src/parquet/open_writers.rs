@@ -282,6 +282,33 @@ impl OpenWriters {
         result
     }
 
+    /// Finishes group `gid`'s part file and puts the writer `next` (its
+    /// next part) in its place, admitted as the last one was: the new
+    /// part keeps the old one's admission and state charge, and the row
+    /// groups' memory and metadata are given back.
+    ///
+    /// # Errors
+    ///
+    /// The finished writer's error, or what `next` returns.
+    pub fn next_part(
+        &mut self,
+        gid: u32,
+        next: impl FnOnce() -> io::Result<PartWriter>,
+    ) -> io::Result<()> {
+        let memory = self.run.memory.clone();
+        let part = self.open.get_mut(&gid).expect("open");
+        let result = part.writer.finish(&self.run.properties);
+        self.bytes_out += part.writer.bytes_written() as u64;
+        result?;
+        if part.budgeted {
+            let state = writer_state_bytes(part.columns);
+            memory.release(part.charged + (part.fixed - state));
+            (part.charged, part.fixed) = (0, state);
+        }
+        part.writer = next()?;
+        Ok(())
+    }
+
     /// Finishes every open part.
     ///
     /// # Errors

@@ -14,6 +14,7 @@ use super::options::ParquetOptions;
 use super::schema::Table;
 use super::syntax::Syntax;
 use super::writer_costs::codec_state_bytes;
+use crate::options::FileLimits;
 use crate::writer_memory::WriterMemory;
 use crate::PartitionError;
 
@@ -32,12 +33,14 @@ pub(crate) struct ParquetRun {
     pub codec_bytes: usize,
     /// Every writer thread's spilled groups, once its input ends.
     pub conversions: Arc<Board<Conversion>>,
+    /// When a group's part rolls over to the next (see the `sink` module).
+    pub limits: FileLimits,
 }
 
 impl ParquetRun {
     /// The shared state of a run writing `options` with memory `memory`,
-    /// row groups of at most `row_group_bytes` bytes in memory, from
-    /// records of the `input` format.
+    /// row groups of at most `row_group_bytes` bytes in memory, parts
+    /// within `limits`, from records of the `input` format.
     ///
     /// # Errors
     ///
@@ -49,6 +52,7 @@ impl ParquetRun {
         field_delimiter: u8,
         record_delimiter: u8,
         row_group_bytes: usize,
+        limits: FileLimits,
     ) -> Result<Self, PartitionError> {
         let properties = options.writer_properties(row_group_bytes)?;
         Ok(ParquetRun {
@@ -59,6 +63,7 @@ impl ParquetRun {
             row_group_bytes,
             codec_bytes: codec_state_bytes(options.compression),
             conversions: Arc::new(Board::new()),
+            limits,
         })
     }
 }

@@ -114,7 +114,11 @@ impl ParquetSink {
 
     /// Parses the whole records of `data` (after the group's carry) into a
     /// batch and writes it to group `gid`'s open writer, flushing its row
-    /// group when it is large enough.
+    /// group when it is large enough; rolls over to the group's next part
+    /// at the run's file limits (rows: exactly, slicing the batch; bytes:
+    /// once the row groups written reach the limit, the batch written a
+    /// row group at a time so that a part passes it by one row group at
+    /// most).
     fn write_batch(&mut self, gid: u32, data: &[u8]) -> io::Result<()> {
         let group = self.groups.get_mut(&gid).expect("known group");
         let grouping = group.grouping;
@@ -131,19 +135,39 @@ impl ParquetSink {
             let group = self.groups.get_mut(&gid).expect("known group");
             group.carry = text[whole..].to_vec();
         }
-        if batch.num_rows() == 0 {
-            return Ok(());
-        }
-        if self.writers.get_mut(gid).expect("open").is_pending() {
-            let properties = self.properties(grouping, Dictionaries::sampled(&batch));
-            self.writers.get_mut(gid).expect("open").open(properties)?;
-        }
-        let writer = self.writers.get_mut(gid).expect("open");
-        writer.write(&batch)?;
-        let full = writer.memory_size() >= self.run.row_group_bytes;
-        self.groups.get_mut(&gid).expect("known group").records += batch.num_rows() as u64;
-        if full && self.writers.flush_row_group(gid)? {
-            self.spill_closed(vec![gid])?;
+        let limits = self.run.limits;
+        let mut start = 0;
+        while start < batch.num_rows() {
+            let records = self.groups[&gid].records;
+            let written = self.writers.get_mut(gid).expect("open").bytes_written() as u64;
+            if records > 0 && (records >= limits.records || written >= limits.bytes) {
+                let group = self.groups.get_mut(&gid).expect("known group");
+                let schema = file_schema(&self.run, grouping);
+                self.writers.next_part(gid, || group.next_part(schema))?;
+            }
+            let mut room = (limits.records - self.groups[&gid].records) as usize;
+            if limits.bytes < u64::MAX {
+                // A row group at a time, so the bytes written are looked
+                // at after each (the writer flushes it at this many rows).
+                let rows = self.run.properties.max_row_group_row_count();
+                room = room.min(rows.unwrap_or(usize::MAX));
+            }
+            let slice = batch.slice(start, (batch.num_rows() - start).min(room));
+            start += slice.num_rows();
+            if self.writers.get_mut(gid).expect("open").is_pending() {
+                let properties = self.properties(grouping, Dictionaries::sampled(&slice));
+                self.writers.get_mut(gid).expect("open").open(properties)?;
+            }
+            let writer = self.writers.get_mut(gid).expect("open");
+            writer.write(&slice)?;
+            let full = writer.memory_size() >= self.run.row_group_bytes;
+            self.groups.get_mut(&gid).expect("known group").records += slice.num_rows() as u64;
+            // A slice before the batch's last is followed by the next part,
+            // which finishes this one.
+            let last = start == batch.num_rows();
+            if full && last && self.writers.flush_row_group(gid)? {
+                self.spill_closed(vec![gid])?;
+            }
         }
         Ok(())
     }

@@ -1,0 +1,287 @@
+//! A run's journal and the steps of its commit, each safe to do again:
+//! what a live run does in order, and what `clean` does for a dead one.
+//!
+//! Objects under `PREFIX/_staging-RUNID/` (a name Hive readers skip):
+//!
+//! | object | written | holds |
+//! |---|---|---|
+//! | `begun-N.tsv` | after a batch of uploads is begun, before any of their parts is sent | each upload's key and id |
+//! | `journal.tsv` | once every file's upload is filled | each upload's key, id and parts; the run's manifest name; whether it replaces the dataset |
+//! | `_partitions[-ID].tsv` | with the journal | the manifest the commit publishes |
+//! | `committing` | when the commit starts | nothing: from here on, the run goes forward |
+//!
+//! The commit, in order: `committing`; complete every upload (each object
+//! appears under its final name); with `--force`, delete every object of
+//! the prefix the run did not write; the manifest; the staging objects.
+//! A run without `committing` is rolled back by `clean` (the uploads its
+//! journal and its begun-segments name aborted, its staging objects
+//! deleted); a run with it is rolled
+//! forward (the same steps again: completing a completed upload is
+//! checked by the object's presence).
+
+use super::store::Store;
+use super::upload::complete_all;
+
+/// One file's pending upload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Upload {
+    /// The object's key.
+    pub key: String,
+    /// S3's upload id.
+    pub id: String,
+    /// Each part's ETag, in order.
+    pub parts: Vec<String>,
+}
+
+/// What `_staging-RUNID/journal.tsv` holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Journal {
+    /// The manifest's name (`_partitions.tsv`, `_partitions-ID.tsv`).
+    pub manifest: String,
+    /// The run replaces the dataset (`--force`).
+    pub replace: bool,
+    pub uploads: Vec<Upload>,
+}
+
+/// The first line of a journal.
+const MAGIC: &str = "spool-s3-journal\t1";
+
+impl Journal {
+    /// The journal as text: the magic line, `manifest`, `replace`, then
+    /// one `upload KEY ID ETAG,ETAG…` line per upload, tab-separated.
+    pub fn to_text(&self) -> String {
+        let text = format!(
+            "{MAGIC}\nmanifest\t{}\nreplace\t{}\n",
+            self.manifest, self.replace
+        );
+        text + &upload_lines(&self.uploads)
+    }
+
+    /// Reads [`to_text`](Self::to_text)'s text back.
+    pub fn parse(text: &str) -> Option<Journal> {
+        let mut lines = text.lines();
+        if lines.next()? != MAGIC {
+            return None;
+        }
+        let manifest = lines.next()?.strip_prefix("manifest\t")?.to_owned();
+        let replace = lines.next()?.strip_prefix("replace\t")? == "true";
+        let uploads = lines.map(parse_upload_line).collect::<Option<Vec<_>>>()?;
+        Some(Journal {
+            manifest,
+            replace,
+            uploads,
+        })
+    }
+}
+
+/// `upload KEY ID ETAG,ETAG…` lines, tab-separated, one per upload.
+fn upload_lines(uploads: &[Upload]) -> String {
+    let line = |u: &Upload| format!("upload\t{}\t{}\t{}\n", u.key, u.id, u.parts.join(","));
+    uploads.iter().map(line).collect()
+}
+
+/// Reads one of [`upload_lines`]' lines back.
+fn parse_upload_line(line: &str) -> Option<Upload> {
+    let mut fields = line.strip_prefix("upload\t")?.split('\t');
+    let (key, id, parts) = (fields.next()?, fields.next()?, fields.next()?);
+    let parts = parts
+        .split(',')
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned);
+    Some(Upload {
+        key: key.to_owned(),
+        id: id.to_owned(),
+        parts: parts.collect(),
+    })
+}
+
+/// A run's objects under the dataset's prefix.
+pub(crate) struct RunObjects<'a> {
+    /// The dataset's prefix: empty, or ending in `/`.
+    pub prefix: &'a str,
+    /// `PREFIX/_staging-RUNID/`.
+    pub staging: String,
+}
+
+impl<'a> RunObjects<'a> {
+    /// The objects of run `id` in the dataset at `prefix`.
+    pub fn new(prefix: &'a str, id: &str) -> Self {
+        RunObjects {
+            prefix,
+            staging: format!("{prefix}{}{id}/", spool_io::write::STAGING_PREFIX),
+        }
+    }
+
+    fn journal(&self) -> String {
+        format!("{}journal.tsv", self.staging)
+    }
+
+    fn committing(&self) -> String {
+        format!("{}committing", self.staging)
+    }
+
+    /// Writes the journal and the manifest to publish: the run is
+    /// uploaded, not committed.
+    pub fn write_journal(
+        &self,
+        store: &Store,
+        journal: &Journal,
+        manifest: Vec<u8>,
+    ) -> std::io::Result<()> {
+        store.put(&format!("{}{}", self.staging, journal.manifest), manifest)?;
+        store.put(&self.journal(), journal.to_text().into_bytes())
+    }
+
+    /// Names the uploads just begun, as begun-segment `segment`, before
+    /// any of their parts is sent.
+    pub fn write_begun(
+        &self,
+        store: &Store,
+        segment: usize,
+        uploads: &[Upload],
+    ) -> std::io::Result<()> {
+        let key = format!("{}begun-{segment:06}.tsv", self.staging);
+        store.put(&key, upload_lines(uploads).into_bytes())
+    }
+
+    /// Every upload the run's begun-segments name.
+    pub fn read_begun(&self, store: &Store) -> std::io::Result<Vec<Upload>> {
+        let mut uploads = Vec::new();
+        let segments = format!("{}begun-", self.staging);
+        for (key, _) in store.list(&self.staging)? {
+            if !key.starts_with(&segments) {
+                continue;
+            }
+            let Some(text) = store.get(&key)? else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&text);
+            match text
+                .lines()
+                .map(parse_upload_line)
+                .collect::<Option<Vec<_>>>()
+            {
+                Some(named) => uploads.extend(named),
+                None => {
+                    return Err(std::io::Error::other(format!(
+                        "{key}: not a list of uploads spool reads"
+                    )))
+                }
+            }
+        }
+        Ok(uploads)
+    }
+
+    /// The run's journal, if it wrote one.
+    pub fn read_journal(&self, store: &Store) -> std::io::Result<Option<Journal>> {
+        let Some(text) = store.get(&self.journal())? else {
+            return Ok(None);
+        };
+        let text = String::from_utf8_lossy(&text);
+        match Journal::parse(&text) {
+            Some(journal) => Ok(Some(journal)),
+            None => Err(std::io::Error::other(format!(
+                "{}: not a journal spool reads",
+                self.journal()
+            ))),
+        }
+    }
+
+    /// Whether the run's commit has started.
+    pub fn is_committing(&self, store: &Store) -> std::io::Result<bool> {
+        store.exists(&self.committing())
+    }
+
+    /// The commit (see the module docs); safe to do again from any point
+    /// once `committing` is written.
+    pub fn commit(
+        &self,
+        store: &Store,
+        journal: &Journal,
+        in_flight: usize,
+    ) -> std::io::Result<()> {
+        store.put(&self.committing(), Vec::new())?;
+        self.roll_forward(store, journal, in_flight)
+    }
+
+    /// The commit's steps after `committing`.
+    pub fn roll_forward(
+        &self,
+        store: &Store,
+        journal: &Journal,
+        in_flight: usize,
+    ) -> std::io::Result<()> {
+        complete_all(store, &journal.uploads, in_flight)?;
+        if journal.replace {
+            let ours: std::collections::HashSet<&str> =
+                journal.uploads.iter().map(|u| u.key.as_str()).collect();
+            let staging_root = format!("{}{}", self.prefix, spool_io::write::STAGING_PREFIX);
+            // The old manifest of the same name stays until the new one
+            // replaces it: a reader always finds one.
+            let manifest = format!("{}{}", self.prefix, journal.manifest);
+            for (key, _) in store.list(self.prefix)? {
+                let keep = ours.contains(key.as_str()) || key == manifest;
+                if !keep && !key.starts_with(&staging_root) {
+                    store.delete(&key)?;
+                }
+            }
+        }
+        let staged_manifest = format!("{}{}", self.staging, journal.manifest);
+        if let Some(manifest) = store.get(&staged_manifest)? {
+            store.put(&format!("{}{}", self.prefix, journal.manifest), manifest)?;
+        } else if !store.exists(&format!("{}{}", self.prefix, journal.manifest))? {
+            return Err(std::io::Error::other(format!(
+                "{staged_manifest} is missing"
+            )));
+        }
+        self.delete_staging(store)
+    }
+
+    /// Aborts the uploads of `journal` and deletes the staging objects: no
+    /// object of the run is left (a run that has not started its commit).
+    pub fn roll_back(&self, store: &Store, uploads: &[Upload]) -> std::io::Result<()> {
+        for upload in uploads {
+            store.abort(&upload.key, &upload.id)?;
+        }
+        self.delete_staging(store)
+    }
+
+    /// Deletes every object under the run's staging prefix, the journal
+    /// last.
+    fn delete_staging(&self, store: &Store) -> std::io::Result<()> {
+        let journal = self.journal();
+        for (key, _) in store.list(&self.staging)? {
+            if key != journal {
+                store.delete(&key)?;
+            }
+        }
+        store.delete(&journal)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_journal_reads_back() {
+        let journal = Journal {
+            manifest: "_partitions-t1.tsv".into(),
+            replace: true,
+            uploads: vec![
+                Upload {
+                    key: "d/c=a/part-t1-00000.tsv".into(),
+                    id: "Zm9v+/bar".into(),
+                    parts: vec!["\"e1\"".into(), "\"e2\"".into()],
+                },
+                Upload {
+                    key: "d/c=b/part-t1-00000.tsv".into(),
+                    id: "x".into(),
+                    parts: vec![],
+                },
+            ],
+        };
+        assert_eq!(Journal::parse(&journal.to_text()), Some(journal));
+        assert_eq!(Journal::parse("something else\n"), None);
+    }
+}
