@@ -9,7 +9,7 @@
 //!  reorder window (Options::concurrency ranges) ─► journal, in prefix order
 //!                                                   │ complete
 //!                                                   ▼
-//!                              index (full, t64 or filter) + text + ETags
+//!                   index (full, t64 or filter) + ETags + text (file or folder)
 //! ```
 //!
 //! - `client.rs`: the HTTP client and the URL of a range;
@@ -18,6 +18,8 @@
 //!   that survives any interruption: the next run resumes from it;
 //! - `publish.rs`: the complete journal made into the index by the
 //!   writers `build` uses ([`SortedWriter`](spool_pwned::build::SortedWriter));
+//! - `text.rs`: the text kept beside the index when asked, one file in
+//!   hash order or one file per range as the API sent it;
 //! - `etags.rs`, `previous.rs`: what an update needs — each range's ETag
 //!   beside the index, and the previous index's ranges for `304`s.
 //!
@@ -64,6 +66,7 @@ pub mod journal;
 mod options;
 mod previous;
 mod publish;
+mod text;
 
 pub use fetch::{FIRST_PAUSE, LONGEST_PAUSE, LONGEST_RETRY_AFTER, MAX_BODY};
 pub use options::{Options, Progress, Report, OFFICIAL};
@@ -142,7 +145,8 @@ pub fn download(opts: &Options, progress: Arc<Progress>) -> Result<Report, Downl
         }
     }
     let kind = opts.kind;
-    let kept = if opts.layout == IndexLayout::Sorted || opts.text.is_some() {
+    let ranges = text::RangesDir::begin(opts)?;
+    let kept = if opts.layout == IndexLayout::Sorted || text::TextOutputs::wanted(opts) {
         kind.byte_len()
     } else {
         8
@@ -184,7 +188,7 @@ pub fn download(opts: &Options, progress: Arc<Progress>) -> Result<Report, Downl
     };
     drop(journal);
     let hashes = progress.hashes.load(Ordering::Relaxed);
-    let published = publish::publish(opts, shape, &path, hashes, previous.as_ref())?;
+    let published = publish::publish(opts, shape, &path, hashes, previous.as_ref(), ranges)?;
     report.hashes = published.header.map_or(hashes, |h| h.records);
     report.not_modified = published.not_modified;
     report.changed_hashes = published.changed_hashes;
