@@ -17,27 +17,25 @@
 //! # Resume
 //!
 //! Frames are only ever appended, in prefix order, and flushed and synced
-//! about every [`SYNC_EVERY`] (the sync on a thread of its own: appending
-//! does not wait for the disk). Reopening walks the frames from the
+//! at least every [`SYNC_EVERY`]. Reopening walks the frames from the
 //! start and keeps every one that is whole, checks out and has the next
 //! prefix; the file is cut after the last such frame and the download
 //! goes on from the prefix after it. A kill at any moment loses at most
 //! the ranges not yet written (kill -9 loses nothing written, the page
-//! cache keeps it); a power cut at most those since the last sync began.
-//! What is kept is exactly what an uninterrupted run would have written, so the
+//! cache keeps it); a power cut at most those since the last sync. What is
+//! kept is exactly what an uninterrupted run would have written, so the
 //! index made from it at the end is the same.
 //!
 //! # Size
 //!
 //! `kept` is the hash's whole length when the index is `full` or text
 //! (`--text`, `--ranges`) is written too, and 8 bytes otherwise (t64 and
-//! filter use only a hash's first 64 bits): 22 bytes per SHA-1 hash, or 10, plus 14 bytes and the
-//! ETag per range.
+//! filter use only a hash's first 64 bits): 22 bytes per SHA-1 hash, or
+//! 10, plus 14 bytes and the ETag per range.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use spool_pwned::HashKind;
@@ -108,9 +106,6 @@ pub struct Journal {
     out: BufWriter<File>,
     shape: Shape,
     synced: Instant,
-    /// The sync started last, on a thread of its own, if not yet waited
-    /// for.
-    syncing: Option<JoinHandle<io::Result<()>>>,
 }
 
 impl Journal {
@@ -163,12 +158,11 @@ impl Journal {
             out: BufWriter::with_capacity(1 << 20, file),
             shape,
             synced: Instant::now(),
-            syncing: None,
         };
         Ok((journal, resumed))
     }
 
-    /// Appends `frame`; starts a sync if the last is [`SYNC_EVERY`] ago.
+    /// Appends `frame`, syncing if the last sync is [`SYNC_EVERY`] ago.
     ///
     /// # Errors
     ///
@@ -197,38 +191,11 @@ impl Journal {
             self.out.write_all(&frame.records)?;
             self.out.write_all(&crc.to_le_bytes())?;
             if self.synced.elapsed() >= SYNC_EVERY {
-                self.start_sync()?;
+                self.sync()?;
             }
             Ok(())
         })();
         result.map_err(|e: io::Error| self.error(e))
-    }
-
-    /// Flushes what was appended and syncs it on a thread of its own, so
-    /// that appending goes on while the disk writes (the download's
-    /// requests wait for the appends). A sync still running is left to
-    /// finish first.
-    fn start_sync(&mut self) -> io::Result<()> {
-        if self.syncing.as_ref().is_some_and(|s| !s.is_finished()) {
-            return Ok(());
-        }
-        self.wait_for_sync()?;
-        self.out.flush().map_err(|e| self.error(e))?;
-        let file = self.out.get_ref().try_clone().map_err(|e| self.error(e))?;
-        self.syncing = Some(std::thread::spawn(move || file.sync_data()));
-        self.synced = Instant::now();
-        Ok(())
-    }
-
-    /// Waits for the sync under way, if any, and returns its error.
-    fn wait_for_sync(&mut self) -> io::Result<()> {
-        match self.syncing.take() {
-            Some(syncing) => syncing
-                .join()
-                .unwrap_or_else(|_| Err(io::Error::other("the sync's thread panicked")))
-                .map_err(|e| self.error(e)),
-            None => Ok(()),
-        }
     }
 
     /// Flushes and syncs what was appended.
@@ -237,7 +204,6 @@ impl Journal {
     ///
     /// I/O errors naming the journal.
     pub fn sync(&mut self) -> io::Result<()> {
-        self.wait_for_sync()?;
         self.out.flush().map_err(|e| self.error(e))?;
         self.out.get_ref().sync_data().map_err(|e| self.error(e))?;
         self.synced = Instant::now();

@@ -207,16 +207,18 @@ struct Parts {
 }
 
 /// Fetches `prefixes` into `journal`, in prefix order, on a runtime
-/// of its own; returns the state the tasks shared and the protocol spoken.
+/// of its own (one thread); returns the state the tasks shared and the
+/// protocol spoken.
 fn fetch_all(
     parts: Parts,
     prefixes: std::ops::Range<u32>,
     journal: &mut Journal,
 ) -> Result<(Shared, client::Protocol), DownloadError> {
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(threads)
-        .thread_name("download")
+    // One thread: the requests, the checks and the journal's appends are
+    // each too small to gain from a second one, and a multi-threaded
+    // runtime spent more CPU time waking its threads than they saved (the
+    // measurement: docs/perf/pwned-download.md).
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let (client, protocol) = runtime
