@@ -24,7 +24,7 @@ fn expected_bodies(text: &Path) -> Vec<Vec<u8>> {
             if !body.is_empty() {
                 body.extend_from_slice(b"\r\n");
             }
-            body.extend_from_slice(line[5..].as_bytes());
+            body.extend_from_slice(&line.as_bytes()[5..]);
         }
     }
     bodies
