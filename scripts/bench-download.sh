@@ -16,11 +16,22 @@
 # against a build of the changed folder. Run it under the machine's
 # benchmark lock.
 #
+# With UPSTREAM=serve the upstream is `spool pwned serve` of the folder's
+# index instead (HTTP/2 in plain text, h2c, which nginx does not speak; so
+# hibp-download, which fetches from nginx's port, is not run): the
+# downloads and the update, against a serve of the changed index.
+#
 # Usage: RANGES=DIR HIBP_DOWNLOAD=/path/to/hibp-download scripts/bench-download.sh
 #   RANGES   a folder made by `spool pwned sample --lines N --crlf --ranges DIR`
 #            (it is changed by the update step and changed back at the end)
 #   LINES    N, the number of hashes in it (for hibp's size check)
 #   ROUNDS=1 WORK=DIR (default a temporary folder)
+#   STEPS="download update" (either, to split a long run into shorter ones)
+#   UPSTREAM=nginx|serve
+#   WARMUP=1 one untimed download first, so that every timed run finds the
+#            range files in the page cache (a first run after other work
+#            had evicted them took about twice as long)
+#   SPOOL=path (default this tree's release build, built first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ranges="${RANGES:?a folder of range files}"
@@ -28,8 +39,14 @@ lines="${LINES:?hashes in RANGES}"
 hibp="${HIBP_DOWNLOAD:?hibp-download}"
 rounds="${ROUNDS:-1}"
 work="${WORK:-$(mktemp -d)}"
-spool="$PWD/target/release/spool"
-cargo build --release -q -p spool-cli
+steps="${STEPS:-download update}"
+upstream="${UPSTREAM:-nginx}"
+if [ -n "${SPOOL:-}" ]; then
+  spool="$SPOOL"
+else
+  spool="$PWD/target/release/spool"
+  cargo build --release -q -p spool-cli
+fi
 command -v nginx >/dev/null || { echo "nginx is needed (apt-get install nginx-light)"; exit 1; }
 
 mkdir -p "$work/tmp"
@@ -56,10 +73,27 @@ http {
 }
 CONF
 nginx -c "$work/nginx.conf"
-trap 'kill "$(cat "$work/nginx.pid")" 2>/dev/null || true' EXIT
+serve_pid=
+stop() {
+  kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+  [ -z "$serve_pid" ] || kill "$serve_pid" 2>/dev/null || true
+}
+trap stop EXIT
 
 # Built once per WORK folder (a million range files take a while to read).
 [ -f "$work/reference.idx" ] || "$spool" pwned build -q -o "$work/reference.idx" "$ranges"
+
+url='http://127.0.0.1:8090/{prefix}'
+serve() { # INDEX: `spool pwned serve` of it on 127.0.0.1:8091, replacing a running one
+  [ -z "$serve_pid" ] || { kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true; }
+  "$spool" pwned serve --listen 127.0.0.1:8091 --sha1 "$1" 2>"$work/serve.log" &
+  serve_pid=$!
+  until curl -sf -o /dev/null http://127.0.0.1:8091/range/00000; do sleep 0.2; done
+}
+if [ "$upstream" = serve ]; then
+  serve "$work/reference.idx"
+  url=http://127.0.0.1:8091
+fi
 timed() { # NAME COMMAND...: one line "NAME wall cpu peak_rss_kib"
   local name=$1; shift
   /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$@" >/dev/null 2>"$work/stderr" \
@@ -70,16 +104,29 @@ timed() { # NAME COMMAND...: one line "NAME wall cpu peak_rss_kib"
 spool_run() {
   rm -f "$work/spool.idx" "$work/spool.idx.etags" "$work/.spool.idx.download"
   timed spool "$spool" pwned download -q --concurrency 300 \
-    --url 'http://127.0.0.1:8090/{prefix}' -o "$work/spool.idx"
+    --url "$url" -o "$work/spool.idx"
   cmp "$work/spool.idx" "$work/reference.idx"
 }
 hibp_run() {
   timed hibp "$hibp" --testing --no-progress --force "$work/hibp.bin"
   test "$(stat -c %s "$work/hibp.bin")" -eq $((lines * 24))
 }
-for _ in $(seq "$rounds"); do
-  spool_run; hibp_run; hibp_run; spool_run
-done
+if [ -n "${WARMUP:-}" ]; then
+  "$spool" pwned download -q --concurrency 300 --url "$url" -o "$work/warmup.idx" 2>/dev/null
+  rm -f "$work/warmup.idx" "$work/warmup.idx.etags"
+fi
+if [[ " $steps " == *" download "* ]]; then
+  for _ in $(seq "$rounds"); do
+    if [ "$upstream" = serve ]; then
+      spool_run; spool_run
+    else
+      spool_run; hibp_run; hibp_run; spool_run
+    fi
+  done
+fi
+[[ " $steps " == *" update "* ]] || exit 0
+# The update starts from a download's index and ETags.
+[ -f "$work/spool.idx" ] || spool_run
 
 # 1% of the ranges change: every 100th prefix's first count goes up by one.
 changed=()
@@ -90,12 +137,13 @@ for p in "${changed[@]}"; do
     | sed 's/\r*$/\r/' > "$f"
 done
 restore() { for p in "${changed[@]}"; do cp "$work/tmp/$p.orig" "$ranges/$p.txt"; done; }
-trap 'restore; kill "$(cat "$work/nginx.pid")" 2>/dev/null || true' EXIT
-"$spool" pwned build -q -o "$work/changed.idx" "$ranges"
+trap 'restore; stop' EXIT
+[ -f "$work/changed.idx" ] || "$spool" pwned build -q -o "$work/changed.idx" "$ranges"
+[ "$upstream" != serve ] || serve "$work/changed.idx"
 for _ in 1 2; do
   rm -f "$work/updated.idx" "$work/updated.idx.etags"
   timed update "$spool" pwned update -q --concurrency 300 \
-    --url 'http://127.0.0.1:8090/{prefix}' -i "$work/spool.idx" -o "$work/updated.idx"
+    --url "$url" -i "$work/spool.idx" -o "$work/updated.idx"
   grep -o '[0-9]* ranges unchanged (304)' "$work/stderr"
   cmp "$work/updated.idx" "$work/changed.idx"
 done

@@ -36,6 +36,13 @@ pub struct DownloadArgs {
     /// which `build` and other tools read.
     #[arg(long)]
     text: Option<PathBuf>,
+    /// Also keep each range as the API sends it, `DIR/PREFIX.txt`
+    /// (`SUFFIX:COUNT` lines, CRLF between them): the layout of the
+    /// official downloader's one-file-per-range mode, which range mirrors
+    /// (and `build`) read. DIR must not exist or be empty; it appears,
+    /// whole, after the index.
+    #[arg(long, value_name = "DIR")]
+    ranges: Option<PathBuf>,
     #[command(flatten)]
     net: NetArgs,
 }
@@ -124,6 +131,7 @@ pub fn run_download(args: DownloadArgs) -> anyhow::Result<ExitCode> {
     let mut opts = Options::new(args.output, kind);
     opts.layout = args.format.layout();
     opts.text = args.text;
+    opts.ranges = args.ranges;
     args.net.apply(&mut opts);
     let report = run(&opts, args.net.quiet, "spool pwned download")?;
     eprintln!(

@@ -28,10 +28,10 @@
 //!
 //! # Size
 //!
-//! `kept` is the hash's whole length when the index is `full` or text is
-//! written too, and 8 bytes otherwise (t64 and filter use only a hash's
-//! first 64 bits): 22 bytes per SHA-1 hash, or 10, plus 14 bytes and the
-//! ETag per range.
+//! `kept` is the hash's whole length when the index is `full` or text
+//! (`--text`, `--ranges`) is written too, and 8 bytes otherwise (t64 and
+//! filter use only a hash's first 64 bits): 22 bytes per SHA-1 hash, or
+//! 10, plus 14 bytes and the ETag per range.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -143,7 +143,7 @@ impl Journal {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
                     format!(
-                        "{}: a download journal of other settings (hash kind or --format/--text) or not a journal; \
+                        "{}: a download journal of other settings (hash kind or --format/--text/--ranges) or not a journal; \
                          run with the settings it was started with, or remove it to start over",
                         path.display()
                     ),

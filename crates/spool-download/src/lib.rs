@@ -9,7 +9,7 @@
 //!  reorder window (Options::concurrency ranges) ─► journal, in prefix order
 //!                                                   │ complete
 //!                                                   ▼
-//!                              index (full, t64 or filter) + text + ETags
+//!                   index (full, t64 or filter) + ETags + text (file or folder)
 //! ```
 //!
 //! - `client.rs`: the HTTP client and the URL of a range;
@@ -18,6 +18,8 @@
 //!   that survives any interruption: the next run resumes from it;
 //! - `publish.rs`: the complete journal made into the index by the
 //!   writers `build` uses ([`SortedWriter`](spool_pwned::build::SortedWriter));
+//! - `text.rs`: the text kept beside the index when asked, one file in
+//!   hash order or one file per range as the API sent it;
 //! - `etags.rs`, `previous.rs`: what an update needs — each range's ETag
 //!   beside the index, and the previous index's ranges for `304`s.
 //!
@@ -64,6 +66,7 @@ pub mod journal;
 mod options;
 mod previous;
 mod publish;
+mod text;
 
 pub use fetch::{FIRST_PAUSE, LONGEST_PAUSE, LONGEST_RETRY_AFTER, MAX_BODY};
 pub use options::{Options, Progress, Report, OFFICIAL};
@@ -142,7 +145,8 @@ pub fn download(opts: &Options, progress: Arc<Progress>) -> Result<Report, Downl
         }
     }
     let kind = opts.kind;
-    let kept = if opts.layout == IndexLayout::Sorted || opts.text.is_some() {
+    let ranges = text::RangesDir::begin(opts)?;
+    let kept = if opts.layout == IndexLayout::Sorted || text::TextOutputs::wanted(opts) {
         kind.byte_len()
     } else {
         8
@@ -184,7 +188,7 @@ pub fn download(opts: &Options, progress: Arc<Progress>) -> Result<Report, Downl
     };
     drop(journal);
     let hashes = progress.hashes.load(Ordering::Relaxed);
-    let published = publish::publish(opts, shape, &path, hashes, previous.as_ref())?;
+    let published = publish::publish(opts, shape, &path, hashes, previous.as_ref(), ranges)?;
     report.hashes = published.header.map_or(hashes, |h| h.records);
     report.not_modified = published.not_modified;
     report.changed_hashes = published.changed_hashes;
@@ -203,16 +207,18 @@ struct Parts {
 }
 
 /// Fetches `prefixes` into `journal`, in prefix order, on a runtime
-/// of its own; returns the state the tasks shared and the protocol spoken.
+/// of its own (one thread); returns the state the tasks shared and the
+/// protocol spoken.
 fn fetch_all(
     parts: Parts,
     prefixes: std::ops::Range<u32>,
     journal: &mut Journal,
 ) -> Result<(Shared, client::Protocol), DownloadError> {
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(threads)
-        .thread_name("download")
+    // One thread: the requests, the checks and the journal's appends are
+    // each too small to gain from a second one, and a multi-threaded
+    // runtime spent more CPU time waking its threads than they saved (the
+    // measurement: docs/perf/pwned-download.md).
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let (client, protocol) = runtime

@@ -30,6 +30,8 @@ pub struct Options {
     pub layout: IndexLayout,
     /// Also write the hashes as `HASH:COUNT` text here.
     pub text: Option<PathBuf>,
+    /// Also write each range's body as `PREFIX.txt` in this folder.
+    pub ranges: Option<PathBuf>,
     /// Update: the previous index, whose ranges are kept when the server
     /// answers `304 Not Modified` to their ETags.
     pub previous: Option<PathBuf>,
@@ -59,6 +61,7 @@ impl Options {
             output,
             layout: IndexLayout::Sorted,
             text: None,
+            ranges: None,
             previous: None,
             concurrency: 256,
             timeout: Duration::from_secs(30),

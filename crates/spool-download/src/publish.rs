@@ -4,16 +4,18 @@
 //! The journal is read once, in prefix order, and each hash goes to the
 //! layout's writer ([`SortedWriter`], the writers `build` uses, so the
 //! index is byte for byte what `build` makes of the same hashes), to the
-//! text file, and each range's ETag to the sidecar. Each output is written
-//! under a temporary name; the text and the sidecar are renamed into place
-//! first and the index last, so an index that appears has its ETags. The
-//! caller removes the journal once the index is in place: a kill before
-//! that publishes again on the next run.
+//! text outputs (`text.rs`), and each range's ETag to the sidecar. Each
+//! output is written under a temporary name; the text file and the sidecar
+//! are renamed into place first, then the index, so an index that appears
+//! has its ETags, and the `--ranges` folder last. The caller removes the
+//! journal once all is in place: a kill before that publishes again on
+//! the next run (but for a kill between the folder's rename and the
+//! journal's removal: the next run then refuses the folder, which is
+//! complete, until it is moved away).
 
-use std::io::{self, BufWriter, Write};
+use std::io;
 use std::path::Path;
 
-use spool_io::write::PartialFile;
 use spool_pwned::build::SortedWriter;
 use spool_pwned::format::{Header, IndexLayout};
 
@@ -21,6 +23,7 @@ use crate::etags::Etags;
 use crate::journal::{self, Origin, Shape};
 use crate::options::Options;
 use crate::previous::Previous;
+use crate::text::{RangesDir, TextOutputs};
 use crate::DownloadError;
 
 /// What the journal held, counted while publishing.
@@ -40,21 +43,15 @@ pub(crate) fn publish(
     path: &Path,
     hashes: u64,
     previous: Option<&Previous>,
+    ranges: Option<RangesDir>,
 ) -> Result<Published, DownloadError> {
     let kind = shape.kind;
     let mut writer = SortedWriter::create(&opts.output, kind, opts.layout, hashes, opts.memory)?;
-    let mut text = match &opts.text {
-        Some(path) => Some(PartialFile::create(path)?),
-        None => None,
-    };
-    let mut lines = text
-        .as_mut()
-        .map(|t| BufWriter::with_capacity(1 << 20, t.file()));
+    let mut text = TextOutputs::create(opts, shape, ranges)?;
     let mut etags = Etags::new(kind);
     let mut published = Published::default();
     let (mut records, mut total) = (0u64, 0u64);
     let mut hash = [0u8; 20];
-    let mut line = Vec::with_capacity(64);
     let key_len = kind.byte_len();
     let read = journal::read(path, shape, |frame| {
         etags.push(frame.prefix, &frame.etag);
@@ -75,27 +72,11 @@ pub(crate) fn publish(
             writer.push(&hash[..key_len], count)?;
             records += 1;
             total += u64::from(count);
-            if let Some(out) = &mut lines {
-                line.clear();
-                for byte in &hash[..key_len] {
-                    line.extend_from_slice(&hex_pair(*byte));
-                }
-                line.push(b':');
-                line.extend_from_slice(count.to_string().as_bytes());
-                line.push(b'\n');
-                out.write_all(&line)?;
-            }
         }
-        Ok(())
+        text.push(frame)
     });
     read?;
-    if let Some(out) = lines.as_mut() {
-        out.flush()?;
-    }
-    drop(lines);
-    if let Some(text) = text {
-        text.commit()?;
-    }
+    let ranges = text.commit_text()?;
     if opts.layout == IndexLayout::Sorted {
         // The header the index will have: a full index has one record per
         // hash.
@@ -112,10 +93,8 @@ pub(crate) fn publish(
         etags.write_beside(&opts.output, &header)?.commit()?;
     }
     published.header = Some(writer.finish()?);
+    if let Some(ranges) = ranges {
+        ranges.publish()?;
+    }
     Ok(published)
-}
-
-fn hex_pair(byte: u8) -> [u8; 2] {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    [HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xF)]]
 }

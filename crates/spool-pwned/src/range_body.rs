@@ -160,6 +160,73 @@ pub fn parse_range_body(
     Ok(seen)
 }
 
+/// Upper-case hex digits, as the range API writes them.
+pub const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
+
+/// The longest line with its separator: CRLF, 35 suffix digits (SHA-1),
+/// a colon, ten count digits.
+const LINE_MAX: usize = 2 + 35 + 1 + 10;
+
+/// Each byte's two upper-case hex digits.
+static HEX_PAIRS: [[u8; 2]; 256] = {
+    let mut pairs = [[0u8; 2]; 256];
+    let mut b = 0;
+    while b < 256 {
+        pairs[b] = [HEX_UPPER[b >> 4], HEX_UPPER[b & 0x0F]];
+        b += 1;
+    }
+    pairs
+};
+
+/// An upper bound of the bytes [`encode_range_body`] appends for
+/// `records` hashes of `kind`: a suffix, a colon, up to ten count digits
+/// and a separator per hash.
+pub fn encoded_len_bound(kind: HashKind, records: usize) -> usize {
+    records * (kind.hex_len() - 5 + 1 + 10 + 2)
+}
+
+/// Appends the body the range API sends for `records` — hashes of one
+/// prefix in hash order, each as its key (the hash from byte 2 on, whose
+/// high nibble is the prefix's fifth digit) and count — to `out`: one
+/// `SUFFIX:COUNT` line per hash, the suffix in upper-case hex, CRLF between
+/// lines and none after the last, as api.pwnedpasswords.com writes it and
+/// its downloader saves it. [`parse_range_body`] reads it back.
+///
+/// # Examples
+///
+/// ```
+/// use spool_pwned::range_body::encode_range_body;
+/// let keys = [[0xA1, 0x23], [0xA4, 0x56]];
+/// let mut body = Vec::new();
+/// encode_range_body(keys.iter().map(|k| (&k[..], 7)), &mut body);
+/// assert_eq!(body, b"123:7\r\n456:7");
+/// ```
+pub fn encode_range_body<'a>(
+    records: impl IntoIterator<Item = (&'a [u8], u32)>,
+    out: &mut Vec<u8>,
+) {
+    let mut digits = itoa::Buffer::new();
+    // One line at a time in a stack buffer, copied out whole: the
+    // separator, the suffix, the colon, the count.
+    let mut line = [0u8; LINE_MAX];
+    line[..2].copy_from_slice(b"\r\n");
+    for (i, (key, count)) in records.into_iter().enumerate() {
+        // The suffix starts at the low nibble of the key's first byte.
+        line[2] = HEX_UPPER[usize::from(key[0] & 0x0F)];
+        let mut end = 3;
+        for &byte in &key[1..] {
+            line[end..end + 2].copy_from_slice(&HEX_PAIRS[usize::from(byte)]);
+            end += 2;
+        }
+        line[end] = b':';
+        let count = digits.format(count).as_bytes();
+        line[end + 1..end + 1 + count.len()].copy_from_slice(count);
+        end += 1 + count.len();
+        let start = if i == 0 { 2 } else { 0 };
+        out.extend_from_slice(&line[start..end]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,5 +300,27 @@ mod tests {
             })
         );
         assert_eq!(n, 2);
+    }
+
+    #[test]
+    fn encoded_bodies_parse_back_to_their_hashes() {
+        for kind in [HashKind::Sha1, HashKind::Ntlm] {
+            let len = kind.byte_len();
+            let prefix = 0xABCDE;
+            let hashes: Vec<(Vec<u8>, u32)> = (0..50u32)
+                .map(|i| {
+                    let mut h = vec![0u8; len];
+                    h[..3].copy_from_slice(&[0xAB, 0xCD, 0xE0 | (i / 4) as u8]);
+                    h[3] = i as u8;
+                    h[len - 1] = 0xF7;
+                    (h, [1, 9, 10, u32::MAX][i as usize % 4])
+                })
+                .collect();
+            let mut body = Vec::new();
+            encode_range_body(hashes.iter().map(|(h, c)| (&h[2..], *c)), &mut body);
+            assert!(body.len() <= encoded_len_bound(kind, hashes.len()));
+            assert!(!body.ends_with(b"\n"));
+            assert_eq!(self::hashes(kind, prefix, &body), Ok(hashes), "{kind:?}");
+        }
     }
 }

@@ -17,12 +17,14 @@
 //! worked against the official API parses this body unchanged. A range
 //! with no hashes is an empty body (the official API has no empty range).
 //!
-//! Sans-IO: records in, bytes out; the handler owns the buffer.
+//! Sans-IO: records in, bytes out; the handler owns the buffer. The lines
+//! are written by [`range_body::encode_range_body`], which a download's
+//! `--ranges` output shares.
 
+use spool_pwned::range_body;
 use spool_pwned::{HashKind, RangeEntries};
 
-/// Upper-case hex digits, as HIBP writes them.
-pub(crate) const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
+pub(crate) use spool_pwned::range_body::HEX_UPPER;
 
 /// Hex digits of a range line's suffix: the hash's digits after the five
 /// of the prefix.
@@ -33,7 +35,7 @@ pub fn suffix_len(kind: HashKind) -> usize {
 /// An upper bound of the bytes [`encode`] appends for `records`: a suffix,
 /// a colon, up to ten count digits and a separator per record.
 pub fn encoded_len_bound(records: &RangeEntries<'_>) -> usize {
-    records.len() * (suffix_len(records.kind()) + 1 + 10 + 2)
+    range_body::encoded_len_bound(records.kind(), records.len())
 }
 
 /// Appends the range body of `records` (all of one range prefix, in hash
@@ -56,44 +58,8 @@ pub fn encoded_len_bound(records: &RangeEntries<'_>) -> usize {
 /// ```
 pub fn encode(records: RangeEntries<'_>, out: &mut Vec<u8>) {
     out.reserve(encoded_len_bound(&records));
-    let mut digits = itoa::Buffer::new();
-    // One line at a time in a stack buffer, copied out whole: the
-    // separator, the suffix, the colon, the count.
-    let mut line = [0u8; LINE_MAX];
-    line[..2].copy_from_slice(b"\r\n");
-    for (i, record) in records.iter().enumerate() {
-        let key = record.key();
-        // The key starts at hash byte 2, whose high nibble is the prefix's
-        // fifth digit: the suffix starts at its low nibble.
-        line[2] = HEX_UPPER[usize::from(key[0] & 0x0F)];
-        let mut end = 3;
-        for &byte in &key[1..] {
-            line[end..end + 2].copy_from_slice(&HEX_PAIRS[usize::from(byte)]);
-            end += 2;
-        }
-        line[end] = b':';
-        let count = digits.format(record.count()).as_bytes();
-        line[end + 1..end + 1 + count.len()].copy_from_slice(count);
-        end += 1 + count.len();
-        let start = if i == 0 { 2 } else { 0 };
-        out.extend_from_slice(&line[start..end]);
-    }
+    range_body::encode_range_body(records.iter().map(|r| (r.key(), r.count())), out);
 }
-
-/// The longest line with its separator: CRLF, 35 suffix digits (SHA-1),
-/// a colon, ten count digits.
-const LINE_MAX: usize = 2 + 35 + 1 + 10;
-
-/// Each byte's two upper-case hex digits.
-static HEX_PAIRS: [[u8; 2]; 256] = {
-    let mut pairs = [[0u8; 2]; 256];
-    let mut b = 0;
-    while b < 256 {
-        pairs[b] = [HEX_UPPER[b >> 4], HEX_UPPER[b & 0x0F]];
-        b += 1;
-    }
-    pairs
-};
 
 /// Parses a range prefix: exactly five hex digits, either case.
 ///
