@@ -333,6 +333,23 @@ fn kill_9_or_ctrl_c_at_random_moments_then_resume_gives_the_same_index() {
     );
 }
 
+/// `pwned update -q` of the test's prefixes from `base`; its stderr.
+fn update_subset(base: &str, input: &Path, output: &Path) -> String {
+    ok(spool(&[
+        "pwned",
+        "update",
+        "-q",
+        "--prefixes",
+        SUBSET,
+        "--url",
+        base,
+        "-i",
+        path(input),
+        "-o",
+        path(output),
+    ]))
+}
+
 #[test]
 fn update_fetches_only_the_changed_ranges_and_equals_a_fresh_download() {
     let dir = Dir::new("download-update");
@@ -365,19 +382,7 @@ fn update_fetches_only_the_changed_ranges_and_equals_a_fresh_download() {
     build(&new_path, &new_index, "full", false);
     let served = Served::start(&new_index, false);
     let updated = dir.0.join("updated.idx");
-    let stderr = ok(spool(&[
-        "pwned",
-        "update",
-        "-q",
-        "--prefixes",
-        SUBSET,
-        "--url",
-        &served.base,
-        "-i",
-        path(&old),
-        "-o",
-        path(&updated),
-    ]));
+    let stderr = update_subset(&served.base, &old, &updated);
     let unchanged = u64::from(SUBSET_END) - changed.len() as u64;
     assert!(
         stderr.contains(&format!(
@@ -394,19 +399,7 @@ fn update_fetches_only_the_changed_ranges_and_equals_a_fresh_download() {
         &dir.0.join("fresh.idx.etags"),
     );
     // Updating in place: nothing changed since, so every range is a 304.
-    let stderr = ok(spool(&[
-        "pwned",
-        "update",
-        "-q",
-        "--prefixes",
-        SUBSET,
-        "--url",
-        &served.base,
-        "-i",
-        path(&updated),
-        "-o",
-        path(&updated),
-    ]));
+    let stderr = update_subset(&served.base, &updated, &updated);
     assert!(
         stderr.contains(&format!("{SUBSET_END} ranges unchanged (304), 0 changed")),
         "{stderr}"
