@@ -13,7 +13,8 @@
 # and peak RSS (/usr/bin/time), the objects written, and for spool the
 # peak of its local staging directory (sampled every 0.1 s) and the
 # summary's seconds from the last byte read to the dataset visible; then
-# medians with min-max.
+# medians with min-max. Each dataset is checked against the input first
+# (Parquet: its records; spool's zstd text: its bytes).
 # Environment: KEYS (default 1000), THREADS (default 2), MEMORY (spool's
 # --memory, default 256M), SPOOL (the spool binary, default
 # target/release/spool), WORK (scratch folder, default target/bench-partition-s3), ONLY
@@ -41,7 +42,7 @@ export SPOOL_S3_PORT=19100
 eval "$(scripts/s3-server.sh start)"
 trap 'scripts/s3-server.sh stop' EXIT
 PY="$SPOOL_S3_PYTHON"
-"$PY" -m pip install -q polars pyarrow boto3
+"$PY" -m pip install -q polars pyarrow boto3 zstandard
 "$PY" -c "import boto3; boto3.client('s3').create_bucket(Bucket='bench')"
 export POLARS_MAX_THREADS=$THREADS
 cat "$DATA" >/dev/null
@@ -72,10 +73,29 @@ run() { # name, prefix, command...
     staged=$(( $(cat "$WORK/staged.txt") / 1024 ))
     commit=$(grep -o '[0-9.]*s from the last byte read' "$WORK/stderr.txt" | cut -ds -f1) || true
     local objects
-    objects=$("$PY" - "$prefix" <<'PY'
-import sys, boto3
+    objects=$("$PY" - "$prefix" "$name" "$DATA" "$stats" <<'PY'
+import os, sys, boto3
+prefix, name, data, stats = sys.argv[1:]
 s3 = boto3.resource("s3").Bucket("bench")
-keys = [o.key for o in s3.objects.filter(Prefix=sys.argv[1] + "/")]
+keys = [o.key for o in s3.objects.filter(Prefix=prefix + "/")]
+# The answer is checked (outside the timed run) before it is counted:
+# every Parquet dataset holds the input's records; spool's zstd text
+# holds the input's bytes (records are written as read).
+if not stats.startswith("failed"):
+    if name.endswith("parquet"):
+        import pyarrow.csv as pacsv, pyarrow.dataset as ds, pyarrow.fs as pafs
+        want = pacsv.read_csv(data, read_options=pacsv.ReadOptions(autogenerate_column_names=True),
+                             parse_options=pacsv.ParseOptions(newlines_in_values=True)).num_rows
+        fs = pafs.S3FileSystem(endpoint_override=os.environ["AWS_ENDPOINT_URL"].split("://")[1],
+                               scheme="http", region=os.environ.get("AWS_REGION", "us-east-1"))
+        got = ds.dataset(f"bench/{prefix}", filesystem=fs, format="parquet", partitioning="hive").count_rows()
+        assert got == want, f"{name}: {got} rows in S3, {want} in the input"
+    elif name == "spool-zstd-text":
+        import zstandard
+        got = sum(len(zstandard.ZstdDecompressor().decompressobj().decompress(
+            s3.Object(k).get()["Body"].read())) for k in keys if k.endswith(".zst"))
+        want = os.path.getsize(data)
+        assert got == want, f"{name}: {got} bytes in S3, {want} in the input"
 print(len(keys))
 for i in range(0, len(keys), 1000):
     s3.delete_objects(Delete={"Objects": [{"Key": k} for k in keys[i:i + 1000]]})
