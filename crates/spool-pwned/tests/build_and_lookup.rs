@@ -1,7 +1,7 @@
 //! Build then look up: every hash found with its (summed) count, absent
-//! ones not; malformed lines reported with file, line and offset; corrupt
-//! indexes rejected; sorted, unsorted and range-directory inputs give
-//! byte-identical indexes.
+//! ones not; malformed lines reported with file, line and offset; sorted,
+//! unsorted and range-directory inputs give byte-identical indexes.
+//! Damaged indexes are `damaged_index.rs`'s.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,27 +12,8 @@ use spool_pwned::build::{sources, Source};
 use spool_pwned::sample::{write_sample, write_sample_ranges, Order};
 use spool_pwned::{to_hex, HashKind, Index, LineErrorKind};
 
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(tag: &str) -> Self {
-        use std::sync::atomic::{AtomicU32, Ordering};
-        static N: AtomicU32 = AtomicU32::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "spool-pwned-test-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&p).unwrap();
-        Dir(p)
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod support;
+use support::{build_text, Dir};
 
 fn write_gzip(path: &Path, bytes: &[u8]) {
     let mut enc = flate2::write::GzEncoder::new(
@@ -41,24 +22,6 @@ fn write_gzip(path: &Path, bytes: &[u8]) {
     );
     std::io::Write::write_all(&mut enc, bytes).unwrap();
     enc.finish().unwrap();
-}
-
-fn text_source(text: &str) -> Source {
-    Source::from_reader("input.txt", std::io::Cursor::new(text.as_bytes().to_vec()))
-}
-
-fn build_text(
-    text: &str,
-    out: &Path,
-    memory: usize,
-    skip: bool,
-) -> Result<BuildReport, BuildError> {
-    let opts = BuildOptions {
-        memory,
-        skip_invalid: skip,
-        ..BuildOptions::default()
-    };
-    build(vec![text_source(text)], out, &opts)
 }
 
 proptest! {
@@ -297,95 +260,6 @@ fn compressed_inputs_and_ntlm() {
         );
         let absent = HashKind::Ntlm.hash_password(&spool_pwned::sample::sample_password(1, 300));
         assert_eq!(index.lookup(&absent).unwrap(), None);
-    }
-}
-
-#[test]
-fn truncated_or_bit_flipped_indexes_are_rejected() {
-    let dir = Dir::new("corrupt");
-    let mut text = Vec::new();
-    write_sample(&mut text, HashKind::Sha1, 200, 2, Order::Hash, false).unwrap();
-    let out = dir.0.join("index");
-    build_text(std::str::from_utf8(&text).unwrap(), &out, 1 << 20, false).unwrap();
-    let good = std::fs::read(&out).unwrap();
-    let check = |bytes: &[u8]| -> String {
-        let p = dir.0.join("bad");
-        std::fs::write(&p, bytes).unwrap();
-        match Index::open(&p) {
-            Err(e) => e.to_string(),
-            Ok(index) => index
-                .verify()
-                .map(|_| "accepted".to_string())
-                .unwrap_or_else(|e| e.to_string()),
-        }
-    };
-    assert!(check(&good[..good.len() - 1]).contains("truncated or corrupt"));
-    assert!(check(&good[..10]).contains("shorter than"));
-    let mut flipped = good.clone();
-    flipped[3] ^= 1;
-    assert!(check(&flipped).contains("bad magic"));
-    let mut flipped = good.clone();
-    flipped[20] ^= 1;
-    assert!(check(&flipped).contains("header checksum"));
-    let mut flipped = good.clone();
-    let last = flipped.len() - 3;
-    flipped[last] ^= 0x10;
-    assert!(check(&flipped).contains("fails its checksum"));
-    // A version 1 index (no block checksums) is refused, saying to rebuild.
-    let mut old = good.clone();
-    old[8..12].copy_from_slice(&1u32.to_le_bytes());
-    let crc = crc32fast::hash(&old[..60]);
-    old[60..64].copy_from_slice(&crc.to_le_bytes());
-    let refused = check(&old);
-    assert!(
-        refused.contains("version 1") && refused.contains("rebuild"),
-        "{refused}"
-    );
-    assert_eq!(check(&good), "accepted");
-    assert!(
-        check(b"hello, this is not an index at all, just some text bytes....................")
-            .contains("bad magic")
-    );
-}
-
-#[test]
-fn a_damaged_fanout_table_never_reads_outside_the_file() {
-    let dir = Dir::new("fanout");
-    let mut text = Vec::new();
-    write_sample(&mut text, HashKind::Sha1, 3000, 4, Order::Hash, false).unwrap();
-    let out = dir.0.join("index");
-    build_text(std::str::from_utf8(&text).unwrap(), &out, 1 << 20, false).unwrap();
-    let good = std::fs::read(&out).unwrap();
-    let hashes: Vec<Vec<u8>> = (0..3000)
-        .map(|i| HashKind::Sha1.hash_password(&spool_pwned::sample::sample_password(4, i)))
-        .collect();
-    // Entries set to huge values, to zero, and made to decrease: `open`
-    // reads only the header, so each opens; no lookup may panic, read past
-    // the records or answer wrong (the block checksums turn the damage
-    // into errors), and `verify` names the damage.
-    let table = spool_pwned::format::HEADER_LEN;
-    for (at, value) in [
-        (1000usize, u64::MAX),
-        (30_000, 0),
-        (65_536, 1),
-        (512, 2_999),
-    ] {
-        let mut bad = good.clone();
-        bad[table + 8 * at..table + 8 * at + 8].copy_from_slice(&value.to_le_bytes());
-        let p = dir.0.join("bad");
-        std::fs::write(&p, &bad).unwrap();
-        let index = Index::open(&p).unwrap();
-        for (i, h) in hashes.iter().enumerate() {
-            if let Ok(count) = index.lookup(h) {
-                assert_eq!(
-                    count,
-                    Some(spool_pwned::sample::sample_count(4, i as u64)),
-                    "entry {at}"
-                );
-            }
-        }
-        let err = index.verify().unwrap_err().to_string();
-        assert!(err.contains("fails its checksum"), "{err}");
     }
 }
 

@@ -35,7 +35,7 @@
 //!   is free and its manifest missing. Its `_moves.txt` names every file
 //!   it may have moved; a file no longer in its staging directory but
 //!   present in OUT was moved, and is removed, then the staging directory
-//!   ([`AppendRun::clean_dead`]). A run restarted with the same id (a
+//!   ([`AppendRun::clean_dead`]; the list is `moves_list.rs`'s). A run restarted with the same id (a
 //!   retried task) does this itself before it starts.
 //! * **Dropped unpublished** (an error, Ctrl-C), the run removes the files
 //!   it moved, its staging directory and its lock file.
@@ -47,22 +47,19 @@
 //!
 //! [`StagedDir`]: super::StagedDir
 
-use std::ffi::OsStr;
-use std::io::{self, BufRead, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
+use super::moves_list::{remove_dead, write_moves};
 use super::no_replace::{move_in, remove_empty_parents, rename_noreplace};
-use super::staged_dir::split;
-use super::{beside, sync_directory, OutputLock, PartialFile};
+use super::publish_steps::split;
+use super::{beside, sync_directory, OutputLock};
 use crate::input::with_path;
 
 use super::run_id::check_run_id;
 
 /// Start of a run's staging directory's name (and of its lock file's).
 pub const STAGING_PREFIX: &str = "_staging-";
-
-/// The list of files a run moves, in its staging directory.
-const MOVES: &str = "_moves.txt";
 
 /// One run's files, staged inside a shared output directory and moved
 /// into it file by file, its manifest last; see the [`write`](super)
@@ -240,7 +237,7 @@ impl AppendRun {
     /// A file that exists in the target already, or a rename or sync
     /// error, naming the path; the files moved so far are then removed.
     pub fn publish(mut self, files: &[PathBuf], sync: bool) -> io::Result<()> {
-        self.write_moves(files, sync)?;
+        write_moves(&self.staging, files, sync)?;
         let mut dirs = Vec::new();
         for rel in files {
             let to = self.target.join(rel);
@@ -266,25 +263,6 @@ impl AppendRun {
             lock.remove();
         }
         Ok(())
-    }
-
-    /// `_moves.txt`: one relative path a line, complete before the first
-    /// move (temporary name, then rename), so a dead run's moved files can
-    /// be found without walking the dataset.
-    fn write_moves(&self, files: &[PathBuf], sync: bool) -> io::Result<()> {
-        let path = self.staging.join(MOVES);
-        let mut partial = PartialFile::create(&path)?;
-        let mut out = io::BufWriter::new(partial.file());
-        for rel in files {
-            out.write_all(rel.as_os_str().as_encoded_bytes())?;
-            out.write_all(b"\n")?;
-        }
-        out.flush().map_err(|e| with_path(e, &path))?;
-        drop(out);
-        if sync {
-            partial.sync()?;
-        }
-        partial.commit()
     }
 }
 
@@ -329,55 +307,6 @@ fn is_dataset(dir: &Path, marker: &str) -> io::Result<bool> {
         }
     }
     Ok(false)
-}
-
-/// Removes what the dead run staged in `staging` left in `target`: every
-/// file its `_moves.txt` names that is in `target` but no longer in
-/// `staging` (so it was moved), then `staging`. Returns what it removed.
-/// The caller holds the run's lock and has checked that its manifest is
-/// missing.
-///
-/// # Errors
-///
-/// The list cannot be read, or a file cannot be removed.
-pub fn remove_dead(target: &Path, staging: &Path) -> io::Result<Vec<PathBuf>> {
-    let mut removed = Vec::new();
-    let moves = staging.join(MOVES);
-    match std::fs::File::open(&moves) {
-        Ok(file) => {
-            for line in io::BufReader::new(file).split(b'\n') {
-                let line = line.map_err(|e| with_path(e, &moves))?;
-                let rel = Path::new(os_str_from_bytes(&line));
-                let (from, to) = (staging.join(rel), target.join(rel));
-                if std::fs::symlink_metadata(&from).is_err()
-                    && std::fs::symlink_metadata(&to).is_ok()
-                {
-                    std::fs::remove_file(&to).map_err(|e| with_path(e, &to))?;
-                    remove_empty_parents(target, rel);
-                    removed.push(to);
-                }
-            }
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {} // nothing was moved
-        Err(e) => return Err(with_path(e, &moves)),
-    }
-    std::fs::remove_dir_all(staging).map_err(|e| with_path(e, staging))?;
-    removed.push(staging.to_path_buf());
-    Ok(removed)
-}
-
-/// A path read back from `_moves.txt`.
-fn os_str_from_bytes(bytes: &[u8]) -> &OsStr {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        OsStr::from_bytes(bytes)
-    }
-    #[cfg(not(unix))]
-    {
-        // Written from valid UTF-8 names (escaped keys, header columns).
-        OsStr::new(std::str::from_utf8(bytes).unwrap_or_default())
-    }
 }
 
 #[cfg(test)]
@@ -427,7 +356,7 @@ mod tests {
         let out = scratch("retry");
         let run = AppendRun::begin(&out, "r1", "_m-r1", "_m").unwrap();
         let files = [stage(&run, "a/1", "old"), stage(&run, "b/2", "old")];
-        run.write_moves(&files, false).unwrap();
+        write_moves(run.dir(), &files, false).unwrap();
         // Killed after its first move: simulate by moving it and forgetting.
         std::fs::create_dir_all(out.join("a")).unwrap();
         std::fs::rename(run.dir().join("a/1"), out.join("a/1")).unwrap();

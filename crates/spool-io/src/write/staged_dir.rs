@@ -36,13 +36,16 @@
 //! Every file under [`dir`](StagedDir::dir) can be written under its final
 //! name (no per-file temporary names): nothing inside is visible until the
 //! publish, whatever writes it (text blocks, Parquet, a manifest).
+//!
+//! The file-system steps this shares with [`AppendRun`](super::AppendRun)
+//! (a target's parent and name, the one-step exchange, run names, a
+//! durable rename) are `publish_steps.rs`'s.
 
 use std::ffi::OsString;
-use std::fs::File;
-use std::hash::{BuildHasher, Hasher};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::publish_steps::{exchange, run_id, split, sync_directory};
 use super::{beside, OutputLock};
 use crate::input::with_path;
 
@@ -283,70 +286,6 @@ fn prefixed(name: &OsString, kind: &str) -> String {
     format!(".{}.spool-{kind}-", name.to_string_lossy())
 }
 
-/// The target's parent directory and its own name (`.`, `..` and a bare
-/// `/` are resolved first).
-pub(super) fn split(target: &Path) -> io::Result<(PathBuf, OsString)> {
-    let resolved = if target.file_name().is_none() {
-        std::fs::canonicalize(target).map_err(|e| with_path(e, target))?
-    } else {
-        target.to_path_buf()
-    };
-    let name = resolved.file_name().ok_or_else(|| {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "{}: cannot write a dataset here (give a directory name)",
-                target.display()
-            ),
-        )
-    })?;
-    let parent = match resolved.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    Ok((parent, name.to_owned()))
-}
-
-/// Swaps two directory entries atomically (Linux `renameat2`).
-fn exchange(a: &Path, b: &Path) -> io::Result<()> {
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    {
-        use rustix::fs::{renameat_with, RenameFlags, CWD};
-        renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).map_err(io::Error::from)
-    }
-    #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    {
-        let _ = (a, b);
-        Err(io::Error::from(io::ErrorKind::Unsupported))
-    }
-}
-
-/// A name for this run that no other run shares: process id, time and a
-/// random number.
-fn run_id() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let random = std::collections::hash_map::RandomState::new()
-        .build_hasher()
-        .finish();
-    format!("{:x}-{nanos:08x}{:08x}", std::process::id(), random as u32)
-}
-
-/// Makes a directory's entries durable (a no-op where directories cannot
-/// be opened, as on Windows, whose renames need no such step).
-pub fn sync_directory(dir: &Path) -> io::Result<()> {
-    #[cfg(unix)]
-    {
-        File::open(dir)?.sync_all()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = dir;
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -433,14 +372,5 @@ mod tests {
         drop(staged);
         assert!(hidden_siblings(&parent).is_empty());
         std::fs::remove_dir_all(&parent).unwrap();
-    }
-
-    #[test]
-    fn relative_and_dot_targets_resolve() {
-        let (parent, name) = split(Path::new("po")).unwrap();
-        assert_eq!((parent, name), (PathBuf::from("."), OsString::from("po")));
-        let (parent, name) = split(Path::new("a/b/")).unwrap();
-        assert_eq!((parent, name), (PathBuf::from("a"), OsString::from("b")));
-        assert!(split(Path::new(".")).unwrap().0.is_absolute());
     }
 }

@@ -1,6 +1,54 @@
 //! Helpers shared by the index tests.
 #![allow(dead_code)] // each test binary compiles this module; not all use all of it
 
+use std::path::{Path, PathBuf};
+
+use spool_pwned::build::{build, BuildError, BuildOptions, BuildReport, Source};
+
+/// A scratch directory, removed when dropped.
+pub struct Dir(pub PathBuf);
+
+impl Dir {
+    pub fn new(tag: &str) -> Self {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static N: AtomicU32 = AtomicU32::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "spool-pwned-test-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&p).unwrap();
+        Dir(p)
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `text` as one input named `input.txt`.
+pub fn text_source(text: &str) -> Source {
+    Source::from_reader("input.txt", std::io::Cursor::new(text.as_bytes().to_vec()))
+}
+
+/// Builds the index at `out` from `text`, with `memory` and `skip` as
+/// `--memory` and `--skip-invalid`.
+pub fn build_text(
+    text: &str,
+    out: &Path,
+    memory: usize,
+    skip: bool,
+) -> Result<BuildReport, BuildError> {
+    let opts = BuildOptions {
+        memory,
+        skip_invalid: skip,
+        ..BuildOptions::default()
+    };
+    build(vec![text_source(text)], out, &opts)
+}
+
 /// A small deterministic generator (splitmix64), so a failure replays.
 pub struct Rng(pub u64);
 
