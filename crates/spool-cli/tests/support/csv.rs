@@ -14,7 +14,12 @@ pub fn spool() -> Command {
 
 /// Runs `spool partition ARGS -o OUT INPUT -q` on `input`; returns the
 /// output and the output directory.
-pub fn partition(dir: &Dir, name: &str, input: &[u8], args: &[&str]) -> (Output, std::path::PathBuf) {
+pub fn partition(
+    dir: &Dir,
+    name: &str,
+    input: &[u8],
+    args: &[&str],
+) -> (Output, std::path::PathBuf) {
     let path = dir.0.join(format!("{name}.csv"));
     std::fs::write(&path, input).unwrap();
     let out = dir.0.join(format!("out-{name}"));
