@@ -3,6 +3,8 @@
 //! open past the record limit), and a bad value is named alike whether it
 //! comes from a file or from standard input.
 
+use std::path::Path;
+
 #[path = "support/csv.rs"]
 mod csv_support;
 mod support;
