@@ -4,10 +4,10 @@
 //! Damaged indexes are `damaged_index.rs`'s.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use proptest::prelude::*;
-use spool_pwned::build::{build, BuildError, BuildOptions, BuildReport};
+use spool_pwned::build::{build, BuildError, BuildOptions};
 use spool_pwned::build::{sources, Source};
 use spool_pwned::sample::{write_sample, write_sample_ranges, Order};
 use spool_pwned::{to_hex, HashKind, Index, LineErrorKind};
