@@ -10,12 +10,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../bindings/python"
 export PATH="$HOME/.cargo/bin:$PATH"
 
-# The `spool` binary the interop tests run, built first: the extension
-# below then shares its compiled dependencies (the same crate versions
-# and features) through one target directory instead of compiling them
-# all again in bindings/python/target.
+# The `spool` binary the interop tests run. The extension is a member of
+# the workspace and builds into its target folder: with the test build,
+# this binary and the extension share every compiled dependency (see
+# crates/workspace-hack).
 (cd ../.. && cargo build --release -q --locked -p spool-cli)
-export CARGO_TARGET_DIR="$PWD/../../target"
 
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv

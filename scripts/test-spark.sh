@@ -35,9 +35,9 @@ fi
 if ! "$venv/bin/python" -c "import pyspark, sys; sys.exit(pyspark.__version__ != '$PYSPARK_VERSION')" 2>/dev/null; then
     "$venv/bin/python" -m pip install -q "pyspark==$PYSPARK_VERSION" pytest
 fi
-# The extension as scripts/test-python.sh built it: the same target
-# directory, so nothing is compiled again.
-CARGO_TARGET_DIR="$PWD/target" "$venv/bin/python" -m pip install -q ./bindings/python
+# The extension as scripts/test-python.sh built it (the workspace's target
+# folder), so nothing is compiled again.
+"$venv/bin/python" -m pip install -q ./bindings/python
 
 # The tasks' Python workers run the same interpreter as the driver.
 export PYSPARK_PYTHON="$PWD/$venv/bin/python"

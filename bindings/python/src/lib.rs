@@ -1,12 +1,11 @@
 //! `spool._spool`, the extension module behind the `spool` Python package:
-//! [`StringChain`](string_chain::StringChain), a drop-in for the
-//! `stringchain` package and foolscap's copy of it, and
-//! [`BananaDecoder`](banana::BananaDecoder), and
-//! [`partition`](partition::partition), `spool partition` in-process.
+//! `StringChain` (`string_chain.rs`), a drop-in for the `stringchain`
+//! package and foolscap's copy of it, `BananaDecoder` (`banana.rs`), and
+//! `partition` (`partition.rs`), `spool partition` in-process.
 //!
 //! Built against the stable ABI (`abi3`, Python 3.9 and newer): one wheel
 //! serves every CPython from 3.9 on. The package's `__init__.py` re-exports
-//! both classes; their `__module__` is `spool`, so pickles name
+//! all three; the classes' `__module__` is `spool`, so pickles name
 //! `spool.StringChain`.
 #![deny(missing_docs)]
 

@@ -1,0 +1,3 @@
+//! Present so that cargo treats the `[build-dependencies]` above as build
+//! dependencies of this crate (which unifies their features too).
+fn main() {}
