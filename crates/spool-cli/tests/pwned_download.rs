@@ -1,6 +1,7 @@
 //! `spool pwned download` against servers on the loopback (`update`:
-//! `pwned_update.rs`): a `spool pwned serve` of a sample index, and a server in this test that
-//! answers from the same index with faults (resets, 500, 503, 429 with
+//! `pwned_update.rs`): a `spool pwned serve` of a sample index, and a
+//! server in this test that answers from the same index with faults
+//! (resets, 500, 503, 429 with
 //! `Retry-After`, cut and corrupted bodies, answers slower than the
 //! timeout). Whatever happens on the way — faults, `kill -9` or Ctrl-C at
 //! random moments, then the same command again — the index is byte for
