@@ -95,7 +95,7 @@ const RANGES: u32 = 0x100;
 /// the middle and at the end, every other range changed between them, and
 /// a run of changed ranges.
 fn changes(p: u32) -> bool {
-    matches!(p, 0x10..0x40 if p % 2 == 0) || (0xA0..0xB0).contains(&p)
+    matches!(p, 0x10..0x40 if p.is_multiple_of(2)) || (0xA0..0xB0).contains(&p)
 }
 
 /// Text of `hashes` (hash → count) in hash order.
@@ -140,12 +140,14 @@ fn update_copies_unchanged_runs_wherever_they_are_and_equals_a_fresh_download() 
             .cloned()
             .collect();
         match (p, p % 3) {
-            (0xA5, _) => mine.iter().for_each(|h| drop(new.remove(h))),
+            (0xA5, _) => new.retain(|h, _| !h.starts_with(&first)),
             (0xA7, _) | (_, 0) => {
                 let suffix = format!("{:016X}{:016X}{:03X}", next(), next(), next() % 4096);
                 new.insert(format!("{first}{suffix}"), 7);
             }
-            (_, 1) => drop(new.remove(&mine[0])),
+            (_, 1) => {
+                new.remove(&mine[0]);
+            }
             _ => *new.get_mut(&mine[0]).unwrap() += 1,
         }
     }

@@ -402,11 +402,12 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("spool-journal-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(".out.download");
-        let one = Some(PreviousId {
+        let first = PreviousId {
             records: 10,
             total: 20,
             data_crc: 30,
-        });
+        };
+        let one = Some(first);
         let (mut journal, resumed) = Journal::open(&path, shape(one)).unwrap();
         assert_eq!(resumed.next, 0);
         journal.append(&kept(0, 5)).unwrap();
@@ -430,7 +431,7 @@ mod tests {
         // Another previous index: started over.
         let other = Some(PreviousId {
             data_crc: 31,
-            ..one.unwrap()
+            ..first
         });
         let (journal, resumed) = Journal::open(&path, shape(other)).unwrap();
         assert_eq!((resumed.next, resumed.hashes), (0, 0));

@@ -179,7 +179,7 @@ impl IndexWriter {
             return Ok(());
         };
         let digit = (prefix & 0xF) as u8;
-        if records.len() % len != 0 || first[0] >> 4 != digit || last[0] >> 4 != digit {
+        if !records.len().is_multiple_of(len) || first[0] >> 4 != digit || last[0] >> 4 != digit {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!("records that are not those of range {prefix:05X}"),

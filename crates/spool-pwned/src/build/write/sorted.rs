@@ -119,7 +119,7 @@ trait LayoutWriter {
     /// The records of a range, hash by hash.
     fn push_range(&mut self, kind: HashKind, prefix: u32, records: &[u8]) -> io::Result<()> {
         let len = format::record_len(kind);
-        if records.len() % len != 0 {
+        if !records.len().is_multiple_of(len) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!("records that are not those of range {prefix:05X}"),
