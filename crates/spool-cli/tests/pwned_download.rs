@@ -1,6 +1,7 @@
-//! `spool pwned download` and `update` against servers on the loopback:
-//! a `spool pwned serve` of a sample index, and a server in this test that
-//! answers from the same index with faults (resets, 500, 503, 429 with
+//! `spool pwned download` against servers on the loopback (`update`:
+//! `pwned_update.rs`): a `spool pwned serve` of a sample index, and a
+//! server in this test that answers from the same index with faults
+//! (resets, 500, 503, 429 with
 //! `Retry-After`, cut and corrupted bodies, answers slower than the
 //! timeout). Whatever happens on the way — faults, `kill -9` or Ctrl-C at
 //! random moments, then the same command again — the index is byte for
@@ -331,80 +332,6 @@ fn kill_9_or_ctrl_c_at_random_moments_then_resume_gives_the_same_index() {
         interrupted >= 10,
         "only {interrupted} runs were interrupted"
     );
-}
-
-/// `pwned update -q` of the test's prefixes from `base`; its stderr.
-fn update_subset(base: &str, input: &Path, output: &Path) -> String {
-    ok(spool(&[
-        "pwned",
-        "update",
-        "-q",
-        "--prefixes",
-        SUBSET,
-        "--url",
-        base,
-        "-i",
-        path(input),
-        "-o",
-        path(output),
-    ]))
-}
-
-#[test]
-fn update_fetches_only_the_changed_ranges_and_equals_a_fresh_download() {
-    let dir = Dir::new("download-update");
-    let text = sample(&dir, "old", 200_000, 11, false);
-    let old_index = dir.0.join("old-served.idx");
-    build(&text, &old_index, "full", false);
-    let old = dir.0.join("old.idx");
-    {
-        let served = Served::start(&old_index, false);
-        ok(download(&served.base, &old, false, false, &[]));
-    }
-    // The new state: one count raised in 40 ranges of the subset.
-    let all = std::fs::read_to_string(&text).unwrap();
-    let mut changed = std::collections::BTreeSet::new();
-    let new_text: String = all
-        .lines()
-        .map(|l| {
-            let prefix = u32::from_str_radix(&l[..5], 16).unwrap();
-            let (hash, count) = l.split_once(':').unwrap();
-            if prefix < SUBSET_END && prefix % 100 == 7 && changed.insert(prefix) {
-                format!("{hash}:{}\n", count.parse::<u64>().unwrap() + 1)
-            } else {
-                format!("{l}\n")
-            }
-        })
-        .collect();
-    let new_path = dir.0.join("new.txt");
-    std::fs::write(&new_path, new_text).unwrap();
-    let new_index = dir.0.join("new-served.idx");
-    build(&new_path, &new_index, "full", false);
-    let served = Served::start(&new_index, false);
-    let updated = dir.0.join("updated.idx");
-    let stderr = update_subset(&served.base, &old, &updated);
-    let unchanged = u64::from(SUBSET_END) - changed.len() as u64;
-    assert!(
-        stderr.contains(&format!(
-            "{unchanged} ranges unchanged (304), {} changed",
-            changed.len()
-        )),
-        "{stderr}"
-    );
-    let fresh = dir.0.join("fresh.idx");
-    ok(download(&served.base, &fresh, false, false, &[]));
-    same_bytes(&updated, &fresh);
-    same_bytes(
-        &dir.0.join("updated.idx.etags"),
-        &dir.0.join("fresh.idx.etags"),
-    );
-    // Updating in place: nothing changed since, so every range is a 304.
-    let stderr = update_subset(&served.base, &updated, &updated);
-    assert!(
-        stderr.contains(&format!("{SUBSET_END} ranges unchanged (304), 0 changed")),
-        "{stderr}"
-    );
-    same_bytes(&updated, &fresh);
 }
 
 #[test]

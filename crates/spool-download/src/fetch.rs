@@ -129,8 +129,7 @@ async fn attempt_once(
     let status = response.status();
     if status == StatusCode::NOT_MODIFIED {
         if let (Some(previous), Some(tag)) = (&shared.previous, etag) {
-            let frame = previous.frame(prefix, tag, shared.shape)?;
-            return Ok(Ok(frame));
+            return Ok(Ok(previous.kept(prefix, tag)?));
         }
     }
     if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {

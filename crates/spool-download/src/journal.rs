@@ -2,17 +2,31 @@
 //! order, in a file beside the output that survives any interruption.
 //!
 //! ```text
-//!  header   "SPOOLDL1" | kind code u8 | kept hash bytes u8 | 6 zero bytes
+//!  header   "SPOOLDL2" | kind code u8 | kept hash bytes u8 | 6 zero bytes
 //!           | first prefix u32 | end prefix u32 (the prefixes fetched)
+//!           | previous index: records u64 | total count u64 | data CRC u32
+//!           | 4 zero bytes                        (all zero in a download)
 //!  frame    prefix u32 | hashes u32 | origin u8 | ETag length u8 | ETag
-//!           | hashes × (hash bytes 2..kept | count u32) | CRC-32C u32
+//!           | records (fetched frames only) | CRC-32C u32
+//!  records  hashes × (hash bytes 2..kept | count u32)
 //! ```
 //!
-//! All integers little-endian. A frame holds one range: its hashes with the
-//! first two bytes dropped (the prefix gives them back), the range's ETag
-//! (empty if none or longer than 255 bytes) and whether it was fetched
-//! (origin 0) or carried over from the previous index after a `304`
-//! (origin 1). The checksum covers the frame's bytes before it.
+//! All integers little-endian. A frame holds one range: the range's ETag
+//! (empty if none or longer than 255 bytes), its number of hashes and
+//! whether it was fetched (origin 0) or is the previous index's, unchanged
+//! (origin 1: the server answered `304`). A fetched frame holds the
+//! range's hashes with the first two bytes dropped (the prefix gives them
+//! back); a kept frame holds none: the range is copied from the previous
+//! index when the index is written (`publish.rs`), which is what makes an
+//! update with few changes cheap — the unchanged ranges, nearly the whole
+//! index, never pass through the journal. The checksum covers the frame's
+//! bytes before it.
+//!
+//! Since kept frames point into the previous index, the header names it
+//! (its header's record count, total and data checksum): a journal
+//! started against another previous index (the input was replaced
+//! meanwhile, e.g. by this very update renaming its output over it) is
+//! not resumed but started over — it would copy the wrong ranges.
 //!
 //! # Resume
 //!
@@ -43,8 +57,11 @@ use spool_pwned::HashKind;
 /// The longest time between two syncs of the journal while appending.
 pub const SYNC_EVERY: Duration = Duration::from_secs(2);
 
-const MAGIC: &[u8; 8] = b"SPOOLDL1";
-const HEADER_LEN: usize = 24;
+const MAGIC: &[u8; 8] = b"SPOOLDL2";
+const HEADER_LEN: usize = 48;
+/// Bytes of the header that say what the journal is for (the rest names
+/// the previous index).
+const SETTINGS_LEN: usize = 24;
 /// Bytes of a frame before its ETag.
 const FRAME_HEAD: usize = 10;
 
@@ -53,7 +70,8 @@ const FRAME_HEAD: usize = 10;
 pub enum Origin {
     /// Fetched: a `200` answer.
     Fetched = 0,
-    /// Carried over from the previous index: a `304` answer.
+    /// The previous index's, unchanged: a `304` answer. The frame holds
+    /// no records.
     Kept = 1,
 }
 
@@ -61,14 +79,37 @@ pub enum Origin {
 pub struct Frame {
     /// The range's prefix.
     pub prefix: u32,
-    /// Number of hashes.
+    /// Number of hashes (when kept, of the previous index's range).
     pub hashes: u32,
     /// Fetched or kept.
     pub origin: Origin,
     /// The ETag the server gave (empty if none).
     pub etag: Vec<u8>,
-    /// `hashes` records of `kept - 2` hash bytes and a count.
+    /// Fetched: `hashes` records of `kept - 2` hash bytes and a count;
+    /// kept: none (they are in the previous index).
     pub records: Vec<u8>,
+}
+
+impl Frame {
+    /// Bytes of records the frame holds in `shape`.
+    fn records_len(&self, shape: Shape) -> usize {
+        match self.origin {
+            Origin::Fetched => self.hashes as usize * shape.record_len(),
+            Origin::Kept => 0,
+        }
+    }
+}
+
+/// Which index an update started from: its header's record count, total
+/// count and data checksum (a rebuild with any change alters the last).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PreviousId {
+    /// Records.
+    pub records: u64,
+    /// Sum of the counts.
+    pub total: u64,
+    /// The data checksum.
+    pub data_crc: u32,
 }
 
 /// The journal's settings: the hashes it holds and how much of each.
@@ -82,6 +123,8 @@ pub struct Shape {
     pub first: u32,
     /// The prefix after the last fetched ([`RANGES`](spool_pwned::range_body::RANGES) but in tests).
     pub end: u32,
+    /// The index an update started from (none for a download).
+    pub previous: Option<PreviousId>,
 }
 
 impl Shape {
@@ -126,20 +169,18 @@ impl Journal {
             .open(path)
             .map_err(named)?;
         let header = header(shape);
+        let fresh = Resumed {
+            next: shape.first,
+            hashes: 0,
+        };
         let (end, resumed) = if file.metadata().map_err(named)?.len() < HEADER_LEN as u64 {
             file.set_len(0).map_err(named)?;
             file.write_all(&header).map_err(named)?;
-            (
-                HEADER_LEN as u64,
-                Resumed {
-                    next: shape.first,
-                    hashes: 0,
-                },
-            )
+            (HEADER_LEN as u64, fresh)
         } else {
             let mut found = [0u8; HEADER_LEN];
             file.read_exact(&mut found).map_err(named)?;
-            if found != header {
+            if found[..SETTINGS_LEN] != header[..SETTINGS_LEN] {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
                     format!(
@@ -149,7 +190,16 @@ impl Journal {
                     ),
                 ));
             }
-            scan(&mut file, shape, |_| Ok(())).map_err(named)?
+            if found != header {
+                // Started against another previous index: its kept frames
+                // point into that one. Start over.
+                file.set_len(0).map_err(named)?;
+                file.seek(SeekFrom::Start(0)).map_err(named)?;
+                file.write_all(&header).map_err(named)?;
+                (HEADER_LEN as u64, fresh)
+            } else {
+                scan(&mut file, shape, |_| Ok(())).map_err(named)?
+            }
         };
         file.set_len(end).map_err(named)?;
         file.seek(SeekFrom::Start(end)).map_err(named)?;
@@ -168,10 +218,7 @@ impl Journal {
     ///
     /// I/O errors naming the journal.
     pub fn append(&mut self, frame: &Frame) -> io::Result<()> {
-        debug_assert_eq!(
-            frame.records.len(),
-            frame.hashes as usize * self.shape.record_len()
-        );
+        debug_assert_eq!(frame.records.len(), frame.records_len(self.shape));
         let etag = if frame.etag.len() <= 255 {
             &frame.etag[..]
         } else {
@@ -248,6 +295,11 @@ fn header(shape: Shape) -> [u8; HEADER_LEN] {
     header[9] = shape.kind.byte_len().min(shape.kept) as u8;
     header[16..20].copy_from_slice(&shape.first.to_le_bytes());
     header[20..24].copy_from_slice(&shape.end.to_le_bytes());
+    if let Some(previous) = shape.previous {
+        header[24..32].copy_from_slice(&previous.records.to_le_bytes());
+        header[32..40].copy_from_slice(&previous.total.to_le_bytes());
+        header[40..44].copy_from_slice(&previous.data_crc.to_le_bytes());
+    }
     header
 }
 
@@ -290,9 +342,7 @@ fn scan(
             break;
         }
         frame.etag.resize(usize::from(head[9]), 0);
-        frame
-            .records
-            .resize(frame.hashes as usize * shape.record_len(), 0);
+        frame.records.resize(frame.records_len(shape), 0);
         let mut crc = [0u8; 4];
         if !read_whole(&mut input, &mut frame.etag)?
             || !read_whole(&mut input, &mut frame.records)?
@@ -320,5 +370,80 @@ fn read_whole(input: &mut impl Read, buf: &mut [u8]) -> io::Result<bool> {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(false),
         Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(previous: Option<PreviousId>) -> Shape {
+        Shape {
+            kind: HashKind::Sha1,
+            kept: 20,
+            first: 0,
+            end: 4,
+            previous,
+        }
+    }
+
+    fn kept(prefix: u32, hashes: u32) -> Frame {
+        Frame {
+            prefix,
+            hashes,
+            origin: Origin::Kept,
+            etag: b"\"e\"".to_vec(),
+            records: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn kept_frames_resume_against_their_previous_index_only() {
+        let dir = std::env::temp_dir().join(format!("spool-journal-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(".out.download");
+        let first = PreviousId {
+            records: 10,
+            total: 20,
+            data_crc: 30,
+        };
+        let one = Some(first);
+        let (mut journal, resumed) = Journal::open(&path, shape(one)).unwrap();
+        assert_eq!(resumed.next, 0);
+        journal.append(&kept(0, 5)).unwrap();
+        let fetched = Frame {
+            prefix: 1,
+            hashes: 1,
+            origin: Origin::Fetched,
+            etag: Vec::new(),
+            records: vec![7; 22],
+        };
+        journal.append(&fetched).unwrap();
+        journal.sync().unwrap();
+        drop(journal);
+        // The same previous index: both frames are kept (a kept frame is
+        // its head alone).
+        let (journal, resumed) = Journal::open(&path, shape(one)).unwrap();
+        assert_eq!((resumed.next, resumed.hashes), (2, 6));
+        drop(journal);
+        let len = std::fs::metadata(&path).unwrap().len();
+        assert_eq!(len, (HEADER_LEN + 2 * (FRAME_HEAD + 4) + 3 + 22) as u64);
+        // Another previous index: started over.
+        let other = Some(PreviousId {
+            data_crc: 31,
+            ..first
+        });
+        let (journal, resumed) = Journal::open(&path, shape(other)).unwrap();
+        assert_eq!((resumed.next, resumed.hashes), (0, 0));
+        drop(journal);
+        // Other settings: refused, the journal left as it is.
+        let settings = Shape {
+            kept: 8,
+            ..shape(other)
+        };
+        let err = Journal::open(&path, settings).err().unwrap();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), HEADER_LEN as u64);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

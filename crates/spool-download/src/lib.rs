@@ -135,6 +135,13 @@ pub fn download(opts: &Options, progress: Arc<Progress>) -> Result<Report, Downl
     )?;
     let previous = opts.previous.as_deref().map(Previous::open).transpose()?;
     if let Some(p) = &previous {
+        if opts.layout != IndexLayout::Sorted {
+            return Err(DownloadError::Previous(format!(
+                "{}: an update writes a full index, not a {} one (convert it after)",
+                opts.output.display(),
+                opts.layout.name()
+            )));
+        }
         if p.index.kind() != opts.kind {
             return Err(DownloadError::Previous(format!(
                 "{}: holds {:?} hashes, not {:?}",
@@ -157,6 +164,7 @@ pub fn download(opts: &Options, progress: Arc<Progress>) -> Result<Report, Downl
         kept,
         first,
         end,
+        previous: previous.as_ref().map(Previous::id),
     };
     let path = journal_path(&opts.output)?;
     let (mut journal, resumed) = Journal::open(&path, shape)?;

@@ -1,5 +1,6 @@
 //! The index an update starts from: its ranges are kept when the server
-//! says they have not changed (`304 Not Modified` to the range's ETag).
+//! says they have not changed (`304 Not Modified` to the range's ETag),
+//! copied from it as stored when the new index is written.
 //!
 //! Only a full index can be updated: it holds each range's whole hashes,
 //! which the new index needs again. A t64 index keeps 64 bits of each and
@@ -12,7 +13,7 @@ use spool_pwned::range_body::prefix_hex;
 use spool_pwned::{AnyIndex, Index};
 
 use crate::etags::{sidecar_path, Etags};
-use crate::journal::{Frame, Origin, Shape};
+use crate::journal::{Frame, Origin, PreviousId};
 use crate::DownloadError;
 
 /// The previous index and its ranges' ETags.
@@ -55,20 +56,31 @@ impl Previous {
         Ok(self.range(prefix)?.len())
     }
 
-    /// Range `prefix` of the previous index as a journal frame, with `tag`.
-    pub fn frame(&self, prefix: u32, tag: &[u8], shape: Shape) -> Result<Frame, DownloadError> {
-        let entries = self.range(prefix)?;
-        let mut records = Vec::with_capacity(entries.len() * shape.record_len());
-        for entry in entries.iter() {
-            records.extend_from_slice(&entry.key()[..shape.kept - 2]);
-            records.extend_from_slice(&entry.count().to_le_bytes());
+    /// Which index this is, for the journal's header.
+    pub fn id(&self) -> PreviousId {
+        let header = self.index.header();
+        PreviousId {
+            records: header.records,
+            total: header.total_count,
+            data_crc: header.data_crc,
         }
+    }
+
+    /// The records of range `prefix` as the index stores them, their
+    /// blocks checked.
+    pub fn records(&self, prefix: u32) -> Result<&[u8], DownloadError> {
+        Ok(self.range(prefix)?.as_bytes())
+    }
+
+    /// Range `prefix`, unchanged since the previous index (a `304` to
+    /// `tag`), as a journal frame: its hashes stay in the previous index.
+    pub fn kept(&self, prefix: u32, tag: &[u8]) -> Result<Frame, DownloadError> {
         Ok(Frame {
             prefix,
-            hashes: entries.len() as u32,
+            hashes: self.hashes(prefix)? as u32,
             origin: Origin::Kept,
             etag: tag.to_vec(),
-            records,
+            records: Vec::new(),
         })
     }
 

@@ -1,10 +1,15 @@
 //! The end of a download: the journal, complete, becomes the index (and
 //! the text and the ETags beside it, when asked for).
 //!
-//! The journal is read once, in prefix order, and each hash goes to the
+//! The journal is read once, in prefix order, and each range goes to the
 //! layout's writer ([`SortedWriter`], the writers `build` uses, so the
 //! index is byte for byte what `build` makes of the same hashes), to the
-//! text outputs (`text.rs`), and each range's ETag to the sidecar. Each
+//! text outputs (`text.rs`), and its ETag to the sidecar. A range's
+//! records are those of its journal frame if it was fetched, and the
+//! previous index's if it was kept (an update's `304`): both are laid out
+//! as a full index stores records, so a full index takes each range in one
+//! copy ([`SortedWriter::push_range`]); with 64 bits kept of each hash
+//! (t64 or filter, no text) they go hash by hash. Each
 //! output is written under a temporary name; the text file and the sidecar
 //! are renamed into place first, then the index, so an index that appears
 //! has its ETags, and the `--ranges` folder last. The caller removes the
@@ -53,27 +58,54 @@ pub(crate) fn publish(
     let (mut records, mut total) = (0u64, 0u64);
     let mut hash = [0u8; 20];
     let key_len = kind.byte_len();
+    let whole = shape.kept == key_len;
     let read = journal::read(path, shape, |frame| {
         etags.push(frame.prefix, &frame.etag);
-        match (frame.origin, previous) {
-            (Origin::Kept, _) => published.not_modified += 1,
+        let bytes = match (frame.origin, previous) {
+            (Origin::Kept, Some(p)) => {
+                published.not_modified += 1;
+                p.records(frame.prefix).map_err(io::Error::other)?
+            }
+            (Origin::Kept, None) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "a range kept from a previous index, in a download without one",
+                ))
+            }
             (Origin::Fetched, Some(p)) => {
                 let before = p.hashes(frame.prefix).map_err(io::Error::other)?;
                 published.changed_hashes.0 += before as u64;
                 published.changed_hashes.1 += u64::from(frame.hashes);
+                &frame.records[..]
             }
-            (Origin::Fetched, None) => {}
+            (Origin::Fetched, None) => &frame.records[..],
+        };
+        if bytes.len() != frame.hashes as usize * shape.record_len() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "range {:05X}: {} hashes in the journal, {} bytes of records",
+                    frame.prefix,
+                    frame.hashes,
+                    bytes.len()
+                ),
+            ));
         }
-        hash[..2].copy_from_slice(&((frame.prefix >> 4) as u16).to_be_bytes());
-        for record in frame.records.chunks_exact(shape.record_len()) {
-            let (key, count) = record.split_at(shape.kept - 2);
-            hash[2..shape.kept].copy_from_slice(key);
-            let count = u32::from_le_bytes(count.try_into().expect("4 bytes"));
-            writer.push(&hash[..key_len], count)?;
-            records += 1;
-            total += u64::from(count);
+        records += u64::from(frame.hashes);
+        if whole {
+            writer.push_range(frame.prefix, bytes)?;
+            total += counts(bytes, shape.record_len());
+        } else {
+            hash[..2].copy_from_slice(&((frame.prefix >> 4) as u16).to_be_bytes());
+            for record in bytes.chunks_exact(shape.record_len()) {
+                let (key, count) = record.split_at(shape.kept - 2);
+                hash[2..shape.kept].copy_from_slice(key);
+                let count = u32::from_le_bytes(count.try_into().expect("4 bytes"));
+                writer.push(&hash[..key_len], count)?;
+                total += u64::from(count);
+            }
         }
-        text.push(frame)
+        text.push(frame.prefix, frame.hashes, bytes)
     });
     read?;
     let ranges = text.commit_text()?;
@@ -97,4 +129,16 @@ pub(crate) fn publish(
         ranges.publish()?;
     }
     Ok(published)
+}
+
+/// The sum of the counts of `records` (each `len` bytes, the count last).
+fn counts(records: &[u8], len: usize) -> u64 {
+    records
+        .chunks_exact(len)
+        .map(|r| {
+            u64::from(u32::from_le_bytes(
+                r[len - 4..].try_into().expect("4 bytes"),
+            ))
+        })
+        .sum()
 }

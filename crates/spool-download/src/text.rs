@@ -24,7 +24,7 @@ use std::io::{self, Write};
 use spool_io::write::{PartialFile, StagedDir};
 use spool_pwned::range_body::{encode_range_body, encoded_len_bound, prefix_hex};
 
-use crate::journal::{Frame, Shape};
+use crate::journal::Shape;
 use crate::options::Options;
 
 /// Lines gathered before they are written to `--text`'s file.
@@ -48,7 +48,7 @@ impl RangesDir {
     }
 }
 
-/// The text outputs of one publish, fed the journal's frames in order.
+/// The text outputs of one publish, fed the ranges in order.
 pub(crate) struct TextOutputs {
     shape: Shape,
     /// `--text`: the file and the lines not yet written to it.
@@ -83,29 +83,30 @@ impl TextOutputs {
         opts.text.is_some() || opts.ranges.is_some()
     }
 
-    /// Writes `frame`'s range: its lines to the text file, its body to
-    /// the folder.
+    /// Writes range `prefix` (`hashes` hashes, `records` as a journal
+    /// frame holds them): its lines to the text file, its body to the
+    /// folder.
     ///
     /// # Errors
     ///
     /// I/O errors naming the file.
-    pub fn push(&mut self, frame: &Frame) -> io::Result<()> {
+    pub fn push(&mut self, prefix: u32, hashes: u32, records: &[u8]) -> io::Result<()> {
         if self.lines.is_none() && self.ranges.is_none() {
             return Ok(());
         }
         let shape = self.shape;
         let key_len = shape.kind.byte_len() - 2;
         let records = || {
-            frame.records.chunks_exact(shape.record_len()).map(|r| {
+            records.chunks_exact(shape.record_len()).map(|r| {
                 let (key, count) = r.split_at(key_len);
                 (key, u32::from_le_bytes(count.try_into().expect("4 bytes")))
             })
         };
         self.body.clear();
         self.body
-            .reserve(encoded_len_bound(shape.kind, frame.hashes as usize));
+            .reserve(encoded_len_bound(shape.kind, hashes as usize));
         encode_range_body(records(), &mut self.body);
-        let prefix = prefix_hex(frame.prefix);
+        let prefix = prefix_hex(prefix);
         if let Some((file, lines)) = &mut self.lines {
             // The API's body with the prefix put back at the start of each
             // line and LF endings.

@@ -74,6 +74,13 @@ impl<'a> RangeEntries<'a> {
         self.kind
     }
 
+    /// The records as the index stores them (see the module docs): what
+    /// [`IndexWriter::append_range`](crate::build::IndexWriter::append_range)
+    /// takes, for copying a range into a new index without decoding it.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
     /// The records in hash order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = RangeEntry<'a>> + 'a {
         let key_len = self.kind.byte_len() - PREFIX_BYTES;

@@ -149,6 +149,62 @@ impl IndexWriter {
 }
 
 impl IndexWriter {
+    /// Appends the records of 20-bit range `prefix` as an index stores
+    /// them ([`RangeEntries::as_bytes`](crate::RangeEntries::as_bytes):
+    /// hash bytes 2.. and the count), in one copy rather than a
+    /// [`push`](Self::push) per hash: for ranges that arrive whole and
+    /// checked, from another index or a download's journal.
+    ///
+    /// The records must be sorted and distinct, as in an index: only the
+    /// first and the last are checked (that they belong to `prefix` and
+    /// follow the last hash written), so the order within is the
+    /// caller's to keep.
+    ///
+    /// # Errors
+    ///
+    /// I/O errors, and `InvalidInput` if `records` is not whole records of
+    /// `prefix` or does not follow the last hash written.
+    ///
+    /// # Panics
+    ///
+    /// If `prefix` does not fit in 20 bits.
+    pub fn append_range(&mut self, prefix: u32, records: &[u8]) -> io::Result<()> {
+        assert!(
+            prefix < 1 << 20,
+            "a range prefix has 20 bits, got {prefix:#x}"
+        );
+        let len = format::record_len(self.kind);
+        let key_len = len - 4;
+        let (Some(first), Some(last)) = (records.get(..len), records.rchunks(len).next()) else {
+            return Ok(());
+        };
+        let digit = (prefix & 0xF) as u8;
+        if !records.len().is_multiple_of(len) || first[0] >> 4 != digit || last[0] >> 4 != digit {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("records that are not those of range {prefix:05X}"),
+            ));
+        }
+        let mut hash = [0u8; HASH_BYTES];
+        hash[..PREFIX_BYTES].copy_from_slice(&((prefix >> 4) as u16).to_be_bytes());
+        hash[PREFIX_BYTES..PREFIX_BYTES + key_len].copy_from_slice(&first[..key_len]);
+        self.check_follows(sort_key(&hash))?;
+        hash[PREFIX_BYTES..PREFIX_BYTES + key_len].copy_from_slice(&last[..key_len]);
+        self.last = Some(sort_key(&hash));
+        let n = (records.len() / len) as u64;
+        self.fanout[(prefix >> 4) as usize + 1] += n;
+        self.records += n;
+        self.total += records
+            .chunks_exact(len)
+            .map(|r| {
+                u64::from(u32::from_le_bytes(
+                    r[key_len..].try_into().expect("4 bytes"),
+                ))
+            })
+            .sum::<u64>();
+        self.body.write(records)
+    }
+
     /// Appends a run encoded by [`EncodedRun::new`], whose hashes must all
     /// follow the last one written.
     ///

@@ -12,7 +12,7 @@ use std::io;
 use std::path::Path;
 
 use crate::build::convert::{shard_bits, FILTER_BYTES_PER_KEY};
-use crate::format::{HashKind, Header, IndexLayout};
+use crate::format::{self, HashKind, Header, IndexLayout, PREFIX_BYTES};
 
 use super::filter::FilterWriter;
 use super::t64::T64Writer;
@@ -41,7 +41,10 @@ use super::IndexWriter;
 /// assert_eq!(AnyIndex::open(&out).unwrap().check(&[0x22; 20]).unwrap().count(), Some(4));
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```
-pub struct SortedWriter(Box<dyn LayoutWriter + Send>);
+pub struct SortedWriter {
+    kind: HashKind,
+    writer: Box<dyn LayoutWriter + Send>,
+}
 
 impl SortedWriter {
     /// Starts writing `output` in `layout`. `records` is the number of
@@ -59,7 +62,7 @@ impl SortedWriter {
         records: u64,
         memory: usize,
     ) -> io::Result<Self> {
-        Ok(SortedWriter(match layout {
+        let writer: Box<dyn LayoutWriter + Send> = match layout {
             IndexLayout::Sorted => Box::new(IndexWriter::create(output, kind)?),
             IndexLayout::T64 => Box::new(T64Writer::create(output, kind)?),
             IndexLayout::Filter => {
@@ -70,7 +73,8 @@ impl SortedWriter {
                     .min((memory / FILTER_BYTES_PER_KEY) as u64);
                 Box::new(FilterWriter::create(output, kind, bits, reserve as usize)?)
             }
-        }))
+        };
+        Ok(SortedWriter { kind, writer })
     }
 
     /// Adds one hash (`kind.byte_len()` bytes, after the previous one in
@@ -81,7 +85,20 @@ impl SortedWriter {
     /// I/O errors, and `InvalidInput` if the hash is out of order.
     #[inline]
     pub fn push(&mut self, hash: &[u8], count: u32) -> io::Result<()> {
-        self.0.push(hash, count)
+        self.writer.push(hash, count)
+    }
+
+    /// Adds the records of 20-bit range `prefix` as a full index stores
+    /// them, after the hashes pushed so far: copied in one piece into a
+    /// full index (see [`IndexWriter::append_range`]), pushed hash by hash
+    /// into the other layouts.
+    ///
+    /// # Errors
+    ///
+    /// As [`push`](Self::push)'s, and `InvalidInput` if `records` is not
+    /// whole records of `prefix`.
+    pub fn push_range(&mut self, prefix: u32, records: &[u8]) -> io::Result<()> {
+        self.writer.push_range(self.kind, prefix, records)
     }
 
     /// Finishes the index and renames it into place.
@@ -90,7 +107,7 @@ impl SortedWriter {
     ///
     /// I/O errors, naming the file.
     pub fn finish(self) -> io::Result<Header> {
-        self.0.finish()
+        self.writer.finish()
     }
 }
 
@@ -98,11 +115,34 @@ impl SortedWriter {
 trait LayoutWriter {
     fn push(&mut self, hash: &[u8], count: u32) -> io::Result<()>;
     fn finish(self: Box<Self>) -> io::Result<Header>;
+
+    /// The records of a range, hash by hash.
+    fn push_range(&mut self, kind: HashKind, prefix: u32, records: &[u8]) -> io::Result<()> {
+        let len = format::record_len(kind);
+        if !records.len().is_multiple_of(len) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("records that are not those of range {prefix:05X}"),
+            ));
+        }
+        let mut hash = [0u8; 20];
+        hash[..PREFIX_BYTES].copy_from_slice(&((prefix >> 4) as u16).to_be_bytes());
+        for record in records.chunks_exact(len) {
+            let (key, count) = record.split_at(len - 4);
+            hash[PREFIX_BYTES..kind.byte_len()].copy_from_slice(key);
+            let count = u32::from_le_bytes(count.try_into().expect("4 bytes"));
+            self.push(&hash[..kind.byte_len()], count)?;
+        }
+        Ok(())
+    }
 }
 
 impl LayoutWriter for IndexWriter {
     fn push(&mut self, hash: &[u8], count: u32) -> io::Result<()> {
         IndexWriter::push(self, hash, count)
+    }
+    fn push_range(&mut self, _: HashKind, prefix: u32, records: &[u8]) -> io::Result<()> {
+        IndexWriter::append_range(self, prefix, records)
     }
     fn finish(self: Box<Self>) -> io::Result<Header> {
         IndexWriter::finish(*self)
