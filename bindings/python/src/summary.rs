@@ -23,6 +23,7 @@ pub(crate) fn summary_dict<'py>(
     let files: u64 = summary.groups.iter().map(|g| u64::from(g.files)).sum();
     dict.set_item("files", files)?;
     dict.set_item("reopened", summary.reopened)?;
+    dict.set_item("finishing", summary.finishing.as_secs_f64())?;
     let groups = PyList::empty(py);
     for group in &summary.groups {
         let g = PyDict::new(py);

@@ -30,7 +30,9 @@
 //!                          the groups' buffers, blocks queued to the
 //!                          writers, each group's bookkeeping, and
 //!                          (Parquet) every open writer's row group and
-//!                          state (`WriterMemory`)
+//!                          state, and the address space its string
+//!                          columns reserve for value lengths, counted
+//!                          when it is admitted (`WriterMemory`)
 //! ```
 //!
 //! The shares of the first four depend on the options (the format, the

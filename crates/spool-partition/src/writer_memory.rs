@@ -9,7 +9,8 @@
 //! flushes its largest row groups.
 //!
 //! Open writers are admitted, not just charged: a writer holds a dictionary
-//! table per column and other state whether its row group is large or
+//! table per column, the address space its string columns reserve for
+//! value lengths, and other state whether its row group is large or
 //! small, so a thread opens one for a new group only while every admitted
 //! writer's typical footprint stays within [`WRITERS_SHARE`] of the budget
 //! (see [`try_admit`](WriterMemory::try_admit)); the other groups spill

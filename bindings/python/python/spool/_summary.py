@@ -43,6 +43,9 @@ class PartitionSummary(TypedDict):
     """Output files written."""
     reopened: int
     """Times a closed output file was opened again (``max_open`` reached)."""
+    finishing: float
+    """Seconds from the last byte read to the dataset visible (the commit;
+    for ``s3://`` output, the uploads and their completion)."""
     groups: List[PartitionGroup]
     """One entry per output key, in the order keys first appeared."""
     stale_removed: List[str]

@@ -132,8 +132,11 @@ impl OpenWriters {
         let schema = &table.files[grouping].1;
         let (columns, dictionaries) = (schema.fields().len(), dictionary_columns(schema).count());
         let fixed = writer_state_bytes(columns);
-        let footprint =
-            fixed + dictionaries * DICTIONARY_TABLE_BYTES + columns * self.run.codec_bytes;
+        // Every string column may be written with delta lengths (the
+        // choice is made at the first batch): its reservation counts.
+        let footprint = fixed
+            + dictionaries * (DICTIONARY_TABLE_BYTES + self.run.lengths_reserve)
+            + columns * self.run.codec_bytes;
         if self.open.len() >= self.max_open || !self.memory().try_admit(footprint) {
             return Ok(false);
         }

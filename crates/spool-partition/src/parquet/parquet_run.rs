@@ -10,10 +10,11 @@ use spool_io::read::Format;
 
 use super::board::Board;
 use super::conversion::Conversion;
+use super::options::Encodings;
 use super::options::ParquetOptions;
 use super::schema::Table;
 use super::syntax::Syntax;
-use super::writer_costs::codec_state_bytes;
+use super::writer_costs::{codec_state_bytes, DELTA_LENGTHS_RESERVE};
 use crate::options::FileLimits;
 use crate::writer_memory::WriterMemory;
 use crate::PartitionError;
@@ -31,6 +32,10 @@ pub(crate) struct ParquetRun {
     pub row_group_bytes: usize,
     /// [`codec_state_bytes`] of the run's compression, per column.
     pub codec_bytes: usize,
+    /// What a string column of an open writer may reserve for its value
+    /// lengths: [`DELTA_LENGTHS_RESERVE`] with [`Encodings::Delta`], 0
+    /// with plain pages.
+    pub lengths_reserve: usize,
     /// Every writer thread's spilled groups, once its input ends.
     pub conversions: Arc<Board<Conversion>>,
     /// When a group's part rolls over to the next (see the `sink` module).
@@ -62,6 +67,10 @@ impl ParquetRun {
             syntax: Syntax::new(input, field_delimiter, record_delimiter),
             row_group_bytes,
             codec_bytes: codec_state_bytes(options.compression),
+            lengths_reserve: match options.encodings {
+                Encodings::Delta => DELTA_LENGTHS_RESERVE,
+                Encodings::Plain => 0,
+            },
             conversions: Arc::new(Board::new()),
             limits,
         })

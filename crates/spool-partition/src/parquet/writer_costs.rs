@@ -49,11 +49,16 @@ pub const fn row_group_metadata_bytes(columns: usize) -> usize {
 /// `DELTA_LENGTH_BYTE_ARRAY` column of an in-progress row group (its
 /// bit-packing encoder starts with a 1 MiB buffer), of which only the
 /// bytes of the lengths written — a byte or two a value, which
-/// `ArrowWriter::memory_size` reports — are ever touched. Not charged: a
-/// page never written is not memory. The `parquet_writer_cost` test pins
-/// it; the peak RSS tests check that it stays address space (with dictionary
-/// columns given the same encoding as their fallback, the reservations
-/// of idle fallbacks raised the peak at 100,000 keys past the budget).
+/// `ArrowWriter::memory_size` reports — are ever written. Not charged as
+/// a row group grows, but counted, per string column, in the footprint an
+/// open writer is admitted with (see the `open_writers` module): glibc
+/// places such a block on freed pages that are still resident as often as
+/// on fresh ones, so with many writers open the reservations became a
+/// large share of the peak RSS (docs/perf/partition-s3.md, "Peak RSS at
+/// 256M"). The `parquet_writer_cost` test pins it; the peak RSS tests
+/// check the result (with dictionary columns given the same encoding as
+/// their fallback, the reservations of idle fallbacks raised the peak at
+/// 100,000 keys past the budget).
 pub const DELTA_LENGTHS_RESERVE: usize = 1 << 20;
 
 /// What a dictionary-encoded column (a string column: see
