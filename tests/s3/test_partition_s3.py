@@ -12,6 +12,7 @@ import io
 import os
 import pathlib
 import random
+import resource
 import subprocess
 import time
 import uuid
@@ -223,3 +224,25 @@ def test_parts_leave_while_the_input_is_read(s3, bucket, tmp_path):
     for key, want in lines.items():
         got = s3.get_object(Bucket=bucket, Key=f"big/col1={key}/part-00000.csv")["Body"].read().decode()
         assert got == "".join(want), key
+
+
+def test_many_keys_within_a_low_open_file_limit(s3, bucket, tmp_path):
+    """1,500 keys with at most 1,024 descriptors: the commit sends every
+    file's upload, but opens a file only while one of its parts is in
+    flight (it used to open all of them at once: EMFILE at 100,000 keys)."""
+    path = tmp_path / "many.csv"
+    with open(path, "w") as f:
+        f.write("key,seq\n")
+        for i in range(6_000):
+            f.write(f"k{i % 1_500},{i}\n")
+
+    def low_limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+
+    out = subprocess.run([SPOOL, "partition", *map(str, csv_args(path, f"s3://{bucket}/many/"))],
+                         capture_output=True, text=True, preexec_fn=low_limit)
+    assert out.returncode == 0, out.stderr
+    keys = objects(s3, bucket, "many/")
+    assert len([k for k in keys if not k.endswith("_partitions.tsv")]) == 1_500
+    rows = manifest_rows(s3, bucket, "many/_partitions.tsv")
+    assert sum(int(r[3]) for r in rows) == 6_000

@@ -161,15 +161,18 @@ async fn send_parts(
     let key = &sending.upload.key;
     let failed = |e: object_store::Error| std::io::Error::other(format!("uploading {key}: {e}"));
     let path = object_key(key)?;
-    let local = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(file);
-    let local = local.map_err(|e| spool_io::input::with_path(e, file))?;
     // An empty file is one empty part.
     while sending.sent < end || sending.upload.parts.is_empty() && end == 0 {
         let len = (end - sending.sent).min(PART_BYTES as u64);
         let permit = permits.acquire().await.expect("never closed");
+        // Opened only while a permit is held: every file of the run has a
+        // task waiting here, and a run of 100,000 keys must not hold
+        // 100,000 descriptors (EMFILE); at most one per part in flight.
+        let local = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(file);
+        let local = local.map_err(|e| spool_io::input::with_path(e, file))?;
         let mut part = vec![0; len as usize];
         (local.read_exact_at(&mut part, sending.sent))
             .map_err(|e| spool_io::input::with_path(e, file))?;
