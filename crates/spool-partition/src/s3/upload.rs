@@ -179,9 +179,12 @@ async fn send_parts(
         let index = sending.upload.parts.len();
         let put = s3.put_part(&path, &sending.upload.id, index, PutPayload::from(part));
         let etag = put.await.map_err(failed)?.content_id;
+        punch_out(&local, sending.sent, len);
+        // The file is closed before the permit goes back, so descriptors
+        // never outnumber permits.
+        drop(local);
         drop(permit);
         sending.upload.parts.push(etag);
-        punch_out(&local, sending.sent, len);
         sending.sent += len;
     }
     Ok(())
