@@ -292,22 +292,18 @@ fn kill_9_or_ctrl_c_at_random_moments_then_resume_gives_the_same_index() {
     let got = dir.0.join("got.idx");
     let start = Instant::now();
     ok(download(&served.base, &got, false, false, &[]));
-    let whole = start.elapsed().as_micros() as u64;
+    let mut moments = KillMoments::new(start.elapsed(), 0x9E37_79B9_7F4A_7C15);
     same_bytes(&got, &expected);
-    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
     let mut interrupted = 0;
     for trial in 0..20 {
         std::fs::remove_file(&got).unwrap();
         std::fs::remove_file(dir.0.join("got.idx.etags")).unwrap();
         // One to three interruptions, each at a random moment of a run.
         for _ in 0..1 + trial % 3 {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
             let mut child = download(&served.base, &got, false, false, &[])
                 .spawn()
                 .unwrap();
-            std::thread::sleep(Duration::from_micros(rng % (whole + whole / 4)));
+            std::thread::sleep(moments.next());
             let signal = if trial % 5 == 4 {
                 libc::SIGINT
             } else {
@@ -316,7 +312,9 @@ fn kill_9_or_ctrl_c_at_random_moments_then_resume_gives_the_same_index() {
             // SAFETY: kill has no memory-safety preconditions; the pid is
             // our own child's, not reaped yet.
             unsafe { libc::kill(child.id() as libc::pid_t, signal) };
-            if !child.wait().unwrap().success() {
+            if child.wait().unwrap().success() {
+                moments.missed();
+            } else {
                 interrupted += 1;
                 // Stopped after the rename: the output is whole. Never a
                 // partial index under the output's name.

@@ -5,7 +5,7 @@
 //! anything is fetched.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[path = "support/download.rs"]
 mod download_support;
@@ -103,25 +103,23 @@ fn kill_9_then_resume_gives_the_same_ranges_folder() {
     };
     let start = Instant::now();
     ok(run());
-    let whole = start.elapsed().as_micros() as u64;
+    let mut moments = KillMoments::new(start.elapsed(), 0x2545_F491_4F6C_DD1D);
     same_ranges(&ranges, &sampled);
     let expected = dir.0.join("expected.idx");
     std::fs::rename(&got, &expected).unwrap();
-    let mut rng = 0x2545_F491_4F6C_DD1Du64;
     let mut interrupted = 0;
     for _ in 0..6 {
         std::fs::remove_dir_all(&ranges).unwrap();
         let _ = std::fs::remove_file(&got);
         for _ in 0..2 {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
             let mut child = run().spawn().unwrap();
-            std::thread::sleep(Duration::from_micros(rng % whole));
+            std::thread::sleep(moments.next());
             // SAFETY: kill has no memory-safety preconditions; the pid is
             // our own child's, not reaped yet.
             unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGKILL) };
-            if !child.wait().unwrap().success() {
+            if child.wait().unwrap().success() {
+                moments.missed();
+            } else {
                 interrupted += 1;
             }
             // Whole or not there; killed after the folder's rename, the

@@ -139,3 +139,33 @@ impl Drop for Served {
         let _ = self.child.wait();
     }
 }
+
+/// Random moments at which to kill a run, within how long a run takes.
+/// The window starts at a measured run's length; each kill that comes
+/// after the run already finished narrows it by a third, so a machine
+/// where later runs go faster than the first (warm caches, a resumed
+/// journal) still gets its runs interrupted rather than outrun.
+pub struct KillMoments {
+    window_us: u64,
+    rng: u64,
+}
+
+impl KillMoments {
+    pub fn new(run: std::time::Duration, seed: u64) -> KillMoments {
+        let window_us = (run.as_micros() as u64).max(1_000);
+        KillMoments { window_us, rng: seed | 1 }
+    }
+
+    /// The next moment, uniform in the window (xorshift64).
+    pub fn next(&mut self) -> std::time::Duration {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        std::time::Duration::from_micros(self.rng % self.window_us)
+    }
+
+    /// The last kill came after the run finished: aim earlier.
+    pub fn missed(&mut self) {
+        self.window_us = (self.window_us * 2 / 3).max(1_000);
+    }
+}
