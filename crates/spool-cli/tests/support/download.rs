@@ -153,7 +153,10 @@ pub struct KillMoments {
 impl KillMoments {
     pub fn new(run: std::time::Duration, seed: u64) -> KillMoments {
         let window_us = (run.as_micros() as u64).max(1_000);
-        KillMoments { window_us, rng: seed | 1 }
+        KillMoments {
+            window_us,
+            rng: seed | 1,
+        }
     }
 
     /// The next moment, uniform in the window (xorshift64).
