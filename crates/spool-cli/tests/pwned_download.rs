@@ -89,20 +89,7 @@ fn http1_forced_against_serve_downloads_and_updates_the_same_index() {
     same_bytes(&got, &expected);
     // Nothing changed upstream: every range answers 304 over HTTP/1.1 too.
     let updated = dir.0.join("updated.idx");
-    let stderr = ok(spool(&[
-        "pwned",
-        "update",
-        "-q",
-        "--http1",
-        "--prefixes",
-        SUBSET,
-        "--url",
-        &served.base,
-        "-i",
-        path(&got),
-        "-o",
-        path(&updated),
-    ]));
+    let stderr = ok(update(&served.base, SUBSET, &got, &updated, &["--http1"]));
     assert!(stderr.contains("over HTTP/1.1"), "{stderr}");
     assert!(
         stderr.contains(&format!("{SUBSET_END} ranges unchanged (304), 0 changed")),
