@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::{frame_crc, Frame, Origin, Resumed, Shape, FRAME_HEAD, HEADER_LEN};
 
-/// Reads the complete journal at `path` (after [`Journal::sync`]) and
+/// Reads the complete journal at `path` (after [`Journal::sync`](super::Journal::sync)) and
 /// hands each frame to `each`, in prefix order.
 ///
 /// # Errors
