@@ -36,11 +36,11 @@
 //! earlier one (the reorder windows, one per lane: ranges complete in any
 //! order and are written in prefix order, and a lane does not ask for a
 //! range until its range `concurrency / lanes` before it is taken), and
-//! three blocks of 128 ranges per lane wait to be
-//! appended (`lanes.rs`). Each range holds its hashes packed (22
-//! bytes per SHA-1 hash) and, while it is read, its body of at most
-//! [`MAX_BODY`] bytes. The journal is a file; building a
-//! filter at the end holds one shard's keys within `Options::memory`.
+//! three blocks of 128 ranges per lane wait to be appended (`lanes.rs`).
+//! Each range holds its hashes packed (22 bytes per SHA-1 hash) and, while
+//! it is read, its body of at most [`MAX_BODY`] bytes. The journal is a
+//! file; building a filter at the end holds one shard's keys within
+//! `Options::memory`.
 //!
 //! # Resume
 //!
