@@ -28,6 +28,10 @@
 #   ROUNDS=1 WORK=DIR (default a temporary folder)
 #   STEPS="download update" (either, to split a long run into shorter ones)
 #   UPSTREAM=nginx|serve
+#   HTTP1=1  spool speaks HTTP/1.1 only (--http1), e.g. to compare with
+#            HTTP/2 against UPSTREAM=serve
+#   COLD=1   the previous index's pages are dropped from the page cache
+#            before each update (as for an index last read a month ago)
 #   WARMUP=1 one untimed download first, so that every timed run finds the
 #            range files in the page cache (a first run after other work
 #            had evicted them took about twice as long)
@@ -84,6 +88,8 @@ trap stop EXIT
 [ -f "$work/reference.idx" ] || "$spool" pwned build -q -o "$work/reference.idx" "$ranges"
 
 url='http://127.0.0.1:8090/{prefix}'
+proto=()
+[ -z "${HTTP1:-}" ] || proto=(--http1)
 serve() { # INDEX: `spool pwned serve` of it on 127.0.0.1:8091, replacing a running one
   [ -z "$serve_pid" ] || { kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true; }
   "$spool" pwned serve --listen 127.0.0.1:8091 --sha1 "$1" 2>"$work/serve.log" &
@@ -103,7 +109,7 @@ timed() { # NAME COMMAND...: one line "NAME wall cpu peak_rss_kib"
 }
 spool_run() {
   rm -f "$work/spool.idx" "$work/spool.idx.etags" "$work/.spool.idx.download"
-  timed spool "$spool" pwned download -q --concurrency 300 \
+  timed spool "$spool" pwned download -q --concurrency 300 "${proto[@]}" \
     --url "$url" -o "$work/spool.idx"
   cmp "$work/spool.idx" "$work/reference.idx"
 }
@@ -142,7 +148,8 @@ trap 'restore; stop' EXIT
 [ "$upstream" != serve ] || serve "$work/changed.idx"
 for _ in 1 2; do
   rm -f "$work/updated.idx" "$work/updated.idx.etags"
-  timed update "$spool" pwned update -q --concurrency 300 \
+  [ -z "${COLD:-}" ] || python3 -c 'import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$work/spool.idx"
+  timed update "$spool" pwned update -q --concurrency 300 "${proto[@]}" \
     --url "$url" -i "$work/spool.idx" -o "$work/updated.idx"
   grep -o '[0-9]* ranges unchanged (304)' "$work/stderr"
   cmp "$work/updated.idx" "$work/changed.idx"

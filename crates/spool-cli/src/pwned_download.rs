@@ -70,9 +70,13 @@ struct NetArgs {
     /// Where the ranges come from: a base URL (`/range/PREFIX` is
     /// appended), e.g. `http://mirror:8080` for another `spool pwned
     /// serve`, or a URL with `{prefix}` in it. HTTP/2 over TLS (ALPN) or in
-    /// plain text (prior knowledge), else HTTP/1.1.
+    /// plain text (prior knowledge), else HTTP/1.1 (see `--http1`).
     #[arg(long, default_value = OFFICIAL)]
     url: String,
+    /// Speak HTTP/1.1 only, never HTTP/2 (for proxies that pass HTTP/1.1
+    /// alone); `--concurrency` connections are then opened.
+    #[arg(long)]
+    http1: bool,
     /// Requests in flight at once; ranges arrive in any order and are
     /// written in prefix order, so this is also how many ranges may wait in
     /// memory for an earlier one.
@@ -94,6 +98,10 @@ struct NetArgs {
     /// No progress bar.
     #[arg(short, long)]
     quiet: bool,
+    /// Fetching threads, each with its own connections (default: one per
+    /// core), for measurements.
+    #[arg(long, hide = true)]
+    lanes: Option<usize>,
     /// Only the prefixes FIRST-LAST (hex, inclusive), for tests: the index
     /// then holds those ranges alone.
     #[arg(long, hide = true, value_parser = parse_prefixes)]
@@ -114,6 +122,10 @@ fn parse_prefixes(text: &str) -> Result<std::ops::Range<u32>, String> {
 impl NetArgs {
     fn apply(&self, opts: &mut Options) {
         opts.url = self.url.clone();
+        opts.http1 = self.http1;
+        if let Some(lanes) = self.lanes {
+            opts.lanes = lanes.max(1);
+        }
         opts.concurrency = self.concurrency;
         opts.timeout = Duration::from_secs(self.timeout.max(1));
         opts.attempts = self.attempts;

@@ -73,6 +73,31 @@ fn a_whole_download_of_every_range_equals_the_build() {
     assert!(dir.0.join("got.idx.etags").exists());
 }
 
+#[test]
+fn http1_forced_against_serve_downloads_and_updates_the_same_index() {
+    let dir = Dir::new("download-http1");
+    let (text, index) = served_sample(&dir, 100_000, 7, false);
+    let served = Served::start(&index, false);
+    let part = subset(&dir, &text, "part", SUBSET_END);
+    let expected = dir.0.join("expected.idx");
+    build(&part, &expected, "full", false);
+    // serve speaks HTTP/2 in plain text too: without --http1 the
+    // download would use it.
+    let got = dir.0.join("got.idx");
+    let stderr = ok(download(&served.base, &got, false, false, &["--http1"]));
+    assert!(stderr.contains("over HTTP/1.1"), "{stderr}");
+    same_bytes(&got, &expected);
+    // Nothing changed upstream: every range answers 304 over HTTP/1.1 too.
+    let updated = dir.0.join("updated.idx");
+    let stderr = ok(update(&served.base, SUBSET, &got, &updated, &["--http1"]));
+    assert!(stderr.contains("over HTTP/1.1"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{SUBSET_END} ranges unchanged (304), 0 changed")),
+        "{stderr}"
+    );
+    same_bytes(&updated, &expected);
+}
+
 /// What the fault server does to a range's first answer.
 #[derive(Clone, Copy, Debug)]
 enum Fault {

@@ -6,30 +6,12 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
 
 #[path = "support/download.rs"]
 mod download_support;
 mod support;
 use download_support::*;
 use support::Dir;
-
-/// `pwned update -q` of `prefixes` from `base`; its stderr.
-fn update(base: &str, prefixes: &str, input: &Path, output: &Path) -> String {
-    ok(spool(&[
-        "pwned",
-        "update",
-        "-q",
-        "--prefixes",
-        prefixes,
-        "--url",
-        base,
-        "-i",
-        path(input),
-        "-o",
-        path(output),
-    ]))
-}
 
 #[test]
 fn update_fetches_only_the_changed_ranges_and_equals_a_fresh_download() {
@@ -63,7 +45,7 @@ fn update_fetches_only_the_changed_ranges_and_equals_a_fresh_download() {
     build(&new_path, &new_index, "full", false);
     let served = Served::start(&new_index, false);
     let updated = dir.0.join("updated.idx");
-    let stderr = update(&served.base, SUBSET, &old, &updated);
+    let stderr = ok(update(&served.base, SUBSET, &old, &updated, &[]));
     let unchanged = u64::from(SUBSET_END) - changed.len() as u64;
     assert!(
         stderr.contains(&format!(
@@ -80,7 +62,7 @@ fn update_fetches_only_the_changed_ranges_and_equals_a_fresh_download() {
         &dir.0.join("fresh.idx.etags"),
     );
     // Updating in place: nothing changed since, so every range is a 304.
-    let stderr = update(&served.base, SUBSET, &updated, &updated);
+    let stderr = ok(update(&served.base, SUBSET, &updated, &updated, &[]));
     assert!(
         stderr.contains(&format!("{SUBSET_END} ranges unchanged (304), 0 changed")),
         "{stderr}"
@@ -168,7 +150,7 @@ fn update_copies_unchanged_runs_wherever_they_are_and_equals_a_fresh_download() 
     }
     let served = Served::start(&new_served, false);
     let updated = dir.0.join("updated.idx");
-    let stderr = update(&served.base, &prefixes, &previous, &updated);
+    let stderr = ok(update(&served.base, &prefixes, &previous, &updated, &[]));
     assert!(
         stderr.contains(&format!(
             "{} ranges unchanged (304), {changed} changed",

@@ -1,17 +1,18 @@
 //! The HTTP client: which protocol, which URL for a range.
 //!
-//! Over TLS (`https://`) rustls offers HTTP/2 and HTTP/1.1 by ALPN and the
-//! server picks. In plain text (`http://`) there is nothing to negotiate
+//! `Options::http1` asks for HTTP/1.1 alone (for proxies that pass nothing
+//! else). Otherwise, over TLS (`https://`) rustls offers HTTP/2 and
+//! HTTP/1.1 by ALPN and the server picks. In plain text (`http://`) there is nothing to negotiate
 //! with, so the first range is asked for with HTTP/2 prior knowledge (h2c,
 //! what `spool pwned serve` speaks); if the server answers that in any way
 //! but HTTP/2, the download uses HTTP/1.1 (nginx, most static file
 //! servers). A server that cannot be connected to at all ends the
 //! download at once.
 //!
-//! HTTP/2 carries every request over one connection, as many at once as
+//! HTTP/2 carries a lane's requests (`lanes.rs`) over one connection, as many at once as
 //! the server's `SETTINGS_MAX_CONCURRENT_STREAMS` allows (the client
 //! queues the rest); HTTP/1.1 opens one connection per request in flight,
-//! reused from a pool.
+//! reused from the lane's pool.
 
 use std::time::Duration;
 
@@ -64,38 +65,56 @@ pub fn range_url(template: &str, prefix: u32, ntlm: bool) -> String {
     url
 }
 
-/// Builds the client for `opts`'s URL, probing a plain-text server for
-/// HTTP/2 with range `probe`.
+/// Which protocol to speak to `opts`'s server: HTTP/1.1 if asked for
+/// (`Options::http1`); over TLS HTTP/2, which ALPN turns into HTTP/1.1 if
+/// the server wants; in plain text HTTP/2 if the server answers range
+/// `probe` so.
 ///
 /// # Errors
 ///
-/// A message if no client can be built or the server answers neither
-/// protocol.
-pub async fn connect(opts: &Options, probe: u32) -> Result<(Client, Protocol), String> {
-    // The process's rustls provider: ring, as spool-serve's. Installing it
-    // a second time fails harmlessly.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let base = || {
-        Client::builder()
-            .user_agent(concat!("spool/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(opts.timeout)
-            .pool_max_idle_per_host(opts.concurrency)
-            .pool_idle_timeout(Duration::from_secs(30))
-            .tcp_nodelay(true)
-    };
-    let build = |b: reqwest::ClientBuilder| b.build().map_err(|e| format!("HTTP client: {e}"));
-    if !opts.url.starts_with("http://") {
-        return Ok((build(base())?, Protocol::Http2));
+/// A message if no client can be built or no connection made.
+pub async fn probe(opts: &Options, probe: u32) -> Result<Protocol, String> {
+    if opts.http1 {
+        return Ok(Protocol::Http1);
     }
-    let h2c = build(base().http2_prior_knowledge().http2_adaptive_window(true))?;
+    if !opts.url.starts_with("http://") {
+        return Ok(Protocol::Http2);
+    }
+    let h2c = build(opts, Protocol::Http2)?;
     let url = range_url(&opts.url, probe, opts.kind == spool_pwned::HashKind::Ntlm);
     match h2c.get(&url).timeout(opts.timeout).send().await {
-        Ok(r) if r.status() != StatusCode::HTTP_VERSION_NOT_SUPPORTED => Ok((h2c, Protocol::Http2)),
+        Ok(r) if r.status() != StatusCode::HTTP_VERSION_NOT_SUPPORTED => Ok(Protocol::Http2),
         Err(e) if e.is_connect() => Err(format!("{url}: {}", chain(&e))),
         // Anything else: the server does not speak HTTP/2 in plain text.
         // HTTP/1.1 is not probed: its failures are retried as any range's.
-        _ => Ok((build(base().http1_only())?, Protocol::Http1)),
+        _ => Ok(Protocol::Http1),
     }
+}
+
+/// A client for `opts`'s server speaking `protocol` (in plain text; over
+/// TLS, `Http2` offers both and the server picks).
+///
+/// # Errors
+///
+/// A message if the client cannot be built.
+pub fn build(opts: &Options, protocol: Protocol) -> Result<Client, String> {
+    // The process's rustls provider: ring, as spool-serve's. Installing it
+    // a second time fails harmlessly.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let builder = Client::builder()
+        .user_agent(concat!("spool/", env!("CARGO_PKG_VERSION")))
+        .connect_timeout(opts.timeout)
+        .pool_max_idle_per_host(opts.concurrency)
+        .pool_idle_timeout(Duration::from_secs(30))
+        .tcp_nodelay(true);
+    let builder = match protocol {
+        Protocol::Http1 => builder.http1_only(),
+        Protocol::Http2 if opts.url.starts_with("http://") => {
+            builder.http2_prior_knowledge().http2_adaptive_window(true)
+        }
+        Protocol::Http2 => builder,
+    };
+    builder.build().map_err(|e| format!("HTTP client: {e}"))
 }
 
 /// An error with its causes, one after the other: reqwest's own message

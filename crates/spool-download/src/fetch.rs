@@ -42,9 +42,8 @@ pub const LONGEST_PAUSE: Duration = Duration::from_secs(10);
 /// The longest `Retry-After` honoured.
 pub const LONGEST_RETRY_AFTER: Duration = Duration::from_secs(300);
 
-/// What the fetching tasks share.
+/// What the fetching tasks share (the lanes' clients aside).
 pub(crate) struct Shared {
-    pub client: Client,
     pub opts: Options,
     pub shape: Shape,
     pub previous: Option<Previous>,
@@ -69,12 +68,16 @@ impl Failure {
 }
 
 /// Fetches range `prefix` (or keeps the previous index's, on `304`).
-pub(crate) async fn fetch_range(shared: Arc<Shared>, prefix: u32) -> Result<Frame, DownloadError> {
+pub(crate) async fn fetch_range(
+    shared: Arc<Shared>,
+    client: Client,
+    prefix: u32,
+) -> Result<Frame, DownloadError> {
     let url = range_url(&shared.opts.url, prefix, shared.opts.kind == HashKind::Ntlm);
     let mut attempt = 0;
     loop {
         attempt += 1;
-        let failure = match attempt_once(&shared, prefix, &url).await {
+        let failure = match attempt_once(&shared, &client, prefix, &url).await {
             Ok(Ok(frame)) => return Ok(frame),
             Ok(Err(failure)) => failure,
             Err(fatal) => return Err(fatal),
@@ -114,11 +117,12 @@ fn pause(failed: u32) -> Duration {
 /// `Err` a failure that ends the download.
 async fn attempt_once(
     shared: &Shared,
+    client: &Client,
     prefix: u32,
     url: &str,
 ) -> Result<Result<Frame, Failure>, DownloadError> {
     let etag = shared.previous.as_ref().and_then(|p| p.etags.get(prefix));
-    let mut request = shared.client.get(url).timeout(shared.opts.timeout);
+    let mut request = client.get(url).timeout(shared.opts.timeout);
     if let Some(tag) = etag {
         request = request.header(IF_NONE_MATCH, tag);
     }

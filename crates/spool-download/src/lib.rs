@@ -13,6 +13,9 @@
 //! ```
 //!
 //! - `client.rs`: the HTTP client and the URL of a range;
+//! - `lanes.rs`: the fetching spread over the cores, one thread and
+//!   connection (or pool of them) per core, handing blocks of ranges to
+//!   the journal in prefix order;
 //! - `fetch.rs`: one range, checked and retried until it arrives whole;
 //! - `journal.rs`: the ranges accepted so far, in prefix order, in a file
 //!   that survives any interruption: the next run resumes from it;
@@ -30,12 +33,14 @@
 //! # Bounds
 //!
 //! At most `Options::concurrency` ranges are in flight or waiting for an
-//! earlier one (the reorder window: ranges complete in any order and are
-//! written in prefix order, and a range is not asked for until the range
-//! `concurrency` before it is written). Each holds its hashes packed (22
-//! bytes per SHA-1 hash) and, while it is read, its body of at most
-//! [`MAX_BODY`] bytes. The journal is a file; building a
-//! filter at the end holds one shard's keys within `Options::memory`.
+//! earlier one (the reorder windows, one per lane: ranges complete in any
+//! order and are written in prefix order, and a lane does not ask for a
+//! range until its range `concurrency / lanes` before it is taken), and
+//! three blocks of 128 ranges per lane wait to be appended (`lanes.rs`).
+//! Each range holds its hashes packed (22 bytes per SHA-1 hash) and, while
+//! it is read, its body of at most [`MAX_BODY`] bytes. The journal is a
+//! file; building a filter at the end holds one shard's keys within
+//! `Options::memory`.
 //!
 //! # Resume
 //!
@@ -50,11 +55,10 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use futures_util::StreamExt as _;
 use spool_io::write::OutputLock;
 use spool_pwned::format::IndexLayout;
 use spool_pwned::range_body::RANGES;
@@ -63,6 +67,7 @@ pub mod client;
 pub mod etags;
 mod fetch;
 pub mod journal;
+mod lanes;
 mod options;
 mod previous;
 mod publish;
@@ -71,7 +76,6 @@ mod text;
 pub use fetch::{FIRST_PAUSE, LONGEST_PAUSE, LONGEST_RETRY_AFTER, MAX_BODY};
 pub use options::{Options, Progress, Report, OFFICIAL};
 
-use fetch::{fetch_range, Shared};
 use journal::{Journal, Shape};
 use previous::Previous;
 
@@ -178,13 +182,17 @@ pub fn download(opts: &Options, progress: Arc<Progress>) -> Result<Report, Downl
         ..Report::default()
     };
     let previous = if resumed.next < end {
+        let _read_ahead = opts
+            .previous
+            .as_deref()
+            .map(|path| previous::ReadAhead::start(path, progress.clone()));
         let parts = Parts {
             opts: opts.clone(),
             shape,
             previous,
             progress: progress.clone(),
         };
-        let (shared, protocol) = fetch_all(parts, resumed.next..end, &mut journal)?;
+        let (shared, protocol) = lanes::fetch_all(parts, resumed.next..end, &mut journal)?;
         journal.sync()?;
         report.protocol = Some(protocol);
         report.fetched = u64::from(end - resumed.next);
@@ -206,63 +214,12 @@ pub fn download(opts: &Options, progress: Arc<Progress>) -> Result<Report, Downl
     Ok(report)
 }
 
-/// What the fetching tasks will share, but the client.
-struct Parts {
+/// What the fetching lanes will share.
+pub(crate) struct Parts {
     opts: Options,
     shape: Shape,
     previous: Option<Previous>,
     progress: Arc<Progress>,
-}
-
-/// Fetches `prefixes` into `journal`, in prefix order, on a runtime
-/// of its own (one thread); returns the state the tasks shared and the
-/// protocol spoken.
-fn fetch_all(
-    parts: Parts,
-    prefixes: std::ops::Range<u32>,
-    journal: &mut Journal,
-) -> Result<(Shared, client::Protocol), DownloadError> {
-    // One thread: the requests, the checks and the journal's appends are
-    // each too small to gain from a second one, and a multi-threaded
-    // runtime spent more CPU time waking its threads than they saved (the
-    // measurement: docs/perf/pwned-download.md).
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let (client, protocol) = runtime
-        .block_on(client::connect(&parts.opts, prefixes.start))
-        .map_err(DownloadError::Connect)?;
-    let window = parts.opts.concurrency.max(1);
-    let shared = Arc::new(Shared {
-        client,
-        opts: parts.opts,
-        shape: parts.shape,
-        previous: parts.previous,
-        progress: parts.progress,
-        failures: AtomicU64::new(0),
-    });
-    let written: Result<(), DownloadError> = runtime.block_on(async {
-        // `buffered` is the reorder window: it starts the next range's
-        // task only when the oldest of `window` is taken, and hands the
-        // ranges out in prefix order.
-        let mut ranges = futures_util::stream::iter(prefixes)
-            .map(|prefix| tokio::spawn(fetch_range(shared.clone(), prefix)))
-            .buffered(window);
-        while let Some(joined) = ranges.next().await {
-            let frame =
-                joined.map_err(|e| io::Error::other(format!("a fetch task failed: {e}")))??;
-            journal.append(&frame)?;
-            Progress::add(&shared.progress.hashes, u64::from(frame.hashes));
-            Progress::add(&shared.progress.ranges, 1);
-        }
-        Ok(())
-    });
-    // Ends the tasks still running after a failure, so that the state
-    // they share has one owner again.
-    drop(runtime);
-    written?;
-    let shared = Arc::into_inner(shared).expect("every fetch task has ended");
-    Ok((shared, protocol))
 }
 
 /// `.NAME.download` beside `output`.

@@ -38,6 +38,12 @@ pub struct Options {
     /// Requests in flight at once; also the reorder window (see the
     /// crate docs).
     pub concurrency: usize,
+    /// Speak HTTP/1.1 only, even to a server that offers HTTP/2 (some
+    /// proxies pass HTTP/1.1 alone).
+    pub http1: bool,
+    /// Threads fetching, each with its own runtime and connections
+    /// (`lanes.rs`): one per core by default.
+    pub lanes: usize,
     /// Time limit of one request, connecting included.
     pub timeout: Duration,
     /// Attempts per range before the download fails.
@@ -64,6 +70,8 @@ impl Options {
             ranges: None,
             previous: None,
             concurrency: 256,
+            http1: false,
+            lanes: std::thread::available_parallelism().map_or(1, usize::from),
             timeout: Duration::from_secs(30),
             attempts: 10,
             error_budget: 10_000,

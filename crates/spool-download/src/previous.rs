@@ -5,15 +5,29 @@
 //! Only a full index can be updated: it holds each range's whole hashes,
 //! which the new index needs again. A t64 index keeps 64 bits of each and
 //! a filter none.
+//!
+//! Every kept range is read (its hash count, its blocks checked) as its
+//! `304` arrives, in prefix order, and copied at the end. The index is
+//! mapped, so a range not in the page cache — the usual case for an index
+//! last touched a month ago — stops the fetching thread on a page fault
+//! and a small disk read. [`ReadAhead`] reads the file in order on a
+//! thread of its own, a little ahead of the fetching, in large reads.
 
-use std::path::Path;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
 
 use spool_pwned::format::IndexLayout;
-use spool_pwned::range_body::prefix_hex;
+use spool_pwned::range_body::{prefix_hex, RANGES};
 use spool_pwned::{AnyIndex, Index};
 
 use crate::etags::{sidecar_path, Etags};
 use crate::journal::{Frame, Origin, PreviousId};
+use crate::options::Progress;
 use crate::DownloadError;
 
 /// The previous index and its ranges' ETags.
@@ -93,4 +107,61 @@ impl Previous {
             ))
         })
     }
+}
+
+/// How far [`ReadAhead`] reads ahead of the fetching.
+const AHEAD: u64 = 256 << 20;
+
+/// A thread reading the previous index's file in order into the page
+/// cache, at most [`AHEAD`] bytes past where the fetching is (the
+/// fetching's share of the ranges, as a share of the file). Stops at the
+/// file's end, at the first error (reading ahead is only a help), or when
+/// dropped.
+pub(crate) struct ReadAhead {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl ReadAhead {
+    /// Starts reading `path` ahead of `progress`.
+    pub fn start(path: &Path, progress: Arc<Progress>) -> ReadAhead {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (path, flag) = (PathBuf::from(path), stop.clone());
+        let thread = std::thread::Builder::new()
+            .name("spool-read-ahead".into())
+            .spawn(move || {
+                let _ = read_ahead(&path, &progress, &flag);
+            })
+            .ok();
+        ReadAhead { stop, thread }
+    }
+}
+
+impl Drop for ReadAhead {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn read_ahead(path: &Path, progress: &Progress, stop: &AtomicBool) -> std::io::Result<()> {
+    let mut file = File::open(path)?;
+    let len = file.metadata()?.len();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut read = 0u64;
+    while !stop.load(Ordering::Relaxed) && read < len {
+        let done = progress.ranges.load(Ordering::Relaxed);
+        let fetched = (len as u128 * u128::from(done) / u128::from(RANGES)) as u64;
+        if read >= fetched + AHEAD {
+            std::thread::sleep(Duration::from_millis(5));
+            continue;
+        }
+        match file.read(&mut buf)? {
+            0 => break,
+            n => read += n as u64,
+        }
+    }
+    Ok(())
 }

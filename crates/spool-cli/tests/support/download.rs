@@ -90,6 +90,23 @@ pub fn download(url: &str, out: &Path, ntlm: bool, all: bool, extra: &[&str]) ->
     spool(&args)
 }
 
+/// `spool pwned update` of `prefixes` from `base` (quiet), `input` into
+/// `output`, with `extra` arguments.
+pub fn update(base: &str, prefixes: &str, input: &Path, output: &Path, extra: &[&str]) -> Command {
+    let mut args = vec![
+        "pwned",
+        "update",
+        "-q",
+        "--prefixes",
+        prefixes,
+        "--url",
+        base,
+    ];
+    args.extend(["-i", path(input), "-o", path(output)]);
+    args.extend(extra);
+    spool(&args)
+}
+
 pub fn same_bytes(a: &Path, b: &Path) {
     let (x, y) = (std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
     assert!(
