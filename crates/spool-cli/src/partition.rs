@@ -112,7 +112,8 @@ pub struct Args {
     /// Most output files open at once (default: 256); least recently used
     /// ones are closed and reopened in append mode. Fewer if the open-file
     /// limit (ulimit -n, raised to its hard limit first) cannot take as
-    /// many beside 64 descriptors kept for everything else.
+    /// many beside the descriptors kept for everything else (20, one per
+    /// input read at once, 3 per Parquet writer, 2 per S3 upload).
     #[arg(long, value_name = "N", value_parser = crate::count::parse_count)]
     max_open: Option<usize>,
     /// Output layout.

@@ -162,11 +162,11 @@ fn a_limit_too_low_for_one_output_file_is_refused() {
     let input = dir.0.join("in.tsv");
     write_input(&input, 100, 0);
     let out = dir.0.join("out");
-    let result = partition(&input, &out, 32, &[]);
+    let result = partition(&input, &out, 16, &[]);
     let stderr = String::from_utf8_lossy(&result.stderr);
     assert_eq!(result.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("the open-file limit (ulimit -n) is 32"),
+        stderr.contains("the open-file limit (ulimit -n) is 16"),
         "{stderr}"
     );
     assert!(!out.exists(), "a refused run left its output");

@@ -299,7 +299,7 @@ impl MemoryPlan {
     /// read, each holding one part: as many parts as fit in half the
     /// total, 1 to 16.
     pub fn uploads_in_flight(&self) -> usize {
-        (self.total / 2 / crate::s3::PART_BYTES).clamp(1, 16)
+        uploads_in_flight(self.total)
     }
 
     /// Freed memory each allocator arena may keep for reuse in a Parquet
@@ -393,6 +393,12 @@ fn too_small(options: &Options, max_open: usize, total: usize) -> PartitionError
 /// Parts an `s3://` run of `total` sends at once while it reads.
 fn parts_during_run(total: usize) -> usize {
     (total / 16 / crate::s3::PART_BYTES).clamp(1, 4)
+}
+
+/// Upload requests an `s3://` run of `total` keeps in flight once its
+/// input is read (no fewer than [`parts_during_run`]).
+pub(crate) fn uploads_in_flight(total: usize) -> usize {
+    (total / 2 / crate::s3::PART_BYTES).clamp(1, 16)
 }
 
 /// In-memory size at which a Parquet writer flushes its row group in a

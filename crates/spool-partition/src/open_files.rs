@@ -11,6 +11,8 @@
 //!   soft < need ─► raise soft (≤ hard)               read at once
 //!   still short ─► --max-open clamped to the         + 3 per Parquet
 //!                  most that fit                       writer thread
+//!                                                  + 2 per s3:// upload
+//!                                                    in flight
 //!   not even one output file fits ─► refused, naming the limit
 //! ```
 //!
@@ -29,14 +31,11 @@
 
 use crate::{Options, OutputFormat, PartitionError};
 
-/// Descriptors set aside for everything but the output files and the
-/// inputs: the standard streams, the output's lock, the manifest, an
-/// `s3://` run's parts in flight and
-/// its client's connections (a file and a socket per part: at most 4
-/// parts beside the output files while the input is read, 16 once they
-/// are closed), and what a host process already holds (a Python
-/// interpreter, a Spark worker's sockets).
-pub const RESERVED: usize = 64;
+/// Descriptors set aside for everything but the output files, the inputs
+/// and an `s3://` run's uploads: the standard streams, the output's lock
+/// and its staging directory, the manifest, and what a host process
+/// already holds (a Python interpreter's few, a Spark worker's sockets).
+pub const RESERVED: usize = 20;
 
 /// Descriptors a Parquet writer thread holds besides its open part files:
 /// its spill log, and at the end a spilled group's conversion (the log it
@@ -90,7 +89,12 @@ pub(crate) fn reserve(options: &Options, threads: usize) -> usize {
         OutputFormat::Parquet(_) => PER_PARQUET_WRITER,
         OutputFormat::Text => 0,
     };
-    RESERVED + options.parallel_inputs + threads * per_writer
+    // An upload holds its part's file and a connection. Most are in
+    // flight after the input, when the output files are closed; counting
+    // them beside the files keeps one bound for both phases.
+    let s3 = matches!(crate::s3::S3Url::parse(&options.out), Ok(Some(_)));
+    let uploads = usize::from(s3) * 2 * crate::memory_plan::uploads_in_flight(options.memory);
+    RESERVED + options.parallel_inputs + threads * per_writer + uploads
 }
 
 /// Descriptors a run of `options` needs for the output files it asks
