@@ -7,10 +7,10 @@ fetches hadoop-aws and its AWS SDK bundle from Maven Central for the
 Hadoop version PySpark ships (SPOOL_SPARK_S3_JARS: their paths,
 comma-separated); skipped without them.
 
-A Spark job (local[2]) spreads N CSV inputs (quoted fields with commas,
-quotes and line breaks inside, keys that need escaping in a name) over 4
-tasks; each calls `spool.partition(out='s3://…', run_id=…, append=True)`
-on its share. Spark then reads `s3a://…` back with Hive partition
+A Spark job (local[2]) spreads the inputs of test_spark_partition.py (CSV
+with quoted fields holding commas, quotes and line breaks; keys that need
+escaping in a name) over 4 tasks; each calls
+`spool.partition(out='s3://…', run_id=…, append=True)` on its share. Spark then reads `s3a://…` back with Hive partition
 discovery: per key, exactly the input's rows (as multisets), and every
 object the rows of its task and key in input order, as the task's
 manifest lists them.
@@ -25,42 +25,19 @@ import pytest
 
 pyspark = pytest.importorskip("pyspark")
 boto3 = pytest.importorskip("boto3")
-from pyspark import TaskContext  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
-import spool  # noqa: E402
+# The inputs (eight CSV files of quoted fields and keys to escape) and the
+# task (its share into `out` as run `p<partition id>`, appending) are the
+# local test's.
+from test_spark_partition import CSV, INPUTS, ROWS, inputs, spool_task  # noqa: E402,F401
 
 JARS = os.environ.get("SPOOL_SPARK_S3_JARS")
 ENDPOINT = os.environ.get("AWS_ENDPOINT_URL")
 pytestmark = pytest.mark.skipif(
     not (JARS and ENDPOINT), reason="needs scripts/test-spark-s3.sh (an S3 server and hadoop-aws)"
 )
-
-INPUTS = 8
-ROWS = 2_000
-KEYS = [f"k{i:02}" for i in range(30)] + ["a=b", "x/y", "50%", 'say "hi"', "São Paulo", "New York, NY"]
-NOTES = ["plain", "with, comma", 'with "quotes"', "two\nlines", "", "ü"]
-CSV = dict(header=True, escape='"', multiLine=True, inferSchema=False)
-
-
-@pytest.fixture(scope="module")
-def inputs(tmp_path_factory):
-    """The CSV inputs; per input, its rows as dicts in order."""
-    import random
-
-    rng = random.Random(36)
-    folder = tmp_path_factory.mktemp("in")
-    paths = []
-    for n in range(INPUTS):
-        path = folder / f"events-{n:02}.csv"
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["id", "key", "amount", "note"])
-            for i in range(ROWS):
-                w.writerow([f"{n}-{i}", rng.choice(KEYS), str(rng.randrange(10**6)), rng.choice(NOTES)])
-        paths.append(str(path))
-    return paths
 
 
 @pytest.fixture(scope="module")
@@ -85,24 +62,6 @@ def spark():
     )
     yield session
     session.stop()
-
-
-def spool_task(out):
-    """The task: this partition's share of the inputs into `out`, an
-    `s3://` URL, as run `p<partition id>`."""
-
-    def run(files):
-        files = list(files)
-        if not files:
-            return
-        run_id = f"p{TaskContext.get().partitionId()}"
-        summary = spool.partition(
-            files, out, by="key", header=True, delimiter="comma",
-            run_id=run_id, append=True, threads=1, memory="64M",
-        )
-        yield run_id, files, summary
-
-    return run
 
 
 def test_spark_tasks_write_s3_and_spark_reads_it_through_s3a(spark, inputs):
