@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The Spark interop test (tests/spark): PySpark in local mode runs
+# The Spark interop tests (tests/spark): PySpark in local mode runs
 # spool.partition inside its tasks and checks the dataset against its own
-# partitionBy write. Uses the virtualenv of scripts/test-python.sh
+# partitionBy write; then (scripts/test-spark-s3.sh) the tasks write into
+# the S3 test server and Spark reads the dataset back through s3a://. Uses the virtualenv of scripts/test-python.sh
 # (bindings/python/.venv), adding a pinned PySpark to it once; installs the
 # spool package from this checkout. PySpark 4.0 needs Java 17 or 21: one is
 # installed from Debian when `java` is missing or older; if none can be, the
@@ -43,3 +44,4 @@ fi
 export PYSPARK_PYTHON="$PWD/$venv/bin/python"
 export PYSPARK_DRIVER_PYTHON="$PYSPARK_PYTHON"
 "$venv/bin/python" -m pytest -q tests/spark
+bash scripts/test-spark-s3.sh

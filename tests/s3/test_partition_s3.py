@@ -226,10 +226,13 @@ def test_parts_leave_while_the_input_is_read(s3, bucket, tmp_path):
         assert got == "".join(want), key
 
 
-def test_many_keys_within_a_low_open_file_limit(s3, bucket, tmp_path):
+@pytest.mark.parametrize("limit", [1024, 128])
+def test_many_keys_within_a_low_open_file_limit(s3, bucket, tmp_path, limit):
     """1,500 keys with at most 1,024 descriptors: the commit sends every
     file's upload, but opens a file only while one of its parts is in
-    flight (it used to open all of them at once: EMFILE at 100,000 keys)."""
+    flight (it used to open all of them at once: EMFILE at 100,000 keys).
+    With at most 128, the run's --max-open (256 by default) is fitted to
+    the limit too (it used to fail staging the files: EMFILE)."""
     path = tmp_path / "many.csv"
     with open(path, "w") as f:
         f.write("key,seq\n")
@@ -237,7 +240,7 @@ def test_many_keys_within_a_low_open_file_limit(s3, bucket, tmp_path):
             f.write(f"k{i % 1_500},{i}\n")
 
     def low_limit():
-        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
 
     out = subprocess.run([SPOOL, "partition", *map(str, csv_args(path, f"s3://{bucket}/many/"))],
                          capture_output=True, text=True, preexec_fn=low_limit)

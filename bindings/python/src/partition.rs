@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use spool_partition::choices::{self, Codec, Quote};
@@ -46,7 +46,7 @@ const SIGNAL_POLL: Duration = Duration::from_millis(100);
     header = false, delimiter = "tab", quote = None, r#where = Vec::new(),
     format = "text", compress = None, level = None, schema = None,
     row_group_size = DEFAULT_ROW_GROUP_ROWS, encodings = None, memory = None, threads = None,
-    max_open = 256, layout = "hive", skip_invalid = false, force = false,
+    max_open = None, layout = "hive", skip_invalid = false, force = false,
     fsync = false, run_id = None, append = false,
     max_rows_per_file = None, max_bytes_per_file = None,
 ))]
@@ -68,7 +68,7 @@ pub(crate) fn partition<'py>(
     encodings: Option<&str>,
     memory: Option<&Bound<'py, PyAny>>,
     threads: Option<usize>,
-    max_open: usize,
+    max_open: Option<usize>,
     layout: &str,
     skip_invalid: bool,
     force: bool,
@@ -138,7 +138,9 @@ pub(crate) fn partition<'py>(
     if let Some(threads) = threads {
         options.workers = at_least_one(threads, "threads")?;
     }
-    options.max_open = at_least_one(max_open, "max_open")?;
+    if let Some(max_open) = max_open {
+        options.max_open = at_least_one(max_open, "max_open")?;
+    }
     options.skip_invalid = skip_invalid;
     options.force = force;
     options.fsync = fsync;
@@ -151,17 +153,30 @@ pub(crate) fn partition<'py>(
     if let Some(size) = max_bytes_per_file {
         options.max_bytes_per_file = Some(bytes(size, "max_bytes_per_file")? as u64);
     }
-    let summary = run_detached(py, options)?;
+    let summary = run_detached(py, options, max_open.is_some())?;
     summary_dict(py, &summary)
 }
 
 /// Plans `options` ([`Run::new`]), then runs them on a thread of its own
 /// while this one waits without the GIL, waking every [`SIGNAL_POLL`] for
-/// Python's signal handlers.
-fn run_detached(py: Python<'_>, mut options: Options) -> PyResult<Summary> {
+/// Python's signal handlers. A `max_open` the caller gave that the
+/// open-file limit cannot take is lowered with a `RuntimeWarning`.
+fn run_detached(py: Python<'_>, mut options: Options, max_open_given: bool) -> PyResult<Summary> {
     let cancel = Arc::new(AtomicBool::new(false));
     options.cancel = Some(cancel.clone());
     let planned = Run::new(&options).map_err(|e| to_python(py, e))?;
+    let plan = planned.memory();
+    if max_open_given && options.max_open > plan.max_open() {
+        let message = format!(
+            "max_open={} does not fit the open-file limit ({}); {} files open at once",
+            options.max_open,
+            plan.open_file_limit().unwrap_or(u64::MAX),
+            plan.max_open()
+        );
+        let message = std::ffi::CString::new(message).expect("no NUL in a number");
+        let category = py.get_type::<PyRuntimeWarning>();
+        PyErr::warn(py, category.as_any(), &message, 1)?;
+    }
     let caller = std::thread::current();
     std::thread::scope(|scope| {
         let run = scope.spawn(move || {

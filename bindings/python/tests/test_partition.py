@@ -247,3 +247,59 @@ except KeyboardInterrupt:
         tmp_path,
     )
     assert done.stdout.split() == ["interrupted", "False"], done.stderr
+
+
+# 1,500 keys under an open-file limit of 128 (soft and hard): the run fits
+# its open output files to the limit; a `max_open` the caller gave that
+# does not fit is lowered with a RuntimeWarning.
+LOW_LIMIT = """
+import json, sys, warnings, spool
+tmp, fmt, max_open = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+keywords = {} if max_open is None else {"max_open": max_open}
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    summary = spool.partition(f"{tmp}/in.tsv", f"{tmp}/out-{fmt}", by="key", header=True,
+                              format=fmt, memory="1G" if fmt == "parquet" else "48M", **keywords)
+print(json.dumps([str(w.message) for w in caught]))
+print(json.dumps([[g["key"].decode(), g["path"], g["records"]] for g in summary["groups"]]))
+"""
+
+
+@pytest.mark.parametrize("fmt, max_open", [("text", None), ("parquet", 1000)])
+def test_many_keys_within_a_low_open_file_limit(tmp_path, fmt, max_open):
+    import json
+    import resource
+
+    want = collections.defaultdict(list)
+    with open(tmp_path / "in.tsv", "w") as f:
+        f.write("key\tn\tnote\n")
+        for n in range(60_000 if fmt == "text" else 30_000):
+            key = f"k{n * 7 % 1_500:04}"
+            f.write(f"{key}\t{n}\t{'x' * (200 if fmt == 'text' else 0)}\n")
+            want[key].append(str(n))
+
+    def low_limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))
+
+    done = subprocess.run(
+        [sys.executable, "-c", LOW_LIMIT, str(tmp_path), fmt, json.dumps(max_open)],
+        capture_output=True, text=True, timeout=120, preexec_fn=low_limit,
+    )
+    assert done.returncode == 0, done.stderr
+    warned, groups = map(json.loads, done.stdout.splitlines())
+    if max_open is None:
+        assert warned == []
+    else:
+        assert len(warned) == 1 and "max_open=1000 does not fit the open-file limit (128)" in warned[0]
+    got = {}
+    for key, path, records in groups:
+        if fmt == "text":
+            with open(path) as f:
+                rows = [line.split("\t")[1] for line in f.read().splitlines()[1:]]
+        else:
+            import pyarrow.parquet as pq
+
+            rows = pq.read_table(path).column("n").to_pylist()
+        assert len(rows) == records, path
+        got[key] = rows
+    assert got == want

@@ -109,10 +109,13 @@ pub struct Args {
     /// Memory for the whole run, e.g. 256M (read-ahead, buffers, encoders).
     #[arg(long, default_value = "128M", value_parser = spool_io::size::parse)]
     memory: usize,
-    /// Most output files open at once; least recently used ones are closed
-    /// and reopened in append mode.
-    #[arg(long, default_value_t = 256, value_parser = crate::count::parse_count)]
-    max_open: usize,
+    /// Most output files open at once (default: 256); least recently used
+    /// ones are closed and reopened in append mode. Fewer if the open-file
+    /// limit (ulimit -n, raised to its hard limit first) cannot take as
+    /// many beside the descriptors kept for everything else (20, one per
+    /// input read at once, 3 per Parquet writer, 2 per S3 upload).
+    #[arg(long, value_name = "N", value_parser = crate::count::parse_count)]
+    max_open: Option<usize>,
     /// Output layout.
     #[arg(long, default_value = "hive")]
     layout: LayoutArg,
@@ -270,7 +273,9 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     if let Some(threads) = args.threads {
         options.workers = threads;
     }
-    options.max_open = args.max_open;
+    if let Some(max_open) = args.max_open {
+        options.max_open = max_open;
+    }
     options.layout = match args.layout {
         LayoutArg::Hive => DatasetLayout::Hive,
         LayoutArg::Flat => DatasetLayout::Flat,
@@ -288,8 +293,23 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     let progress = Arc::new(Progress::default());
     options.progress = Some(progress.clone());
 
+    // The binary owns its process: the soft open-file limit as high as the
+    // hard one lets it go, as the Go runtime and many servers set it. The
+    // plan fits --max-open to it.
+    spool_partition::open_files::raise_soft_limit(u64::MAX);
     // Checked and planned; nothing started yet.
     let run = Run::new(&options)?;
+    if args
+        .max_open
+        .is_some_and(|asked| asked > run.memory().max_open())
+    {
+        eprintln!(
+            "spool partition: --max-open {} does not fit the open-file limit ({}); {} files open at once",
+            options.max_open,
+            run.memory().open_file_limit().unwrap_or(u64::MAX),
+            run.memory().max_open()
+        );
+    }
     crate::allocator::keep_freed_blocks(run.memory().arena_slack());
     let signal = crate::interrupt::cancel_on_signal("spool partition", cancel);
     let show = !args.quiet && std::io::stderr().is_terminal();

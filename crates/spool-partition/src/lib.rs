@@ -59,6 +59,7 @@
 //! |---|---|
 //! | `options` | what a run is asked to do ([`Options`]) |
 //! | [`memory_plan`] | where each byte of `--memory` goes ([`MemoryPlan`]) |
+//! | [`open_files`] | how many output files fit the process's open-file limit |
 //! | `run` | the whole run, in order: plan, stage, read, finish or abort ([`Run`]) |
 //! | `router` | a record's keys to its groups: columns, filters, the header, new groups |
 //! | `invalid_records` | records that cannot be routed: an error naming the line, or a count |
@@ -98,6 +99,7 @@ mod file_layout;
 mod invalid_records;
 mod key_table;
 pub mod memory_plan;
+pub mod open_files;
 mod options;
 mod outputs;
 pub mod parquet;

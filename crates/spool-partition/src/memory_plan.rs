@@ -49,6 +49,10 @@
 //! [`uploads_in_flight`](MemoryPlan::uploads_in_flight) parts, which the
 //! plan keeps within half the total.
 //!
+//! The plan also says how many output files the run holds open at once:
+//! `--max-open`, or fewer if the process's open-file limit cannot take as
+//! many beside what else the run holds (the `open_files` module).
+//!
 //! The plan is all a run's sizes: the pool's chunk sizes, the size at
 //! which a Parquet row group is flushed, and the arena slack the `spool`
 //! binary tunes glibc's allocator with — so the binary and the library
@@ -59,6 +63,7 @@ use spool::text::csv::BlockIndex;
 use spool_io::size::Size;
 use spool_io::write::Compression;
 
+use crate::open_files;
 use crate::parquet::{Encodings, FILE_BUFFER, READ_PIECE, SPILL_WRITE_BUFFER};
 use crate::{BufferSizes, Options, OutputFormat, PartitionError, DEFAULT_MEMORY};
 
@@ -111,6 +116,9 @@ pub struct MemoryPlan {
     read_ahead: usize,
     writer_threads: usize,
     per_writer: usize,
+    max_open: usize,
+    reserved_files: usize,
+    open_file_limit: Option<u64>,
     open_files: usize,
     uploads: usize,
     buffers: BufferSizes,
@@ -129,21 +137,54 @@ struct SetAside {
 
 impl MemoryPlan {
     /// Divides `options.memory` for a run of `options`; with
-    /// [`Options::buffer_sizes`] the group buffers are those instead.
+    /// [`Options::buffer_sizes`] the group buffers are those instead. The
+    /// output files open at once fit the process's open-file limit, which
+    /// is first raised as far as the run needs if the hard limit allows
+    /// ([`raise_soft_limit`](crate::open_files::raise_soft_limit)).
     ///
     /// # Errors
     ///
     /// [`PartitionError::Usage`] if what is left for the group buffers is
-    /// less than [`MIN_BUFFER_BUDGET`]; the message names the smallest
-    /// workable `--memory`.
+    /// less than [`MIN_BUFFER_BUDGET`] (the message names the smallest
+    /// workable `--memory`), or if the open-file limit cannot take even one
+    /// output file beside the run's other descriptors.
     pub fn new(options: &Options) -> Result<Self, PartitionError> {
+        let limit = open_files::raise_soft_limit(open_files::need(options));
+        Self::with_open_file_limit(options, limit)
+    }
+
+    /// The plan [`new`](Self::new) makes when the process's soft
+    /// open-file limit is `limit` (`None`: unlimited); nothing is read
+    /// from or changed in the process.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool_partition::{ColumnRef, MemoryPlan, Options};
+    /// let mut options = Options::new(vec!["in.tsv".into()], "out".into(), vec![ColumnRef("1".into())]);
+    /// options.max_open = 1_000;
+    /// let plan = MemoryPlan::with_open_file_limit(&options, Some(256))?;
+    /// assert!(plan.max_open() < 256);
+    /// assert_eq!(MemoryPlan::with_open_file_limit(&options, None)?.max_open(), 1_000);
+    /// assert!(MemoryPlan::with_open_file_limit(&options, Some(16)).is_err());
+    /// # Ok::<(), spool_partition::PartitionError>(())
+    /// ```
+    pub fn with_open_file_limit(
+        options: &Options,
+        limit: Option<u64>,
+    ) -> Result<Self, PartitionError> {
         let total = options.memory;
-        let writer_threads = options.writer_threads();
-        let set_aside = SetAside::of(options, total);
+        let max_open = open_files::fit(options, limit)?;
+        let writer_threads = options.writer_threads(max_open);
+        let set_aside = SetAside::of(options, total, max_open);
         let left = total.saturating_sub(set_aside.sum(writer_threads));
         let buffers = match options.buffer_sizes {
             Some(sizes) => sizes,
-            None if left < MIN_BUFFER_BUDGET => return Err(too_small(options, total)),
+            None if left < MIN_BUFFER_BUDGET => return Err(too_small(options, max_open, total)),
             None => BufferSizes {
                 min_chunk: MIN_CHUNK,
                 // About 1/512 of the budget, a power of two.
@@ -156,6 +197,9 @@ impl MemoryPlan {
             read_ahead: set_aside.read_ahead,
             writer_threads,
             per_writer: set_aside.per_writer,
+            max_open,
+            reserved_files: open_files::reserve(options, writer_threads),
+            open_file_limit: limit,
             open_files: set_aside.open_files,
             uploads: set_aside.uploads,
             buffers,
@@ -193,6 +237,28 @@ impl MemoryPlan {
     /// What one writer thread holds besides the pool.
     pub fn per_writer(&self) -> usize {
         self.per_writer
+    }
+
+    /// Most output files open at once: [`Options::max_open`], or fewer if
+    /// the open-file limit ([`open_file_limit`](Self::open_file_limit))
+    /// cannot take as many beside the run's other descriptors (see
+    /// [`open_files::RESERVED`]).
+    pub fn max_open(&self) -> usize {
+        self.max_open
+    }
+
+    /// Descriptors the run may hold besides its output files (see
+    /// [`open_files::RESERVED`]); with [`max_open`](Self::max_open),
+    /// within the [`open_file_limit`](Self::open_file_limit).
+    pub fn reserved_files(&self) -> usize {
+        self.reserved_files
+    }
+
+    /// The process's soft open-file limit the plan was made under (raised
+    /// as far as the run needed, if the hard limit allowed); `None`:
+    /// unlimited, or no such limit.
+    pub fn open_file_limit(&self) -> Option<u64> {
+        self.open_file_limit
     }
 
     /// The write buffers of the Parquet files open at once.
@@ -233,7 +299,7 @@ impl MemoryPlan {
     /// read, each holding one part: as many parts as fit in half the
     /// total, 1 to 16.
     pub fn uploads_in_flight(&self) -> usize {
-        (self.total / 2 / crate::s3::PART_BYTES).clamp(1, 16)
+        uploads_in_flight(self.total)
     }
 
     /// Freed memory each allocator arena may keep for reuse in a Parquet
@@ -249,9 +315,9 @@ impl MemoryPlan {
 }
 
 impl SetAside {
-    /// What the read-ahead, the writer threads and the open files of a
-    /// run of `options` take of `total`.
-    fn of(options: &Options, total: usize) -> Self {
+    /// What the read-ahead, the writer threads and the open files (at
+    /// most `max_open`) of a run of `options` take of `total`.
+    fn of(options: &Options, total: usize, max_open: usize) -> Self {
         let read = &options.read;
         let index = match options.quote {
             Some(_) => read.buffers * BlockIndex::memory(read.buffer_len),
@@ -282,7 +348,7 @@ impl SetAside {
                     + page_copy
                     + PARQUET_CODEC
                     + arena_slack(total);
-                (per_writer, options.max_open * FILE_BUFFER)
+                (per_writer, max_open * FILE_BUFFER)
             }
         };
         let s3 = matches!(crate::s3::S3Url::parse(&options.out), Ok(Some(_)));
@@ -306,9 +372,10 @@ impl SetAside {
 /// The refusal of a `total` too small for `options`, naming a total that
 /// is enough once its own share is set aside (the share grows with the
 /// total: row groups, arena slack).
-fn too_small(options: &Options, total: usize) -> PartitionError {
-    let threads = options.writer_threads();
-    let needs = |total: usize| SetAside::of(options, total).sum(threads) + MIN_BUFFER_BUDGET;
+fn too_small(options: &Options, max_open: usize, total: usize) -> PartitionError {
+    let threads = options.writer_threads(max_open);
+    let needs =
+        |total: usize| SetAside::of(options, total, max_open).sum(threads) + MIN_BUFFER_BUDGET;
     let mut least = needs(total).next_multiple_of(1 << 20);
     while least < needs(least) {
         least += 1 << 20;
@@ -326,6 +393,12 @@ fn too_small(options: &Options, total: usize) -> PartitionError {
 /// Parts an `s3://` run of `total` sends at once while it reads.
 fn parts_during_run(total: usize) -> usize {
     (total / 16 / crate::s3::PART_BYTES).clamp(1, 4)
+}
+
+/// Upload requests an `s3://` run of `total` keeps in flight once its
+/// input is read (no fewer than [`parts_during_run`]).
+pub(crate) fn uploads_in_flight(total: usize) -> usize {
+    (total / 2 / crate::s3::PART_BYTES).clamp(1, 16)
 }
 
 /// In-memory size at which a Parquet writer flushes its row group in a

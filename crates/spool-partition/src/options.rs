@@ -121,7 +121,9 @@ pub struct Options {
     /// pool of a few small chunks makes every path of the budget run.
     /// `None` (the default) lets the plan size them.
     pub buffer_sizes: Option<BufferSizes>,
-    /// Most output files open at once (shared among the workers).
+    /// Most output files open at once (shared among the workers); fewer
+    /// if the process's open-file limit does not allow as many (see
+    /// [`MemoryPlan::max_open`](crate::MemoryPlan::max_open)).
     pub max_open: usize,
     /// How the files are arranged.
     pub layout: DatasetLayout,
@@ -232,10 +234,11 @@ impl Options {
             .map_err(|e| PartitionError::Usage(e.to_string()))
     }
 
-    /// The writer threads a run starts: [`workers`](Self::workers), but
-    /// at least one and no more than [`max_open`](Self::max_open), since
-    /// each keeps at least one file open.
-    pub(crate) fn writer_threads(&self) -> usize {
-        self.workers.clamp(1, self.max_open.max(1))
+    /// The writer threads a run starts with `max_open` files open at
+    /// most (see [`MemoryPlan::max_open`](crate::MemoryPlan::max_open)):
+    /// [`workers`](Self::workers), but at least one and no more than
+    /// `max_open`, since each keeps at least one file open.
+    pub(crate) fn writer_threads(&self, max_open: usize) -> usize {
+        self.workers.clamp(1, max_open.max(1))
     }
 }

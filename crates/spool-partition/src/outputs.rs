@@ -13,7 +13,7 @@ use spool_io::write::Chunk;
 
 use crate::file_layout::{part_path, FileLayout};
 use crate::workers::{Job, Workers, WriterFormat};
-use crate::{Options, PartitionError};
+use crate::{MemoryPlan, Options, PartitionError};
 
 /// One group's output file.
 struct OutputFile {
@@ -54,22 +54,22 @@ pub(crate) struct Outputs {
 }
 
 impl Outputs {
-    /// Starts `threads` workers writing `format` under the staging
-    /// directory `root`.
+    /// Starts the `plan`'s writer threads writing `format` under the
+    /// staging directory `root`.
     ///
     /// # Errors
     ///
     /// As [`Workers::start`].
     pub fn new(
         options: &Options,
-        threads: usize,
+        plan: &MemoryPlan,
         format: &WriterFormat,
         root: &Path,
     ) -> Result<Self, PartitionError> {
         Ok(Outputs {
             layout: FileLayout::new(options),
             files: Vec::new(),
-            workers: Workers::start(options, threads, format, root)?,
+            workers: Workers::start(options, plan, format, root)?,
             root: root.to_path_buf(),
             out: options.out.clone(),
             bytes_out: 0,

@@ -211,7 +211,7 @@ impl<'a> Running<'a> {
             }
             _ => (WriterFormat::Text(options.compression), None),
         };
-        let mut outputs = Outputs::new(options, memory.writer_threads(), &format, staging.dir())?;
+        let mut outputs = Outputs::new(options, memory, &format, staging.dir())?;
         let router = Router::new(options, parquet, !writers_check, &mut outputs)?;
         Ok(Running {
             options,

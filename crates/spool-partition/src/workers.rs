@@ -29,7 +29,7 @@ use spool_io::input::with_path;
 use spool_io::write::{BlockEncoder, Chunk, Compression};
 
 use crate::parquet::{spill, ParquetRun, ParquetSink};
-use crate::{Options, PartitionError};
+use crate::{MemoryPlan, Options, PartitionError};
 
 /// How often an idle Parquet writer looks at the pressure epoch.
 const IDLE_CHECK: std::time::Duration = std::time::Duration::from_millis(20);
@@ -86,8 +86,9 @@ pub(crate) struct Workers {
 }
 
 impl Workers {
-    /// Starts `threads` workers writing `format`, sharing `max_open`
-    /// open files; a Parquet worker keeps its spill log under `root`.
+    /// Starts the plan's writer threads writing `format`, sharing its
+    /// [`max_open`](MemoryPlan::max_open) open files; a Parquet worker
+    /// keeps its spill log under `root`.
     ///
     /// # Errors
     ///
@@ -95,12 +96,13 @@ impl Workers {
     /// be started.
     pub fn start(
         options: &Options,
-        threads: usize,
+        plan: &MemoryPlan,
         format: &WriterFormat,
         root: &Path,
     ) -> Result<Self, PartitionError> {
         let failed = Arc::new(AtomicBool::new(false));
-        let per_worker_open = (options.max_open / threads).max(1);
+        let threads = plan.writer_threads();
+        let per_worker_open = (plan.max_open() / threads).max(1);
         let threads = (0..threads)
             .map(|i| {
                 let spill_log = spill::log_path(root, i);

@@ -65,6 +65,49 @@ fn no_more_writer_threads_than_open_files() {
     assert_eq!(MemoryPlan::new(&options).unwrap().writer_threads(), 1);
 }
 
+/// Under an open-file limit, the output files and the descriptors kept
+/// for everything else fit it: `--max-open` as asked where it fits, else
+/// the most that fits (one more would not), with no more writer threads
+/// than files and (Parquet) a write buffer per file that may be open; a
+/// limit that cannot take one output file is refused, naming it.
+#[test]
+fn the_open_files_fit_the_open_file_limit() {
+    for format in formats() {
+        for (workers, asked) in [(1, 1), (2, 3), (2, 256), (8, 256), (8, 5_000)] {
+            let mut options = options(1024 * MIB, format.clone());
+            (options.workers, options.max_open) = (workers, asked);
+            let unlimited = MemoryPlan::with_open_file_limit(&options, None).unwrap();
+            assert_eq!(unlimited.max_open(), asked);
+            let mut one = options.clone();
+            one.max_open = 1;
+            let one = MemoryPlan::with_open_file_limit(&one, None).unwrap();
+            let least = (1 + one.reserved_files()) as u64;
+            for limit in (0..6_000).step_by(7) {
+                let Ok(plan) = MemoryPlan::with_open_file_limit(&options, Some(limit)) else {
+                    assert!(limit < least, "{format:?} {asked}: refused at {limit}");
+                    let err = MemoryPlan::with_open_file_limit(&options, Some(limit));
+                    let err = err.unwrap_err().to_string();
+                    assert!(err.contains(&format!("(ulimit -n) is {limit}")), "{err}");
+                    continue;
+                };
+                assert!(limit >= least);
+                let files = plan.max_open();
+                assert!((1..=asked).contains(&files));
+                assert!((files + plan.reserved_files()) as u64 <= limit);
+                assert!(plan.writer_threads() <= files);
+                assert_eq!(plan.open_file_limit(), Some(limit));
+                if files < asked {
+                    let mut more = options.clone();
+                    more.max_open = files + 1;
+                    let more = MemoryPlan::with_open_file_limit(&more, Some(limit)).unwrap();
+                    assert_eq!(more.max_open(), files, "{files} + 1 would fit {limit}");
+                }
+                assert_eq!(plan.open_files() * asked, unlimited.open_files() * files);
+            }
+        }
+    }
+}
+
 /// Only a Parquet run tunes the allocator: a sixteenth of the total, 1 to
 /// 8 MiB, up to the default total and none above; the slack is part of
 /// each writer's share.

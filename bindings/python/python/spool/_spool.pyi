@@ -100,7 +100,7 @@ def partition(
     encodings: Optional[str] = None,
     memory: Union[int, str, None] = None,
     threads: Optional[int] = None,
-    max_open: int = 256,
+    max_open: Optional[int] = None,
     layout: str = "hive",
     skip_invalid: bool = False,
     force: bool = False,

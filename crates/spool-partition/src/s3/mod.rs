@@ -168,6 +168,8 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
     let mut local = options.clone();
     local.out = local_root.join("out");
     (local.force, local.append, local.fsync) = (false, false, false);
+    // The open files as planned (fitted to the open-file limit once).
+    local.max_open = run.memory().max_open();
     // The parts sent while the run reads are charged to --memory: the
     // engine plans with the rest.
     let during_run = run.memory().uploads_during_run();
