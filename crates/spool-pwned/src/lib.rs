@@ -69,7 +69,9 @@
 //! ```
 #![deny(missing_docs)]
 // Safe Rust throughout but for mapping an index file and the prefetch
-// hint beside it (`lookup/mapped.rs`), each saying why that is sound.
+// hint beside it (`lookup/mapped.rs`) and giving the sorting arena's
+// unused pages back (`build/buckets/arena.rs`), each saying why that is
+// sound.
 #![deny(unsafe_code)]
 #![doc(test(attr(deny(warnings))))]
 

@@ -190,6 +190,8 @@ impl Sink {
         }
         if drain::drain_memory(&store, threads) > DRAIN_HEADROOM {
             store.release_arena()?;
+        } else {
+            store.release_ahead();
         }
         let spills = store.spills();
         let mut writer = IndexWriter::create(output, kind)?;

@@ -17,6 +17,9 @@ use std::ops::{Deref, DerefMut};
 /// records take.
 const POPULATE_AHEAD: usize = 512 << 10;
 
+/// A small page: what the arena is given back in.
+const PAGE: usize = 4 << 10;
+
 /// A transparent huge page (x86-64, and the arena's stretches while it is
 /// backed by them).
 const HUGE_PAGE: usize = 2 << 20;
@@ -76,6 +79,30 @@ impl Arena {
         }
     }
 
+    /// Gives back the pages faulted in ahead past `end`, which no block
+    /// handed out reaches: once the input is all in, a stretch faulted in
+    /// for blocks that never came would stay resident through the drain,
+    /// when the arena is at its fullest (up to a huge page of it).
+    pub fn release_ahead(&mut self, end: usize) {
+        let start = end.next_multiple_of(PAGE).min(self.populated);
+        #[cfg(target_os = "linux")]
+        if start < self.populated {
+            // SAFETY: `&mut self` holds no borrow of the arena, and no
+            // block handed out reaches past `end`, so no byte from `start`
+            // on is in use; the pages of this private anonymous map read
+            // as zeros again once given back, as they did before.
+            #[allow(unsafe_code)]
+            let _ = unsafe {
+                (self.map).unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    start,
+                    self.populated - start,
+                )
+            };
+        }
+        self.populated = start;
+    }
+
     #[cold]
     fn populate_ahead(&mut self) {
         let step = if self.huge { HUGE_PAGE } else { POPULATE_AHEAD };
@@ -130,5 +157,22 @@ mod tests {
             let step = if huge { HUGE_PAGE } else { POPULATE_AHEAD };
             assert!(ahead <= step, "{ahead}");
         }
+    }
+
+    #[test]
+    fn what_was_faulted_in_ahead_is_given_back_and_reads_as_zeros() {
+        let mut arena = Arena::new(8 << 20).unwrap();
+        arena.huge = false;
+        arena.fault_in(5000);
+        arena[..5000].fill(7);
+        arena[8191] = 9;
+        arena.release_ahead(5000);
+        assert_eq!(arena.populated, 8192);
+        arena.release_ahead(1000);
+        assert_eq!(arena.populated, 4096, "the page holding the end stays");
+        assert!(arena[..1000].iter().all(|&b| b == 7));
+        assert!(arena[4096..8192].iter().all(|&b| b == 0), "given back");
+        arena.fault_in(6000);
+        assert!(arena.populated >= 6000);
     }
 }

@@ -292,6 +292,12 @@ impl Buckets {
         Ok(())
     }
 
+    /// Gives back the arena's pages faulted in ahead of the blocks handed
+    /// out: called when the input is all in, before the drain.
+    pub fn release_ahead(&mut self) {
+        self.arena.release_ahead(self.used * BLOCK_BYTES);
+    }
+
     /// Spills what the arena holds and gives the arena's memory back, if
     /// anything was spilled already (so this costs one more spill file,
     /// not a first one): the final phase then has the whole budget for
