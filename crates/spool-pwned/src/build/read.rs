@@ -42,7 +42,7 @@ use spool_io::read::{Block, ChunkReader, ReadOptions, WholeFiles};
 /// holds a few batches per thread at the end of the parse, when the arena
 /// is at its largest: the blocks are as short as keeps the per-block costs
 /// small.
-const BLOCK_LEN: usize = 256 << 10;
+const BLOCK_LEN: usize = 512 << 10;
 
 /// Buffers of input read at once for `threads` parsing threads, direct
 /// windows and a stream's ring alike: one per parsing thread and one being
