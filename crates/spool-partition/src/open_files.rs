@@ -92,7 +92,7 @@ pub(crate) fn reserve(options: &Options, threads: usize) -> usize {
     // An upload holds its part's file and a connection. Most are in
     // flight after the input, when the output files are closed; counting
     // them beside the files keeps one bound for both phases.
-    let s3 = matches!(crate::s3::S3Url::parse(&options.out), Ok(Some(_)));
+    let s3 = options.writes_to_s3();
     let uploads = usize::from(s3) * 2 * crate::memory_plan::uploads_in_flight(options.memory);
     RESERVED + options.parallel_inputs + threads * per_writer + uploads
 }

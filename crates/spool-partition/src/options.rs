@@ -234,6 +234,12 @@ impl Options {
             .map_err(|e| PartitionError::Usage(e.to_string()))
     }
 
+    /// Whether the output is an `s3://` URL (its parts in flight and
+    /// their connections are then part of the run's memory and files).
+    pub(crate) fn writes_to_s3(&self) -> bool {
+        matches!(crate::s3::S3Url::parse(&self.out), Ok(Some(_)))
+    }
+
     /// The writer threads a run starts with `max_open` files open at
     /// most (see [`MemoryPlan::max_open`](crate::MemoryPlan::max_open)):
     /// [`workers`](Self::workers), but at least one and no more than

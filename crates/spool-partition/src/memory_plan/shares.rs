@@ -51,7 +51,7 @@ impl SetAside {
                 (per_writer, max_open * FILE_BUFFER)
             }
         };
-        let s3 = matches!(crate::s3::S3Url::parse(&options.out), Ok(Some(_)));
+        let s3 = options.writes_to_s3();
         SetAside {
             read_ahead: options.parallel_inputs * per_input,
             per_writer,
