@@ -7,9 +7,9 @@
 # in plain text only with prior knowledge, on a port HTTP/1.1 clients then
 # cannot use, so spool gets HTTP/2 from nginx on a second port (H2C=1).
 # spool runs with --concurrency 300, as hibp-download's default
-# --parallel-max. Then `spool pwned update` after
-# 1% of the range files changed (nginx's ETags follow a file's size and
-# time, so the other 99% answer 304).
+# --parallel-max. Then `spool pwned update` after 1% of the range files
+# changed (nginx's ETags follow a file's size and time, so the other 99%
+# answer 304).
 #
 # Each run is timed by /usr/bin/time (wall, user+system CPU, peak RSS);
 # the order is spool, hibp, hibp, spool, round after round. Every result is
