@@ -2,9 +2,11 @@
 # spool pwned download against oschonrock/hibp's hibp-download, in the same
 # run, from one local upstream: nginx on 127.0.0.1:8090 serving a
 # `spool pwned sample --ranges` folder as /{PREFIX} (the URL hibp-download
-# --testing fetches; spool is pointed at it with --url). Both speak
-# HTTP/1.1 to it (nginx has no HTTP/2 in plain text; spool's h2c probe falls
-# back), spool with --concurrency 300 as hibp-download's default
+# --testing fetches; spool is pointed at it with --url). By default both
+# speak HTTP/1.1 to it (spool's h2c probe falls back); nginx speaks HTTP/2
+# in plain text only with prior knowledge, on a port HTTP/1.1 clients then
+# cannot use, so spool gets HTTP/2 from nginx on a second port (H2C=1).
+# spool runs with --concurrency 300, as hibp-download's default
 # --parallel-max. Then `spool pwned update` after 1% of the range files
 # changed (nginx's ETags follow a file's size and time, so the other 99%
 # answer 304).
@@ -30,6 +32,9 @@
 #   UPSTREAM=nginx|serve
 #   HTTP1=1  spool speaks HTTP/1.1 only (--http1), e.g. to compare with
 #            HTTP/2 against UPSTREAM=serve
+#   H2C=1    nginx also listens on 127.0.0.1:8092 with HTTP/2 in plain
+#            text (prior knowledge), and spool fetches from there (its
+#            probe finds HTTP/2); hibp-download stays on 8090 over HTTP/1.1
 #   COLD=1   the previous index's pages are dropped from the page cache
 #            before each update (as for an index last read a month ago)
 #   WARMUP=1 one untimed download first, so that every timed run finds the
@@ -54,6 +59,8 @@ fi
 command -v nginx >/dev/null || { echo "nginx is needed (apt-get install nginx-light)"; exit 1; }
 
 mkdir -p "$work/tmp"
+# Without H2C the second server is configured but not used.
+h2c_port=8092
 cat > "$work/nginx.conf" <<CONF
 worker_processes 2;
 worker_rlimit_nofile 8192;
@@ -74,6 +81,12 @@ http {
     root $ranges;
     location ~ "^/([0-9A-F]{5})$" { try_files /\$1.txt =404; }
   }
+  server {
+    listen 127.0.0.1:${h2c_port} http2 backlog=4096;
+    http2_max_concurrent_streams 512;
+    root $ranges;
+    location ~ "^/([0-9A-F]{5})$" { try_files /\$1.txt =404; }
+  }
 }
 CONF
 nginx -c "$work/nginx.conf"
@@ -88,6 +101,7 @@ trap stop EXIT
 [ -f "$work/reference.idx" ] || "$spool" pwned build -q -o "$work/reference.idx" "$ranges"
 
 url='http://127.0.0.1:8090/{prefix}'
+[ -z "${H2C:-}" ] || url="http://127.0.0.1:$h2c_port/{prefix}"
 proto=()
 [ -z "${HTTP1:-}" ] || proto=(--http1)
 serve() { # INDEX: `spool pwned serve` of it on 127.0.0.1:8091, replacing a running one
@@ -111,6 +125,7 @@ spool_run() {
   rm -f "$work/spool.idx" "$work/spool.idx.etags" "$work/.spool.idx.download"
   timed spool "$spool" pwned download -q --concurrency 300 "${proto[@]}" \
     --url "$url" -o "$work/spool.idx"
+  grep -o 'over HTTP/[0-9.]*' "$work/stderr"
   cmp "$work/spool.idx" "$work/reference.idx"
 }
 hibp_run() {
