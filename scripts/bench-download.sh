@@ -19,8 +19,8 @@
 # benchmark lock.
 #
 # With UPSTREAM=serve the upstream is `spool pwned serve` of the folder's
-# index instead (HTTP/2 in plain text, h2c, which nginx does not speak; so
-# hibp-download, which fetches from nginx's port, is not run): the
+# index instead (HTTP/2 in plain text, h2c; hibp-download, which fetches
+# from nginx's port, is not run): the
 # downloads and the update, against a serve of the changed index.
 #
 # Usage: RANGES=DIR HIBP_DOWNLOAD=/path/to/hibp-download scripts/bench-download.sh
