@@ -74,7 +74,7 @@
 //! | `columns` | `--by` and `--where` columns resolved against the header |
 //! | [`dataset`] | a dataset of several runs read back as one: the manifests merged, unlisted files found |
 //! | [`clean`] | what dead appending runs left, removed |
-//! | [`s3`] | `--out s3://…`: the dataset uploaded and committed to a bucket; `clean` there |
+//! | [`s3`] | `--out s3://…`: the dataset uploaded and committed to a bucket; `clean` there (the `s3` feature, on by default) |
 //! | [`escape`] | keys as file names, reversibly |
 //! | [`choices`] | delimiters, quotes and compressions by name, as the CLI and Python take them |
 //! | [`parquet`] | `--format parquet`: the table, typed values, Parquet writers |

@@ -29,7 +29,8 @@ use tokio::sync::Semaphore;
 
 use super::journal::{RunObjects, Upload};
 use super::store::Store;
-use super::upload::{begin_all, send_all, Sending, PART_BYTES};
+use super::upload::{begin_all, send_all, Sending};
+use super::PART_BYTES;
 
 /// The longest wait between two looks at the staging directory.
 const TICK: Duration = Duration::from_millis(100);

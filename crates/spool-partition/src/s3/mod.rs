@@ -48,24 +48,39 @@
 //! run's journal until its manifest is written; `clean` finishes a commit
 //! that started and undoes a run that did not.
 
+//! Everything that talks to a store is behind the `s3` feature (on by
+//! default): without it, [`S3Url`] still parses an `s3://` OUT, and the
+//! run refuses it with a clear error instead of pulling an S3 client and
+//! an async runtime into every build.
+
+#[cfg(feature = "s3")]
+mod dataset;
+#[cfg(feature = "s3")]
 mod early;
+#[cfg(feature = "s3")]
 mod journal;
+#[cfg(feature = "s3")]
 mod profile;
+#[cfg(feature = "s3")]
 mod store;
+#[cfg(feature = "s3")]
 mod upload;
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::path::Path;
+#[cfg(feature = "s3")]
+use std::path::PathBuf;
 
-pub(crate) use upload::PART_BYTES;
+#[cfg(feature = "s3")]
+pub use dataset::{clean, CleanedS3};
+#[cfg(feature = "s3")]
+pub(crate) use dataset::execute;
 
-use early::Early;
-use journal::{Journal, RunObjects};
-use store::Store;
+use crate::PartitionError;
 
-use crate::run::Run;
-use crate::{PartitionError, Summary};
+/// The size of every part of an upload but its last: above S3's least
+/// (5 MiB), so that a part never needs merging; what the memory plan
+/// charges for each part in flight.
+pub(crate) const PART_BYTES: usize = 8 << 20;
 
 /// Where an `s3://` output is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,6 +131,7 @@ impl S3Url {
     }
 
     /// The URL of the object `relative` to the dataset.
+    #[cfg(feature = "s3")]
     fn join(&self, relative: &Path) -> PathBuf {
         PathBuf::from(format!(
             "s3://{}/{}{}",
@@ -126,215 +142,14 @@ impl S3Url {
     }
 }
 
-/// Runs `run` into the bucket of `url`: see the module docs.
-pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionError> {
-    let options = run.options();
-    let usage = |m: &str| Err(PartitionError::Usage(m.to_owned()));
-    if options.append && options.run_id.is_none() {
-        return usage("--append needs --run-id (each run's files are named after its id)");
-    }
-    if options.append && options.force {
-        return usage("--append adds to a dataset and --force replaces it: give one of them");
-    }
-    let store = Store::connect(&url)?;
-    if !options.append && !options.force {
-        let staging_root = format!("{}{}", url.prefix, spool_io::write::STAGING_PREFIX);
-        let listed = store.list(&url.prefix)?;
-        if listed
-            .iter()
-            .any(|(key, _)| !key.starts_with(&staging_root))
-        {
-            return Err(PartitionError::Usage(format!(
-                "{} is not empty: give --force to replace it, or --append with a --run-id",
-                options.out.display()
-            )));
-        }
-    }
-    if let (true, Some(id)) = (options.append, &options.run_id) {
-        let manifest = format!(
-            "{}{}",
-            url.prefix,
-            crate::file_layout::manifest_name(Some(id))
-        );
-        if store.exists(&manifest)? {
-            return Err(PartitionError::Usage(format!(
-                "run {id} is already in {}: its manifest {manifest} exists",
-                options.out.display()
-            )));
-        }
-    }
-    let id = options.run_id.clone().unwrap_or_else(new_run_id);
-    let local_root = std::env::temp_dir().join(format!("spool-s3-{id}-{}", std::process::id()));
-    let mut local = options.clone();
-    local.out = local_root.join("out");
-    (local.force, local.append, local.fsync) = (false, false, false);
-    // The open files as planned (fitted to the open-file limit once).
-    local.max_open = run.memory().max_open();
-    // The parts sent while the run reads are charged to --memory: the
-    // engine plans with the rest.
-    let during_run = run.memory().uploads_during_run();
-    local.memory -= during_run * PART_BYTES;
-    let in_flight = run.memory().uploads_in_flight();
-    let objects = RunObjects::new(&url.prefix, &id);
-    let stop = AtomicBool::new(false);
-    let (ran, early, read_to_now) = std::thread::scope(|scope| {
-        let early = scope.spawn(|| {
-            early::send_while_running(
-                &store,
-                &objects,
-                &url.prefix,
-                &local_root,
-                during_run,
-                &stop,
-            )
-        });
-        let ran = Run::new(&local).and_then(Run::execute);
-        let ran_at = Instant::now();
-        stop.store(true, Ordering::Release);
-        let early = early.join().unwrap_or_else(|_| Early {
-            error: Some(std::io::Error::other("the upload thread panicked")),
-            ..Early::default()
-        });
-        (ran, early, ran_at)
-    });
-    let result = match (ran, early.error.is_some()) {
-        (Ok(summary), false) => commit(
-            &store,
-            &objects,
-            &local.out,
-            summary,
-            options.force,
-            in_flight,
-            early,
-        ),
-        (ran, _) => {
-            let _ = objects.roll_back(&store, &early.uploads());
-            let error = early.error.map(PartitionError::Io);
-            Err(ran.err().or(error).expect("one failed"))
-        }
-    };
-    let _ = std::fs::remove_dir_all(&local_root);
-    let mut summary = result?;
-    summary.finishing += read_to_now.elapsed();
-    for group in &mut summary.groups {
-        let relative = group.path.strip_prefix(&local.out).unwrap_or(&group.path);
-        group.path = url.join(relative);
-    }
-    let manifest = summary
-        .manifest
-        .strip_prefix(&local.out)
-        .unwrap_or(&summary.manifest);
-    summary.manifest = url.join(manifest);
-    Ok(summary)
-}
-
-/// Uploads the rest of the dataset written under `local` (what `early`
-/// has not sent) and commits it as `run` (see the module docs); on an
-/// error before the commit, aborts every upload begun and deletes the
-/// run's staging objects.
-fn commit(
-    store: &Store,
-    run: &RunObjects<'_>,
-    local: &Path,
-    summary: Summary,
-    replace: bool,
-    in_flight: usize,
-    early: Early,
-) -> Result<Summary, PartitionError> {
-    let manifest_path = &summary.manifest;
-    let manifest =
-        std::fs::read(manifest_path).map_err(|e| spool_io::input::with_path(e, manifest_path))?;
-    let manifest_name = manifest_path
-        .file_name()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .into_owned();
-    let files: Vec<(String, PathBuf)> = String::from_utf8_lossy(&manifest)
-        .lines()
-        .skip(1)
-        .filter_map(|line| line.split('\t').nth(2))
-        .map(|relative| (format!("{}{relative}", run.prefix), local.join(relative)))
-        .collect();
-    let sent = upload::send_rest(store, run, early.segments, files, early.sending, in_flight);
-    let uploads = match sent {
-        Ok(uploads) => uploads,
-        Err((e, begun)) => {
-            let _ = run.roll_back(store, &begun);
-            return Err(e.into());
-        }
-    };
-    let journal = Journal {
-        manifest: manifest_name,
-        replace,
-        uploads,
-    };
-    if let Err(e) = run.write_journal(store, &journal, manifest) {
-        let _ = run.roll_back(store, &journal.uploads);
-        return Err(e.into());
-    }
-    run.commit(store, &journal, in_flight)?;
-    Ok(summary)
-}
-
-/// A run id for a run given none: unique per process and moment.
-fn new_run_id() -> String {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
-    let nanos = now.map_or(0, |d| d.as_nanos());
-    format!("r{nanos:x}-{}", std::process::id())
-}
-
-/// What [`clean`] did in an S3 dataset.
-#[derive(Clone, Debug, Default)]
-pub struct CleanedS3 {
-    /// Runs whose commit had started, finished.
-    pub rolled_forward: Vec<String>,
-    /// Runs whose commit had not started, undone.
-    pub rolled_back: Vec<String>,
-    /// Pending uploads aborted that no journal named (runs killed before
-    /// their journal), as their keys.
-    pub aborted: Vec<String>,
-}
-
-/// Brings the dataset at `url` to a committed state: finishes every run
-/// whose commit started, undoes every other run with staging objects,
-/// and aborts every pending upload under the prefix. No run may be
-/// writing into the prefix meanwhile (S3 has no lock to tell a live run
-/// from a dead one).
-///
-/// # Errors
-///
-/// An S3 request that fails.
-pub fn clean(url: &S3Url) -> Result<CleanedS3, PartitionError> {
-    let store = Store::connect(url)?;
-    let staging_root = format!("{}{}", url.prefix, spool_io::write::STAGING_PREFIX);
-    let mut ids: Vec<String> = (store.list(&url.prefix)?.into_iter())
-        .filter_map(|(key, _)| {
-            let rest = key.strip_prefix(&staging_root)?;
-            Some(rest.split('/').next()?.to_owned())
-        })
-        .collect();
-    ids.sort();
-    ids.dedup();
-    let mut cleaned = CleanedS3::default();
-    for id in ids {
-        let run = RunObjects::new(&url.prefix, &id);
-        let journal = run.read_journal(&store)?;
-        match journal {
-            Some(journal) if run.is_committing(&store)? => {
-                run.roll_forward(&store, &journal, 16)?;
-                cleaned.rolled_forward.push(id);
-            }
-            journal => {
-                let mut uploads = journal.map(|j| j.uploads).unwrap_or_default();
-                uploads.extend(run.read_begun(&store)?);
-                run.roll_back(&store, &uploads)?;
-                cleaned.rolled_back.push(id);
-            }
-        }
-    }
-    for upload in store.pending_uploads(&url.prefix)? {
-        store.abort(&upload.key, &upload.id)?;
-        cleaned.aborted.push(upload.key);
-    }
-    Ok(cleaned)
+/// Refuses an `s3://` OUT in a build without the `s3` feature.
+#[cfg(not(feature = "s3"))]
+pub(crate) fn execute(
+    _run: crate::run::Run<'_>,
+    url: S3Url,
+) -> Result<crate::Summary, PartitionError> {
+    Err(PartitionError::Usage(format!(
+        "s3://{}/{}: this build has no S3 support (spool-partition's `s3` feature)",
+        url.bucket, url.prefix
+    )))
 }

@@ -28,10 +28,8 @@ use tokio::task::JoinSet;
 
 use super::journal::{RunObjects, Upload};
 use super::store::{object_key, Store};
+use super::PART_BYTES;
 
-/// The size of every part of an upload but its last: above S3's least
-/// (5 MiB), so that a part never needs merging.
-pub(crate) const PART_BYTES: usize = 8 << 20;
 
 /// One file's upload under way: the upload, and the bytes of the local
 /// file sent so far (a multiple of [`PART_BYTES`] until the last part).
