@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use super::early::{self, Early};
 use super::journal::{Journal, RunObjects};
-use super::upload;
 use super::store::Store;
+use super::upload;
 use super::{S3Url, PART_BYTES};
 use crate::run::Run;
 use crate::{PartitionError, Summary};

@@ -71,9 +71,9 @@ use std::path::Path;
 use std::path::PathBuf;
 
 #[cfg(feature = "s3")]
-pub use dataset::{clean, CleanedS3};
-#[cfg(feature = "s3")]
 pub(crate) use dataset::execute;
+#[cfg(feature = "s3")]
+pub use dataset::{clean, CleanedS3};
 
 use crate::PartitionError;
 

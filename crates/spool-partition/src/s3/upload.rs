@@ -30,7 +30,6 @@ use super::journal::{RunObjects, Upload};
 use super::store::{object_key, Store};
 use super::PART_BYTES;
 
-
 /// One file's upload under way: the upload, and the bytes of the local
 /// file sent so far (a multiple of [`PART_BYTES`] until the last part).
 #[derive(Clone, Debug)]
