@@ -40,10 +40,24 @@ start_seaweedfs() {
     fi
     rm -rf "$dir/weed-data"
     mkdir -p "$dir/weed-data"
+    # One identity with the tests' keys, so that requests are signed and
+    # checked (with none, SeaweedFS lets every request in unchecked).
+    cat >"$dir/weed-data/s3.json" <<'JSON'
+{"identities": [{"name": "test", "credentials": [{"accessKey": "test", "secretKey": "test"}],
+                 "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}
+JSON
+    # Each bucket is a collection with volumes of its own (7 made at its
+    # first write): small volumes, and many of them, or the second bucket
+    # finds no free volume and every write fails (500, retried by the
+    # clients until they give up). Volumes are sparse files: the data dir
+    # holds the data written, not the volumes' size. The Iceberg and
+    # Lance endpoints (fixed ports by default) are off.
     "$weed" server -ip=127.0.0.1 -ip.bind=127.0.0.1 -dir="$dir/weed-data" \
         -master.port=$((port + 1)) -volume.port=$((port + 2)) -filer.port=$((port + 3)) \
         -master.port.grpc=$((port + 11)) -volume.port.grpc=$((port + 12)) -filer.port.grpc=$((port + 13)) \
-        -volume.max=0 -s3 -s3.port="$port" >"$dir/server.log" 2>&1 &
+        -master.volumeSizeLimitMB=64 -volume.max=1000 \
+        -s3 -s3.port="$port" -s3.port.grpc=$((port + 14)) -s3.config="$dir/weed-data/s3.json" \
+        -s3.port.iceberg=0 -s3.port.lance=0 >"$dir/server.log" 2>&1 &
     echo $!
 }
 
@@ -75,13 +89,25 @@ start)
     }
     echo "$pid" >"$dir/pid"
     echo "s3-server.sh: $name (S3-compatible) on http://127.0.0.1:$port, pid $pid" >&2
-    echo "export AWS_ENDPOINT_URL=http://127.0.0.1:$port AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1 SPOOL_S3_PID=$pid SPOOL_S3_PYTHON=$venv/bin/python"
+    echo "export AWS_ENDPOINT_URL=http://127.0.0.1:$port AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1 SPOOL_S3_PID=$pid SPOOL_S3_PYTHON=$venv/bin/python SPOOL_S3_SERVER_NAME='$name'"
     ;;
 stop)
+    # Waits for the server to exit, so that a start right after finds its
+    # ports free. SeaweedFS's graceful stop takes about 25 s (its volume
+    # server waits 10 s, its filer 15 s to flush a log into the stopped
+    # volumes): past 3 s it is killed, as its data (tens of MB per test
+    # run) is deleted anyway.
     if [ -f "$dir/pid" ]; then
-        kill "$(cat "$dir/pid")" 2>/dev/null || true
+        pid=$(cat "$dir/pid")
+        kill "$pid" 2>/dev/null || true
+        for _ in $(seq 1 30); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -9 "$pid" 2>/dev/null && sleep 0.5
         rm -f "$dir/pid"
     fi
+    rm -rf "$dir/weed-data"
     ;;
 *)
     echo "usage: $0 start|stop" >&2

@@ -39,4 +39,4 @@ if [ -n "${trials_failed:-}" ]; then
     echo "test-s3.sh: fault trials failed (logs above)" >&2
     exit 1
 fi
-echo "test-s3.sh: server, tests and trials passed in $((SECONDS - started)) s (server: moto, see above)"
+echo "test-s3.sh: server, tests and trials passed in $((SECONDS - started)) s against $SPOOL_S3_SERVER_NAME"
