@@ -4,6 +4,7 @@
 #
 #   eval "$(scripts/s3-server.sh start)"   # exports AWS_* and SPOOL_S3_*
 #   scripts/s3-server.sh restart           # SeaweedFS only: kill -9, start again on its data
+#   scripts/s3-server.sh build             # SeaweedFS's binary only (start builds it if missing)
 #   scripts/s3-server.sh stop
 #
 # The server is moto's standalone server (`moto[server]` from PyPI),
@@ -13,13 +14,16 @@
 # server -s3`, built once from the Go module proxy into
 # target/s3-server/bin, several minutes): a second, independent
 # implementation of S3, a real server whose data is on disk (under
-# target/s3-server/weed-data, deleted at stop), so that it can crash and
+# target/s3-server/run-PORT/data, deleted at stop), so that it can crash and
 # restart. The Python tools (boto3, …) come from the venv either way.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dir="$root/target/s3-server"
 venv="$dir/venv"
 port="${SPOOL_S3_PORT:-19000}"
+# One server per port (the tests' and the benchmark's may run at once):
+# its pid, log and data.
+run="$dir/run-$port"
 server="${SPOOL_S3_SERVER:-moto}"
 weed_version=v0.0.0-20261109003541-7506e5f91cd6
 
@@ -33,6 +37,7 @@ build_seaweedfs() {
     src=$(go mod download -json "github.com/seaweedfs/seaweedfs@$weed_version" |
         python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])')
     rm -rf "$dir/weed-src"
+    mkdir -p "$dir/bin"
     cp -r "$src" "$dir/weed-src"
     chmod -R u+w "$dir/weed-src"
     (cd "$dir/weed-src" && go build -o "$dir/bin/weed" ./weed) >&2
@@ -40,8 +45,8 @@ build_seaweedfs() {
 }
 
 # Starts SeaweedFS (master, volume, filer and S3 gateway in one process)
-# on loopback on the data in $dir/weed-data, its other ports next to the
-# S3 port, its log appended to $dir/server.log; prints its pid.
+# on loopback on the data in $run/data, its other ports next to the
+# S3 port, its log appended to $run/server.log; prints its pid.
 launch_seaweedfs() {
     # Each bucket is a collection with volumes of its own (7 made at its
     # first write): small volumes, and many of them, or the second bucket
@@ -50,12 +55,12 @@ launch_seaweedfs() {
     # volumes' size. The lone master elects itself in 1 s, not 10 (after
     # a restart, no write succeeds until it has). No telemetry; the Iceberg
     # and Lance endpoints (fixed ports by default) are off.
-    "$dir/bin/weed" server -ip=127.0.0.1 -ip.bind=127.0.0.1 -dir="$dir/weed-data" \
+    "$dir/bin/weed" server -ip=127.0.0.1 -ip.bind=127.0.0.1 -dir="$run/data" \
         -master.port=$((port + 1)) -volume.port=$((port + 2)) -filer.port=$((port + 3)) \
         -master.port.grpc=$((port + 11)) -volume.port.grpc=$((port + 12)) -filer.port.grpc=$((port + 13)) \
         -master.volumeSizeLimitMB=64 -volume.max=1000 -master.electionTimeout=1s -master.telemetry=false \
-        -s3 -s3.port="$port" -s3.port.grpc=$((port + 14)) -s3.config="$dir/weed-data/s3.json" \
-        -s3.port.iceberg=0 -s3.port.lance=0 >>"$dir/server.log" 2>&1 &
+        -s3 -s3.port="$port" -s3.port.grpc=$((port + 14)) -s3.config="$run/data/s3.json" \
+        -s3.port.iceberg=0 -s3.port.lance=0 >>"$run/server.log" 2>&1 &
     echo $!
 }
 
@@ -67,16 +72,16 @@ wait_ready() { # name
         fi
         sleep 0.1
     done
-    echo "s3-server.sh: $1 did not start; see $dir/server.log" >&2
+    echo "s3-server.sh: $1 did not start; see $run/server.log" >&2
     exit 1
 }
 
-# Kills the server of $dir/pid: SIGTERM, SIGKILL past `grace` tenths of
+# Kills the server of $run/pid: SIGTERM, SIGKILL past `grace` tenths of
 # a second; returns once it is gone, so that its ports are free.
 kill_server() { # grace
-    [ -f "$dir/pid" ] || return 0
+    [ -f "$run/pid" ] || return 0
     local pid
-    pid=$(cat "$dir/pid")
+    pid=$(cat "$run/pid")
     if [ "$1" -gt 0 ]; then
         kill "$pid" 2>/dev/null || true
     fi
@@ -89,40 +94,46 @@ kill_server() { # grace
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.1
     done
-    rm -f "$dir/pid"
+    rm -f "$run/pid"
 }
 
 case "${1:-start}" in
 start)
-    mkdir -p "$dir"
+    mkdir -p "$run"
     if [ ! -x "$venv/bin/moto_server" ]; then
         python3 -m venv "$venv" >&2
         "$venv/bin/python" -m pip install -q --upgrade pip >&2
         "$venv/bin/python" -m pip install -q 'moto[server]' >&2
     fi
-    : >"$dir/server.log"
+    : >"$run/server.log"
     if [ "$server" = seaweedfs ]; then
         [ -x "$dir/bin/weed" ] || build_seaweedfs
-        rm -rf "$dir/weed-data"
-        mkdir -p "$dir/weed-data"
+        rm -rf "$run/data"
+        mkdir -p "$run/data"
         # One identity with the tests' keys, so that requests are signed
         # and checked (with none, SeaweedFS lets every request in).
-        cat >"$dir/weed-data/s3.json" <<'JSON'
+        cat >"$run/data/s3.json" <<'JSON'
 {"identities": [{"name": "test", "credentials": [{"accessKey": "test", "secretKey": "test"}],
                  "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}
 JSON
         pid=$(launch_seaweedfs)
         name="SeaweedFS $weed_version"
     else
-        "$venv/bin/moto_server" -H 127.0.0.1 -p "$port" >>"$dir/server.log" 2>&1 &
+        "$venv/bin/moto_server" -H 127.0.0.1 -p "$port" >>"$run/server.log" 2>&1 &
         pid=$!
         name="moto $("$venv/bin/python" -c 'import moto; print(moto.__version__)')"
     fi
-    echo "$pid" >"$dir/pid"
+    echo "$pid" >"$run/pid"
     wait_ready "$name"
     echo "s3-server.sh: $name (S3-compatible) on http://127.0.0.1:$port, pid $pid" >&2
     echo "export AWS_ENDPOINT_URL=http://127.0.0.1:$port AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test" \
-        "AWS_REGION=us-east-1 SPOOL_S3_PYTHON=$venv/bin/python SPOOL_S3_SERVER=$server SPOOL_S3_SERVER_NAME='$name'"
+        "AWS_REGION=us-east-1 SPOOL_S3_PYTHON=$venv/bin/python SPOOL_S3_PORT=$port" \
+        "SPOOL_S3_SERVER=$server SPOOL_S3_SERVER_NAME='$name'"
+    ;;
+build)
+    # SeaweedFS's binary alone (start builds it when missing).
+    mkdir -p "$dir"
+    [ -x "$dir/bin/weed" ] || build_seaweedfs
     ;;
 restart)
     # A crash and a restart on the same data (moto keeps its buckets in
@@ -133,7 +144,7 @@ restart)
     fi
     kill_server 0
     pid=$(launch_seaweedfs)
-    echo "$pid" >"$dir/pid"
+    echo "$pid" >"$run/pid"
     wait_ready SeaweedFS
     ;;
 stop)
@@ -141,10 +152,10 @@ stop)
     # 10 s, its filer 15 s to flush a log into the stopped volumes): past
     # 3 s it is killed, as its data (tens of MB per test run) is deleted.
     kill_server 30
-    rm -rf "$dir/weed-data"
+    rm -rf "$run/data"
     ;;
 *)
-    echo "usage: $0 start|restart|stop" >&2
+    echo "usage: $0 start|restart|stop|build" >&2
     exit 2
     ;;
 esac
