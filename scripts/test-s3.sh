@@ -4,9 +4,11 @@
 # the round trips and tools (tests/s3/test_partition_s3.py, read back by
 # boto3, PyArrow and Polars; the Python binding too when
 # bindings/python/.venv has it), then the fault trials
-# (tests/s3/fault_trials.py, TRIALS of each kind, 20 by default). Prints
-# the server that ran and the wall time from its start (the build not
-# counted).
+# (tests/s3/fault_trials.py, TRIALS of each kind, 20 by default; with
+# SeaweedFS, also its crash and restart mid-run). The server is moto, or
+# SeaweedFS with SPOOL_S3_SERVER=seaweedfs (see scripts/s3-server.sh).
+# Prints the server that ran and the wall time from its start (the
+# builds not counted).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -35,8 +37,13 @@ kill_pid=$!
 "$python" tests/s3/fault_trials.py outage slowdown >"$logs/trials-outage.log" 2>&1 || trials_failed=1
 wait "$kill_pid" || trials_failed=1
 cat "$logs/trials-kill.log" "$logs/trials-outage.log"
+# A real crash and restart of the server, alone (every client loses it):
+# SeaweedFS keeps its data over a restart, moto does not.
+if [ "$SPOOL_S3_SERVER" = seaweedfs ]; then
+    "$python" tests/s3/fault_trials.py restart || trials_failed=1
+fi
 if [ -n "${trials_failed:-}" ]; then
     echo "test-s3.sh: fault trials failed (logs above)" >&2
     exit 1
 fi
-echo "test-s3.sh: server, tests and trials passed in $((SECONDS - started)) s (server: moto, see above)"
+echo "test-s3.sh: server, tests and trials passed in $((SECONDS - started)) s against $SPOOL_S3_SERVER_NAME"

@@ -49,4 +49,4 @@ export PYSPARK_PYTHON="$PWD/$venv/bin/python"
 export PYSPARK_DRIVER_PYTHON="$PYSPARK_PYTHON"
 "$venv/bin/python" -m pip install -q boto3
 "$venv/bin/python" -m pytest -q tests/spark/test_spark_s3.py
-echo "test-spark-s3.sh: passed in $((SECONDS - started)) s (server and Spark; the jars not counted)"
+echo "test-spark-s3.sh: passed in $((SECONDS - started)) s against $SPOOL_S3_SERVER_NAME (server and Spark; the jars not counted)"

@@ -22,9 +22,15 @@ Kinds (TRIALS each, default 20):
                 drawn from 1 to about the requests before its commit
   kill-commit   kill -9 once the run's `committing` marker appears
   outage        the server stops answering for 0.6 s mid-run, then returns
-                (moto keeps its buckets in memory, so a real restart would
-                lose them: the outage is made by the proxy)
+                (made by the proxy: moto keeps its buckets in memory, so a
+                real restart would lose them)
   slowdown      25% of requests answered 503 SlowDown; the run must succeed
+  restart       the server killed (-9) mid-run and started again on its
+                data (`scripts/s3-server.sh restart`: SeaweedFS only). The
+                run may fail (spool gives up on a server that refuses
+                connections for more than a few seconds); whether it did is
+                counted. Not among the default kinds: it stops the server
+                for every client, so it runs alone.
 
 Prints the outcomes per kind and `N passed, N failed in S s`.
 """
@@ -250,6 +256,9 @@ def trial(kind, n, dataset, proxy):
         if kind == "outage" and outage_at and elapsed > outage_at:
             Faults.down_until = time.time() + 0.6
             outage_at = 0
+        if kind == "restart" and outage_at and elapsed > outage_at:
+            subprocess.run([ROOT / "scripts" / "s3-server.sh", "restart"], check=True)
+            outage_at = 0
         time.sleep(0.01)
     if proc.poll() is None:
         proc.kill()
@@ -261,6 +270,9 @@ def trial(kind, n, dataset, proxy):
     strays |= checker.invariant()
     if kind == "slowdown" and proc.returncode != 0:
         return f"slowdown {n}: run failed: {proc.stderr.read().decode()[-300:]}"
+    if kind == "restart":
+        ran = "run: failed" if proc.returncode else "run: succeeded"
+        Outcomes.seen[ran] = Outcomes.seen.get(ran, 0) + 1
     cleaned = clean(proxy, dataset.bucket)
     for word in ("committed run", "rolled back run", "aborted upload"):
         if word in cleaned.stdout:
