@@ -7,7 +7,10 @@ use std::io::Read;
 use std::path::Path;
 use std::process::Command;
 
+#[path = "support/parquet.rs"]
+mod parquet_support;
 mod support;
+use parquet_support::parquet_numbers;
 use support::Dir;
 
 /// Keys of very different sizes: `k0` gets about half the records, so it
@@ -196,25 +199,6 @@ fn flat_layout_refuses_the_limits() {
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("hive layout"), "{stderr}");
-}
-
-/// The `n` column of a Parquet part, in file order.
-fn parquet_numbers(path: &Path) -> Vec<i64> {
-    use parquet::file::reader::FileReader;
-    let file = std::fs::File::open(path).unwrap();
-    let reader = parquet::file::serialized_reader::SerializedFileReader::new(file).unwrap();
-    let iter = reader.get_row_iter(None).unwrap();
-    iter.map(|row| {
-        let row = row.unwrap();
-        let mut columns = row.get_column_iter();
-        match columns.find(|(name, _)| *name == "n") {
-            Some((_, parquet::record::Field::Long(n))) => *n,
-            // All strings unless --schema says otherwise.
-            Some((_, parquet::record::Field::Str(n))) => n.parse().unwrap(),
-            other => panic!("{}: column n is {other:?}", path.display()),
-        }
-    })
-    .collect()
 }
 
 /// Bytes of the largest row group of a Parquet part, compressed.

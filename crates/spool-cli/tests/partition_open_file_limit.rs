@@ -13,7 +13,10 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "support/parquet.rs"]
+mod parquet_support;
 mod support;
+use parquet_support::parquet_numbers;
 use support::Dir;
 
 const KEYS: usize = 1_500;
@@ -76,23 +79,6 @@ fn text_numbers(path: &Path) -> Vec<i64> {
     assert_eq!(lines.next(), Some("key\tn\tnote"), "{}", path.display());
     lines
         .map(|line| line.split('\t').nth(1).unwrap().parse().unwrap())
-        .collect()
-}
-
-/// The `n` column of a Parquet part, in file order.
-fn parquet_numbers(path: &Path) -> Vec<i64> {
-    use parquet::file::reader::FileReader;
-    let file = std::fs::File::open(path).unwrap();
-    let reader = parquet::file::serialized_reader::SerializedFileReader::new(file).unwrap();
-    (reader.get_row_iter(None).unwrap())
-        .map(|row| {
-            let row = row.unwrap();
-            let mut columns = row.get_column_iter();
-            match columns.find(|(name, _)| *name == "n") {
-                Some((_, parquet::record::Field::Str(n))) => n.parse().unwrap(),
-                other => panic!("{}: column n is {other:?}", path.display()),
-            }
-        })
         .collect()
 }
 
