@@ -165,15 +165,11 @@ fn run_detached(py: Python<'_>, mut options: Options, max_open_given: bool) -> P
     let cancel = Arc::new(AtomicBool::new(false));
     options.cancel = Some(cancel.clone());
     let planned = Run::new(&options).map_err(|e| to_python(py, e))?;
-    let plan = planned.memory();
-    if max_open_given && options.max_open > plan.max_open() {
-        let message = format!(
-            "max_open={} does not fit the open-file limit ({}); {} files open at once",
-            options.max_open,
-            plan.open_file_limit().unwrap_or(u64::MAX),
-            plan.max_open()
-        );
-        let message = std::ffi::CString::new(message).expect("no NUL in a number");
+    let note = (planned.memory())
+        .max_open_note("max_open=", options.max_open)
+        .filter(|_| max_open_given);
+    if let Some(note) = note {
+        let message = std::ffi::CString::new(note).expect("no NUL in a number");
         let category = py.get_type::<PyRuntimeWarning>();
         PyErr::warn(py, category.as_any(), &message, 1)?;
     }

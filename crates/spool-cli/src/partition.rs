@@ -299,16 +299,11 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     spool_partition::open_files::raise_soft_limit(u64::MAX);
     // Checked and planned; nothing started yet.
     let run = Run::new(&options)?;
-    if args
+    let note = args
         .max_open
-        .is_some_and(|asked| asked > run.memory().max_open())
-    {
-        eprintln!(
-            "spool partition: --max-open {} does not fit the open-file limit ({}); {} files open at once",
-            options.max_open,
-            run.memory().open_file_limit().unwrap_or(u64::MAX),
-            run.memory().max_open()
-        );
+        .and_then(|asked| run.memory().max_open_note("--max-open ", asked));
+    if let Some(note) = note {
+        eprintln!("spool partition: {note}");
     }
     crate::allocator::keep_freed_blocks(run.memory().arena_slack());
     let signal = crate::interrupt::cancel_on_signal("spool partition", cancel);

@@ -242,6 +242,32 @@ impl MemoryPlan {
         self.max_open
     }
 
+    /// The note for a caller whose `asked` output files (its own
+    /// `--max-open`) did not fit the open-file limit, naming the option as
+    /// `option` spells it (`"--max-open "`, `"max_open="`); `None` when
+    /// they fit.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool_partition::{ColumnRef, MemoryPlan, Options};
+    /// let mut options = Options::new(vec!["in.tsv".into()], "out".into(), vec![ColumnRef("1".into())]);
+    /// options.max_open = 1_000;
+    /// let plan = MemoryPlan::with_open_file_limit(&options, Some(256))?;
+    /// let note = plan.max_open_note("--max-open ", 1_000).unwrap();
+    /// assert!(note.starts_with("--max-open 1000 does not fit the open-file limit (256)"));
+    /// assert_eq!(plan.max_open_note("--max-open ", plan.max_open()), None);
+    /// # Ok::<(), spool_partition::PartitionError>(())
+    /// ```
+    pub fn max_open_note(&self, option: &str, asked: usize) -> Option<String> {
+        // A plan fits fewer files than asked only under a limit.
+        let limit = self.open_file_limit.filter(|_| asked > self.max_open)?;
+        Some(format!(
+            "{option}{asked} does not fit the open-file limit ({limit}); {} files open at once",
+            self.max_open
+        ))
+    }
+
     /// Descriptors the run may hold besides its output files (see
     /// [`open_files::RESERVED`]); with [`max_open`](Self::max_open),
     /// within the [`open_file_limit`](Self::open_file_limit).
