@@ -97,11 +97,16 @@ pub(crate) fn reserve(options: &Options, threads: usize) -> usize {
     RESERVED + options.parallel_inputs + threads * per_writer + uploads
 }
 
+/// Descriptors a run of `options` holds with `files` output files open:
+/// those and the reserve of their writer threads.
+fn with_reserve(options: &Options, files: usize) -> usize {
+    files + reserve(options, options.writer_threads(files))
+}
+
 /// Descriptors a run of `options` needs for the output files it asks
 /// for: `--max-open` and the reserve.
 pub(crate) fn need(options: &Options) -> u64 {
-    let max_open = options.max_open.max(1);
-    (max_open + reserve(options, options.writer_threads(max_open))) as u64
+    with_reserve(options, options.max_open.max(1)) as u64
 }
 
 /// The output files a run of `options` may hold open under a soft limit
@@ -117,7 +122,7 @@ pub(crate) fn fit(options: &Options, limit: Option<u64>) -> Result<usize, Partit
     let Some(limit) = limit.map(|l| usize::try_from(l).unwrap_or(usize::MAX)) else {
         return Ok(asked);
     };
-    let total = |files: usize| files + reserve(options, options.writer_threads(files));
+    let total = |files: usize| with_reserve(options, files);
     if total(asked) <= limit {
         return Ok(asked);
     }
