@@ -86,6 +86,16 @@ def spool_task(out):
     return run
 
 
+def ids_by_key(files):
+    """Each key's ids in the order `files` hold them: one task's input order."""
+    order = collections.defaultdict(list)
+    for path in files:
+        with open(path, encoding="utf-8", newline="") as f:
+            for row in csv.DictReader(f):
+                order[row["key"]].append(row["id"])
+    return order
+
+
 def read_back(spark, out):
     return spark.read.options(**CSV).option("basePath", out).csv(out)
 
@@ -126,11 +136,7 @@ def test_spool_in_spark_tasks_matches_partition_by(spark, inputs, tmp_path):
     files_of = {run_id: files for run_id, files, _ in runs}
     expected = {}
     for run_id, _, summary in runs:
-        order = collections.defaultdict(list)
-        for path in files_of[run_id]:
-            with open(path, encoding="utf-8", newline="") as f:
-                for row in list(csv.DictReader(f)):
-                    order[row["key"]].append(row["id"])
+        order = ids_by_key(files_of[run_id])
         for group in summary["groups"]:
             assert run_id in pathlib.Path(group["path"]).name
             expected[os.path.realpath(group["path"])] = order[group["key"].decode()]

@@ -16,7 +16,6 @@ object the rows of its task and key in input order, as the task's
 manifest lists them.
 """
 import collections
-import csv
 import os
 import urllib.parse
 import uuid
@@ -29,9 +28,9 @@ from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 # The inputs (eight CSV files of quoted fields and keys to escape) and the
-# task (its share into `out` as run `p<partition id>`, appending) are the
-# local test's.
-from test_spark_partition import CSV, INPUTS, ROWS, inputs, spool_task  # noqa: E402,F401
+# task (its share into `out` as run `p<partition id>`, appending), and
+# each key's ids in a task's input order, are the local test's.
+from test_spark_partition import CSV, INPUTS, ROWS, ids_by_key, inputs, spool_task  # noqa: E402,F401
 
 JARS = os.environ.get("SPOOL_SPARK_S3_JARS")
 ENDPOINT = os.environ.get("AWS_ENDPOINT_URL")
@@ -97,11 +96,7 @@ def test_spark_tasks_write_s3_and_spark_reads_it_through_s3a(spark, inputs):
         per_object[row["file"]].append(row["id"])
     expected = {}
     for run_id, files, summary in runs:
-        order = collections.defaultdict(list)
-        for path in files:
-            with open(path, encoding="utf-8", newline="") as f:
-                for row in csv.DictReader(f):
-                    order[row["key"]].append(row["id"])
+        order = ids_by_key(files)
         for group in summary["groups"]:
             assert group["path"].startswith(out) and run_id in group["path"]
             ids = order[group["key"].decode()]
