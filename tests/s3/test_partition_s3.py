@@ -165,7 +165,7 @@ def test_append_runs_and_force(s3, bucket, sample):
 
 def test_clean_aborts_dangling_uploads_and_rolls_back(s3, bucket, sample):
     s3.create_multipart_upload(Bucket=bucket, Key="ds/key=x/part-00000.csv")
-    s3.put_object(Bucket=bucket, Key="ds/_staging-dead/journal.tsv", Body=b"spool-s3-journal\t1\nmanifest\t_partitions.tsv\nreplace\tfalse\n")
+    s3.put_object(Bucket=bucket, Key="ds/_staging-dead/journal.tsv", Body=b"spool-s3-journal\t2\nmanifest\t_partitions.tsv\nreplace\tfalse\n")
     out = subprocess.run([SPOOL, "partition", "clean", f"s3://{bucket}/ds/"], capture_output=True, text=True, check=True)
     assert "rolled back run dead" in out.stdout and "aborted upload ds/key=x/part-00000.csv" in out.stdout
     assert objects(s3, bucket) == []

@@ -159,6 +159,10 @@ pub struct Args {
     /// No progress bar.
     #[arg(short, long)]
     quiet: bool,
+    /// Errors from an object store (s3:// OUT) print the store's whole
+    /// answer, not one line of error code and message.
+    #[arg(short, long)]
+    verbose: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -287,6 +291,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     options.max_rows_per_file = args.max_rows_per_file.map(|n| n as u64);
     options.max_bytes_per_file = args.max_bytes_per_file.map(|n| n as u64);
     options.fsync = args.fsync;
+    options.verbose = args.verbose;
     options.memory = args.memory;
     let cancel = Arc::new(AtomicBool::new(false));
     options.cancel = Some(cancel.clone());

@@ -51,6 +51,10 @@ pub struct MergeArgs {
 pub struct CleanArgs {
     /// The dataset directory, or s3://BUCKET/PREFIX/.
     out: PathBuf,
+    /// Errors from an object store print the store's whole answer, not
+    /// one line of error code and message.
+    #[arg(short, long)]
+    verbose: bool,
 }
 
 /// Runs a tool.
@@ -127,7 +131,7 @@ fn refuse_inside(path: &Path, out: &Path) -> anyhow::Result<()> {
 
 fn clean_dataset(args: &CleanArgs) -> anyhow::Result<ExitCode> {
     if let Some(url) = S3Url::parse(&args.out)? {
-        return clean_s3(&url, &args.out);
+        return clean_s3(&url, args);
     }
     let cleaned = clean(&args.out)?;
     let mut text = Vec::new();
@@ -150,8 +154,8 @@ fn clean_dataset(args: &CleanArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn clean_s3(url: &S3Url, out: &Path) -> anyhow::Result<ExitCode> {
-    let cleaned = spool_partition::s3::clean(url)?;
+fn clean_s3(url: &S3Url, args: &CleanArgs) -> anyhow::Result<ExitCode> {
+    let cleaned = spool_partition::s3::clean(url, args.verbose)?;
     let mut text = Vec::new();
     for id in &cleaned.rolled_forward {
         writeln!(text, "committed run {id}")?;
@@ -159,16 +163,42 @@ fn clean_s3(url: &S3Url, out: &Path) -> anyhow::Result<ExitCode> {
     for id in &cleaned.rolled_back {
         writeln!(text, "rolled back run {id}")?;
     }
+    for (id, _) in &cleaned.lost {
+        writeln!(
+            text,
+            "rolled back run {id} (its commit could not be finished)"
+        )?;
+    }
     for key in &cleaned.aborted {
         writeln!(text, "aborted upload {key}")?;
     }
+    for path in &cleaned.local_removed {
+        writeln!(text, "removed {}", path.display())?;
+    }
     crate::stdout::print(&text, "list of cleaned runs")?;
+    let out = args.out.display();
+    if let Some(why) = &cleaned.unlisted {
+        eprintln!(
+            "spool partition: {out}: pending uploads not listed ({why}); the uploads the runs' \
+             journals named were aborted, others begun by a run killed before its journal may \
+             remain (see the store's lifecycle rules for incomplete multipart uploads)"
+        );
+    }
+    for (id, why) in &cleaned.lost {
+        eprintln!("spool partition: {out}: run {id} not committed: {why}");
+    }
     eprintln!(
-        "spool partition: {}: {} run(s) committed, {} rolled back, {} pending upload(s) aborted",
-        out.display(),
+        "spool partition: {out}: {} run(s) committed, {} rolled back, {} not committed (objects \
+         lost by the store), {} pending upload(s) aborted, {} local staging folder(s) removed",
         cleaned.rolled_forward.len(),
         cleaned.rolled_back.len(),
-        cleaned.aborted.len()
+        cleaned.lost.len(),
+        cleaned.aborted.len(),
+        cleaned.local_removed.len(),
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(if cleaned.lost.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -48,8 +48,9 @@ use crate::staging::Staging;
 use crate::{GroupSummary, PartitionError};
 
 /// Waits for the workers of `outputs`, writes the manifest listing
-/// `groups` and publishes the dataset from `staging`. On an error the
-/// staging directory is dropped, with everything written into it.
+/// `groups`, calls `before_publish` and publishes the dataset from
+/// `staging`. On an error the staging directory is dropped, with
+/// everything written into it.
 ///
 /// # Errors
 ///
@@ -60,12 +61,14 @@ pub(crate) fn publish(
     staging: Staging,
     groups: &[GroupSummary],
     fsync: bool,
+    before_publish: &dyn Fn(),
 ) -> Result<(), PartitionError> {
     outputs.join_workers()?;
     write_manifest_file(outputs, groups, fsync)?;
     if fsync {
         sync_files(outputs)?;
     }
+    before_publish();
     let files: Vec<PathBuf> = match staging {
         Staging::Whole(_) => Vec::new(),
         Staging::Append(_) => relative_files(outputs),

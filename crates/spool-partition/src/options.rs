@@ -169,6 +169,9 @@ pub struct Options {
     pub cancel: Option<Arc<AtomicBool>>,
     /// Live counters for a progress display (updated once per block).
     pub progress: Option<Arc<Progress>>,
+    /// Errors from an object store carry the store's whole answer (its
+    /// XML error body), not the one line of code and message.
+    pub verbose: bool,
 }
 
 impl Options {
@@ -201,6 +204,7 @@ impl Options {
             parallel_inputs: 2,
             cancel: None,
             progress: None,
+            verbose: false,
         }
     }
 

@@ -82,6 +82,8 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
 pub struct Run<'a> {
     options: &'a Options,
     memory: MemoryPlan,
+    /// Called once the files are written, before they are published.
+    before_publish: Option<&'a dyn Fn()>,
 }
 
 impl<'a> Run<'a> {
@@ -119,7 +121,20 @@ impl<'a> Run<'a> {
         }
         options.input_format()?;
         let memory = MemoryPlan::new(options)?;
-        Ok(Run { options, memory })
+        Ok(Run {
+            options,
+            memory,
+            before_publish: None,
+        })
+    }
+
+    /// Calls `hook` once every file is written and closed, before the
+    /// staging directory is published (renamed): an S3 run's upload
+    /// thread stops there, so that it never opens a file by its staging
+    /// path after the rename.
+    pub(crate) fn before_publish(mut self, hook: &'a dyn Fn()) -> Self {
+        self.before_publish = Some(hook);
+        self
     }
 
     /// What the run was asked to do.
@@ -150,7 +165,7 @@ impl<'a> Run<'a> {
         let staging_dir = staging.dir().to_owned();
         let mut running = Running::start(options, &self.memory, staging)?;
         let result = match running.read_inputs() {
-            Ok(()) => running.finish(),
+            Ok(()) => running.finish(self.before_publish),
             // A worker's own error says more than the router's "write failed".
             Err(e) => Err(running.abort().map_or(e, PartitionError::Io)),
         };
@@ -273,7 +288,7 @@ impl<'a> Running<'a> {
 
     /// Sends what is left, waits for the workers, writes the manifest and
     /// publishes the dataset; the summary of the run.
-    fn finish(&mut self) -> Result<Summary, PartitionError> {
+    fn finish(&mut self, before_publish: Option<&dyn Fn()>) -> Result<Summary, PartitionError> {
         let finishing = std::time::Instant::now();
         if let Some(progress) = &self.options.progress {
             progress.set_phase(Phase::Finishing);
@@ -294,7 +309,14 @@ impl<'a> Running<'a> {
             })
             .collect();
         let staging = self.staging.take().expect("finished once");
-        commit::publish(&mut self.outputs, staging, &groups, self.options.fsync)?;
+        let before_publish = before_publish.unwrap_or(&|| {});
+        commit::publish(
+            &mut self.outputs,
+            staging,
+            &groups,
+            self.options.fsync,
+            before_publish,
+        )?;
         for (gid, group) in groups.iter_mut().enumerate() {
             group.files = self.outputs.part_paths(gid).len() as u32;
         }

@@ -3,12 +3,15 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use super::early::{self, Early};
-use super::journal::{Journal, RunObjects};
-use super::store::Store;
+use super::journal::{Committed, Journal, RunObjects};
+use super::local_staging::{self, LocalStaging};
+use super::store::{Listed, Store};
 use super::upload;
+use super::verify::Missing;
 use super::{S3Url, PART_BYTES};
 use crate::run::Run;
 use crate::{PartitionError, Summary};
@@ -23,14 +26,11 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
     if options.append && options.force {
         return usage("--append adds to a dataset and --force replaces it: give one of them");
     }
-    let store = Store::connect(&url)?;
+    let store = Store::connect(&url, options.verbose)?;
     if !options.append && !options.force {
         let staging_root = format!("{}{}", url.prefix, spool_io::write::STAGING_PREFIX);
         let listed = store.list(&url.prefix)?;
-        if listed
-            .iter()
-            .any(|(key, _)| !key.starts_with(&staging_root))
-        {
+        if listed.iter().any(|o| !o.key.starts_with(&staging_root)) {
             return Err(PartitionError::Usage(format!(
                 "{} is not empty: give --force to replace it, or --append with a --run-id",
                 options.out.display()
@@ -51,7 +51,8 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
         }
     }
     let id = options.run_id.clone().unwrap_or_else(new_run_id);
-    let local_root = std::env::temp_dir().join(format!("spool-s3-{id}-{}", std::process::id()));
+    let (local_staging, stale_removed) = LocalStaging::begin(&std::env::temp_dir(), &id)?;
+    let local_root = local_staging.dir();
     let mut local = options.clone();
     local.out = local_root.join("out");
     (local.force, local.append, local.fsync) = (false, false, false);
@@ -65,23 +66,30 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
     let objects = RunObjects::new(&url.prefix, &id);
     let stop = AtomicBool::new(false);
     let (ran, early, read_to_now) = std::thread::scope(|scope| {
-        let early = scope.spawn(|| {
-            early::send_while_running(
-                &store,
-                &objects,
-                &url.prefix,
-                &local_root,
-                during_run,
-                &stop,
-            )
+        let thread = scope.spawn(|| {
+            early::send_while_running(&store, &objects, &url.prefix, local_root, during_run, &stop)
         });
-        let ran = Run::new(&local).and_then(Run::execute);
+        // The upload thread owns the staged files until they are all
+        // written, the commit from then on: it is stopped, and its parts
+        // under way finished, before the local run renames its staging
+        // directory (or on any error), never after.
+        let thread = Mutex::new(Some(thread));
+        let early = OnceLock::new();
+        let stop_early = || {
+            stop.store(true, Ordering::Release);
+            early.get_or_init(|| {
+                let thread = thread.lock().unwrap_or_else(|e| e.into_inner()).take();
+                let joined = thread.map(|t| t.join());
+                joined.and_then(Result::ok).unwrap_or_else(|| Early {
+                    error: Some(std::io::Error::other("the upload thread panicked")),
+                    ..Early::default()
+                })
+            });
+        };
+        let ran = Run::new(&local).and_then(|r| r.before_publish(&stop_early).execute());
         let ran_at = Instant::now();
-        stop.store(true, Ordering::Release);
-        let early = early.join().unwrap_or_else(|_| Early {
-            error: Some(std::io::Error::other("the upload thread panicked")),
-            ..Early::default()
-        });
+        stop_early();
+        let early = early.into_inner().expect("stopped above");
         (ran, early, ran_at)
     });
     let result = match (ran, early.error.is_some()) {
@@ -100,8 +108,9 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
             Err(ran.err().or(error).expect("one failed"))
         }
     };
-    let _ = std::fs::remove_dir_all(&local_root);
+    drop(local_staging);
     let mut summary = result?;
+    summary.stale_removed = stale_removed;
     summary.finishing += read_to_now.elapsed();
     for group in &mut summary.groups {
         let relative = group.path.strip_prefix(&local.out).unwrap_or(&group.path);
@@ -159,8 +168,26 @@ fn commit(
         let _ = run.roll_back(store, &journal.uploads);
         return Err(e.into());
     }
-    run.commit(store, &journal, in_flight)?;
-    Ok(summary)
+    match run.commit(store, &journal, in_flight)? {
+        Committed::Done => Ok(summary),
+        Committed::Lost(missing) => Err(PartitionError::Io(lost(&missing))),
+    }
+}
+
+/// The error of a commit undone because the store did not keep objects
+/// it said it completed.
+fn lost(missing: &[Missing]) -> std::io::Error {
+    const NAMED: usize = 5;
+    let mut named: Vec<String> = missing.iter().take(NAMED).map(Missing::to_string).collect();
+    if missing.len() > NAMED {
+        named.push(format!("and {} more", missing.len() - NAMED));
+    }
+    std::io::Error::other(format!(
+        "the store does not hold {} object(s) it said it completed: {}; \
+         the run was rolled back (nothing of it committed): run it again",
+        missing.len(),
+        named.join(", ")
+    ))
 }
 
 /// A run id for a run given none: unique per process and moment.
@@ -177,39 +204,58 @@ pub struct CleanedS3 {
     pub rolled_forward: Vec<String>,
     /// Runs whose commit had not started, undone.
     pub rolled_back: Vec<String>,
+    /// Runs whose commit had started but could not be finished: the store
+    /// does not hold objects it said it completed. Undone like the runs
+    /// rolled back (nothing of them is left); each with what is missing.
+    pub lost: Vec<(String, String)>,
     /// Pending uploads aborted that no journal named (runs killed before
     /// their journal), as their keys.
     pub aborted: Vec<String>,
+    /// Why the pending uploads could not be listed (a store without
+    /// `ListMultipartUploads`): uploads no journal names may be left.
+    pub unlisted: Option<String>,
+    /// Local staging folders of dead runs removed from this machine's
+    /// temp directory.
+    pub local_removed: Vec<PathBuf>,
 }
 
 /// Brings the dataset at `url` to a committed state: finishes every run
-/// whose commit started, undoes every other run with staging objects,
-/// and aborts every pending upload under the prefix. No run may be
-/// writing into the prefix meanwhile (S3 has no lock to tell a live run
-/// from a dead one).
+/// whose commit started (or undoes it, if the store lost objects of it),
+/// undoes every other run with staging objects, and aborts every pending
+/// upload under the prefix; also removes dead runs' local staging folders
+/// from the temp directory. No run may be writing into the prefix
+/// meanwhile (S3 has no lock to tell a live run from a dead one).
+/// `verbose`: errors carry the store's whole answer.
 ///
 /// # Errors
 ///
 /// An S3 request that fails.
-pub fn clean(url: &S3Url) -> Result<CleanedS3, PartitionError> {
-    let store = Store::connect(url)?;
+pub fn clean(url: &S3Url, verbose: bool) -> Result<CleanedS3, PartitionError> {
+    let mut cleaned = CleanedS3 {
+        local_removed: local_staging::remove_dead(&std::env::temp_dir()),
+        ..CleanedS3::default()
+    };
+    let store = Store::connect(url, verbose)?;
     let staging_root = format!("{}{}", url.prefix, spool_io::write::STAGING_PREFIX);
     let mut ids: Vec<String> = (store.list(&url.prefix)?.into_iter())
-        .filter_map(|(key, _)| {
+        .filter_map(|Listed { key, .. }| {
             let rest = key.strip_prefix(&staging_root)?;
             Some(rest.split('/').next()?.to_owned())
         })
         .collect();
     ids.sort();
     ids.dedup();
-    let mut cleaned = CleanedS3::default();
     for id in ids {
         let run = RunObjects::new(&url.prefix, &id);
         let journal = run.read_journal(&store)?;
         match journal {
             Some(journal) if run.is_committing(&store)? => {
-                run.roll_forward(&store, &journal, 16)?;
-                cleaned.rolled_forward.push(id);
+                match run.roll_forward(&store, &journal, 16)? {
+                    Committed::Done => cleaned.rolled_forward.push(id),
+                    Committed::Lost(missing) => {
+                        cleaned.lost.push((id, lost(&missing).to_string()));
+                    }
+                }
             }
             journal => {
                 let mut uploads = journal.map(|j| j.uploads).unwrap_or_default();
@@ -219,9 +265,17 @@ pub fn clean(url: &S3Url) -> Result<CleanedS3, PartitionError> {
             }
         }
     }
-    for upload in store.pending_uploads(&url.prefix)? {
-        store.abort(&upload.key, &upload.id)?;
-        cleaned.aborted.push(upload.key);
+    match store.pending_uploads(&url.prefix) {
+        Ok(pending) => {
+            for upload in pending {
+                store.abort(&upload.key, &upload.id)?;
+                cleaned.aborted.push(upload.key);
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {
+            cleaned.unlisted = Some(e.to_string());
+        }
+        Err(e) => return Err(e.into()),
     }
     Ok(cleaned)
 }

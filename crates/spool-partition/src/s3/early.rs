@@ -29,7 +29,7 @@ use tokio::sync::Semaphore;
 
 use super::journal::{RunObjects, Upload};
 use super::store::Store;
-use super::upload::{begin_all, send_all, Sending};
+use super::upload::{begin_all, send_all};
 use super::PART_BYTES;
 
 /// The longest wait between two looks at the staging directory.
@@ -43,7 +43,7 @@ const WALK_SHARE: u32 = 20;
 /// stopped sending.
 #[derive(Default)]
 pub(crate) struct Early {
-    pub sending: HashMap<String, Sending>,
+    pub sending: HashMap<String, Upload>,
     pub segments: usize,
     pub error: Option<std::io::Error>,
 }
@@ -51,7 +51,7 @@ pub(crate) struct Early {
 impl Early {
     /// Every upload begun, for a roll back.
     pub fn uploads(&self) -> Vec<Upload> {
-        self.sending.values().map(|s| s.upload.clone()).collect()
+        self.sending.values().cloned().collect()
     }
 }
 
@@ -98,7 +98,7 @@ fn send_due(
     let due: Vec<_> = (files.into_iter())
         .map(|(relative, path, len)| (format!("{prefix}{relative}"), path, len))
         .filter(|(key, _, len)| {
-            let sent = early.sending.get(key).map_or(0, |s| s.sent);
+            let sent = early.sending.get(key).map_or(0, |u| u.size);
             *len >= sent + part
         })
         .collect();
@@ -112,27 +112,24 @@ fn send_due(
     match begin_all(store, run, early.segments, fresh) {
         Ok(begun) => {
             early.segments += usize::from(!begun.is_empty());
-            let begun = begun.into_iter().map(|s| (s.upload.key.clone(), s));
+            let begun = begun.into_iter().map(|u| (u.key.clone(), u));
             early.sending.extend(begun);
         }
         Err((e, begun)) => {
-            let begun = begun.into_iter().map(|upload| {
-                let key = upload.key.clone();
-                (key, Sending { upload, sent: 0 })
-            });
+            let begun = begun.into_iter().map(|u| (u.key.clone(), u));
             early.sending.extend(begun);
             return Err(e);
         }
     }
     let work = (due.into_iter())
         .map(|(key, path, len)| {
-            let sending = early.sending.remove(&key).expect("begun above");
-            let end = sending.sent + (len - sending.sent) / part * part;
-            (sending, path, end)
+            let upload = early.sending.remove(&key).expect("begun above");
+            let end = upload.size + (len - upload.size) / part * part;
+            (upload, path, end)
         })
         .collect();
     let (sent, error) = send_all(store, permits, work);
-    let sent = sent.into_iter().map(|s| (s.upload.key.clone(), s));
+    let sent = sent.into_iter().map(|u| (u.key.clone(), u));
     early.sending.extend(sent);
     error.map_or(Ok(()), Err)
 }

@@ -11,16 +11,24 @@
 //! | `committing` | when the commit starts | nothing: from here on, the run goes forward |
 //!
 //! The commit, in order: `committing`; complete every upload (each object
-//! appears under its final name); with `--force`, delete every object of
-//! the prefix the run did not write; the manifest; the staging objects.
-//! A run without `committing` is rolled back by `clean` (the uploads its
-//! journal and its begun-segments name aborted, its staging objects
-//! deleted); a run with it is rolled
-//! forward (the same steps again: completing a completed upload is
-//! checked by the object's presence).
+//! appears under its final name); list the prefix and check that every
+//! object is there whole (the `verify` module); with `--force`, delete
+//! every object of the prefix the run did not write; the manifest; the
+//! staging objects. A run without `committing` is rolled back by `clean`
+//! (the uploads its journal and its begun-segments name aborted, its
+//! staging objects deleted); a run with it is rolled forward (the same
+//! steps again: completing a completed upload is settled by the listing).
+//!
+//! A commit whose listing lacks an object the store said it completed
+//! cannot be finished — the bytes are gone from local disk and from the
+//! store — so it is undone instead ([`Committed::Lost`]): the run's
+//! objects deleted, its uploads aborted, and with `--force` the earlier
+//! manifest of the same name deleted too (the run's objects replaced some
+//! of those it names). No manifest ever names an object that is not there.
 
-use super::store::Store;
+use super::store::{Listed, Store};
 use super::upload::complete_all;
+use super::verify::{self, Missing};
 
 /// One file's pending upload.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +39,19 @@ pub(crate) struct Upload {
     pub id: String,
     /// Each part's ETag, in order.
     pub parts: Vec<String>,
+    /// The bytes sent in those parts.
+    pub size: u64,
+}
+
+/// How a commit ended.
+#[derive(Debug)]
+#[must_use]
+pub(crate) enum Committed {
+    /// Every object checked, the manifest written.
+    Done,
+    /// Objects the store said it completed are not there whole: the run
+    /// was undone (see the module docs).
+    Lost(Vec<Missing>),
 }
 
 /// What `_staging-RUNID/journal.tsv` holds.
@@ -44,11 +65,11 @@ pub(crate) struct Journal {
 }
 
 /// The first line of a journal.
-const MAGIC: &str = "spool-s3-journal\t1";
+const MAGIC: &str = "spool-s3-journal\t2";
 
 impl Journal {
     /// The journal as text: the magic line, `manifest`, `replace`, then
-    /// one `upload KEY ID ETAG,ETAG…` line per upload, tab-separated.
+    /// one `upload KEY ID SIZE ETAG,ETAG…` line per upload, tab-separated.
     pub fn to_text(&self) -> String {
         let text = format!(
             "{MAGIC}\nmanifest\t{}\nreplace\t{}\n",
@@ -74,16 +95,20 @@ impl Journal {
     }
 }
 
-/// `upload KEY ID ETAG,ETAG…` lines, tab-separated, one per upload.
+/// `upload KEY ID SIZE ETAG,ETAG…` lines, tab-separated, one per upload.
 fn upload_lines(uploads: &[Upload]) -> String {
-    let line = |u: &Upload| format!("upload\t{}\t{}\t{}\n", u.key, u.id, u.parts.join(","));
+    let line = |u: &Upload| {
+        let parts = u.parts.join(",");
+        format!("upload\t{}\t{}\t{}\t{parts}\n", u.key, u.id, u.size)
+    };
     uploads.iter().map(line).collect()
 }
 
 /// Reads one of [`upload_lines`]' lines back.
 fn parse_upload_line(line: &str) -> Option<Upload> {
     let mut fields = line.strip_prefix("upload\t")?.split('\t');
-    let (key, id, parts) = (fields.next()?, fields.next()?, fields.next()?);
+    let (key, id) = (fields.next()?, fields.next()?);
+    let (size, parts) = (fields.next()?.parse().ok()?, fields.next()?);
     let parts = parts
         .split(',')
         .filter(|p| !p.is_empty())
@@ -92,6 +117,7 @@ fn parse_upload_line(line: &str) -> Option<Upload> {
         key: key.to_owned(),
         id: id.to_owned(),
         parts: parts.collect(),
+        size,
     })
 }
 
@@ -148,7 +174,7 @@ impl<'a> RunObjects<'a> {
     pub fn read_begun(&self, store: &Store) -> std::io::Result<Vec<Upload>> {
         let mut uploads = Vec::new();
         let segments = format!("{}begun-", self.staging);
-        for (key, _) in store.list(&self.staging)? {
+        for Listed { key, .. } in store.list(&self.staging)? {
             if !key.starts_with(&segments) {
                 continue;
             }
@@ -199,19 +225,26 @@ impl<'a> RunObjects<'a> {
         store: &Store,
         journal: &Journal,
         in_flight: usize,
-    ) -> std::io::Result<()> {
+    ) -> std::io::Result<Committed> {
         store.put(&self.committing(), Vec::new())?;
         self.roll_forward(store, journal, in_flight)
     }
 
-    /// The commit's steps after `committing`.
+    /// The commit's steps after `committing`. An error leaves the commit
+    /// started, for `clean` to take up again.
     pub fn roll_forward(
         &self,
         store: &Store,
         journal: &Journal,
         in_flight: usize,
-    ) -> std::io::Result<()> {
-        complete_all(store, &journal.uploads, in_flight)?;
+    ) -> std::io::Result<Committed> {
+        let refused = complete_all(store, &journal.uploads, in_flight)?;
+        let listing = store.list(self.prefix)?;
+        let missing = verify::missing(&journal.uploads, &listing, &refused);
+        if !missing.is_empty() {
+            self.undo_commit(store, journal)?;
+            return Ok(Committed::Lost(missing));
+        }
         if journal.replace {
             let ours: std::collections::HashSet<&str> =
                 journal.uploads.iter().map(|u| u.key.as_str()).collect();
@@ -219,7 +252,7 @@ impl<'a> RunObjects<'a> {
             // The old manifest of the same name stays until the new one
             // replaces it: a reader always finds one.
             let manifest = format!("{}{}", self.prefix, journal.manifest);
-            for (key, _) in store.list(self.prefix)? {
+            for Listed { key, .. } in listing {
                 let keep = ours.contains(key.as_str()) || key == manifest;
                 if !keep && !key.starts_with(&staging_root) {
                     store.delete(&key)?;
@@ -234,7 +267,21 @@ impl<'a> RunObjects<'a> {
                 "{staged_manifest} is missing"
             )));
         }
-        self.delete_staging(store)
+        self.delete_staging(store)?;
+        Ok(Committed::Done)
+    }
+
+    /// Undoes a started commit that cannot be finished: deletes the run's
+    /// objects (and, replacing a dataset, its manifest of the same name),
+    /// aborts the run's uploads, deletes the staging objects.
+    fn undo_commit(&self, store: &Store, journal: &Journal) -> std::io::Result<()> {
+        if journal.replace {
+            store.delete(&format!("{}{}", self.prefix, journal.manifest))?;
+        }
+        for upload in &journal.uploads {
+            store.delete(&upload.key)?;
+        }
+        self.roll_back(store, &journal.uploads)
     }
 
     /// Aborts the uploads of `journal` and deletes the staging objects: no
@@ -250,7 +297,7 @@ impl<'a> RunObjects<'a> {
     /// last.
     fn delete_staging(&self, store: &Store) -> std::io::Result<()> {
         let journal = self.journal();
-        for (key, _) in store.list(&self.staging)? {
+        for Listed { key, .. } in store.list(&self.staging)? {
             if key != journal {
                 store.delete(&key)?;
             }
@@ -273,11 +320,13 @@ mod tests {
                     key: "d/c=a/part-t1-00000.tsv".into(),
                     id: "Zm9v+/bar".into(),
                     parts: vec!["\"e1\"".into(), "\"e2\"".into()],
+                    size: 9 << 20,
                 },
                 Upload {
                     key: "d/c=b/part-t1-00000.tsv".into(),
                     id: "x".into(),
                     parts: vec![],
+                    size: 0,
                 },
             ],
         };

@@ -14,9 +14,10 @@
 //!  journal                         _staging-RUNID/journal.tsv: the uploads'
 //!                                  keys, ids and parts; the manifest beside
 //!  commit                          _staging-RUNID/committing; complete each
-//!                                  upload; --force: delete what the run
-//!                                  did not write; the manifest; the staging
-//!                                  objects
+//!                                  upload; list the prefix: every object
+//!                                  there whole (verify); --force: delete
+//!                                  what the run did not write; the
+//!                                  manifest; the staging objects
 //! ```
 //!
 //! What lives where, and when:
@@ -31,7 +32,8 @@
 //!   yet sent — a file's tail below one part, and whatever has grown since
 //!   the last look — so about `files × 8 MiB` at most beside the bytes
 //!   written since; Parquet runs' spill logs too. Removed at the end of
-//!   the run, whatever its outcome (a `kill -9` leaves it).
+//!   the run, whatever its outcome; a killed run's by the next S3 run or
+//!   `clean` (the `local_staging` module).
 //! * **S3**: pending multipart uploads, invisible to listings, from the
 //!   moment a file holds its first part until the commit; the
 //!   `_staging-RUNID/` objects; the data files and the manifest, from the
@@ -60,11 +62,15 @@ mod early;
 #[cfg(feature = "s3")]
 mod journal;
 #[cfg(feature = "s3")]
+mod local_staging;
+#[cfg(feature = "s3")]
 mod profile;
 #[cfg(feature = "s3")]
 mod store;
 #[cfg(feature = "s3")]
 mod upload;
+#[cfg(feature = "s3")]
+mod verify;
 
 use std::path::Path;
 #[cfg(feature = "s3")]

@@ -25,10 +25,34 @@ use object_store::{ClientOptions, ObjectStore, ObjectStoreExt, PutPayload};
 
 use super::S3Url;
 
-/// An S3 error as an I/O error naming the object.
-fn failed(what: &str, key: &str, e: impl std::fmt::Display) -> std::io::Error {
-    std::io::Error::other(format!("{what} {key}: {e}"))
+/// An S3 error as an I/O error naming the object, in one line (see
+/// [`describe`]); `verbose` keeps the store's whole answer.
+pub(crate) fn failed(
+    what: &str,
+    key: &str,
+    e: impl std::fmt::Display,
+    verbose: bool,
+) -> std::io::Error {
+    let e = e.to_string();
+    let said = if verbose { e } else { describe(&e) };
+    std::io::Error::other(format!("{what} {key}: {said}"))
 }
+
+/// One object of a listing: its key, size and ETag (as the store gave it,
+/// if it gave one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Listed {
+    pub key: String,
+    pub size: u64,
+    pub e_tag: Option<String>,
+}
+
+/// What the store said to completing an upload, when it did not complete
+/// it: an answer that settles nothing by itself (S3 answers 404
+/// `NoSuchUpload` to completing an upload completed before; some stores
+/// answer 403), left to a look at the object (see the `verify` module).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Refused(pub String);
 
 /// One pending multipart upload: its object's key and its id.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,6 +64,8 @@ pub(crate) struct PendingUpload {
 /// The bucket of an `s3://` output and a runtime to call it from.
 pub(crate) struct Store {
     s3: Arc<AmazonS3>,
+    /// Errors carry the store's whole answer (`-v`), not one line.
+    pub verbose: bool,
     runtime: tokio::runtime::Runtime,
     /// For [`pending_uploads`](Self::pending_uploads).
     endpoint: String,
@@ -49,12 +75,13 @@ pub(crate) struct Store {
 }
 
 impl Store {
-    /// Connects to the bucket of `url` (nothing is sent yet).
+    /// Connects to the bucket of `url` (nothing is sent yet); `verbose`:
+    /// errors carry the store's whole answer.
     ///
     /// # Errors
     ///
     /// Credentials or an endpoint that cannot be used.
-    pub fn connect(url: &S3Url) -> std::io::Result<Self> {
+    pub fn connect(url: &S3Url, verbose: bool) -> std::io::Result<Self> {
         let mut builder = AmazonS3Builder::from_env().with_bucket_name(&url.bucket);
         if std::env::var_os("AWS_ACCESS_KEY_ID").is_none() {
             if let Some((key, secret, token)) = super::profile::credentials() {
@@ -88,6 +115,7 @@ impl Store {
             .build()?;
         Ok(Store {
             s3: Arc::new(s3),
+            verbose,
             runtime,
             endpoint: endpoint.trim_end_matches('/').to_owned(),
             bucket: url.bucket.clone(),
@@ -110,7 +138,8 @@ impl Store {
     pub fn put(&self, key: &str, data: Vec<u8>) -> std::io::Result<()> {
         let path = object_key(key)?;
         let put = self.s3.put(&path, PutPayload::from(data));
-        self.block_on(put).map_err(|e| failed("writing", key, e))?;
+        self.block_on(put)
+            .map_err(|e| failed("writing", key, e, self.verbose))?;
         Ok(())
     }
 
@@ -124,7 +153,7 @@ impl Store {
                 Err(e) => Err(e),
             }
         });
-        let bytes = got.map_err(|e| failed("reading", key, e))?;
+        let bytes = got.map_err(|e| failed("reading", key, e, self.verbose))?;
         Ok(bytes.map(|b| b.to_vec()))
     }
 
@@ -134,20 +163,23 @@ impl Store {
         match self.block_on(self.s3.head(&path)) {
             Ok(_) => Ok(true),
             Err(object_store::Error::NotFound { .. }) => Ok(false),
-            Err(e) => Err(failed("looking up", key, e)),
+            Err(e) => Err(failed("looking up", key, e, self.verbose)),
         }
     }
 
-    /// Every object under `prefix` (a key ending in `/`, or empty), its
-    /// key and size.
-    pub fn list(&self, prefix: &str) -> std::io::Result<Vec<(String, u64)>> {
+    /// Every object under `prefix` (a key ending in `/`, or empty).
+    pub fn list(&self, prefix: &str) -> std::io::Result<Vec<Listed>> {
         use futures_util::TryStreamExt;
         let path = object_key(prefix.trim_end_matches('/'))?;
         let listed = self.block_on(self.s3.list(Some(&path)).try_collect::<Vec<_>>());
-        let listed = listed.map_err(|e| failed("listing", prefix, e))?;
+        let listed = listed.map_err(|e| failed("listing", prefix, e, self.verbose))?;
         Ok(listed
             .into_iter()
-            .map(|o| (o.location.to_string(), o.size))
+            .map(|o| Listed {
+                key: o.location.to_string(),
+                size: o.size,
+                e_tag: o.e_tag,
+            })
             .collect())
     }
 
@@ -156,24 +188,32 @@ impl Store {
         let path = object_key(key)?;
         match self.block_on(self.s3.delete(&path)) {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
-            Err(e) => Err(failed("deleting", key, e)),
+            Err(e) => Err(failed("deleting", key, e, self.verbose)),
         }
     }
 
-    /// Completes the upload `id` of `key` with `parts`; `Ok(false)` if S3
-    /// no longer knows the upload (completed before, or aborted).
+    /// Completes the upload `id` of `key` with `parts`. `Ok(Some(_))`: the
+    /// store refused it as no longer known or not allowed (404, 403),
+    /// which a commit taken up again meets for the uploads it completed
+    /// before; only a look at the object settles it. An error the store
+    /// may get over (it failed, or could not be reached) is `Err`.
     pub async fn complete(
         s3: &AmazonS3,
         key: &str,
         id: &str,
         parts: Vec<PartId>,
-    ) -> std::io::Result<bool> {
+        verbose: bool,
+    ) -> std::io::Result<Option<Refused>> {
+        use object_store::Error::{NotFound, PermissionDenied};
         let path = object_key(key)?;
         let id = id.to_owned();
         match s3.complete_multipart(&path, &id, parts).await {
-            Ok(_) => Ok(true),
-            Err(object_store::Error::NotFound { .. }) => Ok(false),
-            Err(e) => Err(failed("completing the upload of", key, e)),
+            Ok(_) => Ok(None),
+            Err(e @ (NotFound { .. } | PermissionDenied { .. })) => {
+                let said = e.to_string();
+                Ok(Some(Refused(if verbose { said } else { describe(&said) })))
+            }
+            Err(e) => Err(failed("completing the upload of", key, e, verbose)),
         }
     }
 
@@ -183,7 +223,7 @@ impl Store {
         let id = id.to_owned();
         match self.block_on(self.s3.abort_multipart(&path, &id)) {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
-            Err(e) => Err(failed("aborting the upload of", key, e)),
+            Err(e) => Err(failed("aborting the upload of", key, e, self.verbose)),
         }
     }
 
@@ -228,23 +268,30 @@ impl Store {
     /// A GET of `url` signed with the store's credentials; its body.
     async fn signed_get(&self, url: &str) -> std::io::Result<Vec<u8>> {
         let credential = (self.s3.credentials().get_credential().await)
-            .map_err(|e| failed("listing uploads in", &self.bucket, e))?;
+            .map_err(|e| failed("listing uploads in", &self.bucket, e, self.verbose))?;
         let mut request =
             object_store::client::HttpRequest::new(object_store::client::HttpRequestBody::empty());
         *request.uri_mut() = url.parse().map_err(std::io::Error::other)?;
         AwsAuthorizer::new(&credential, "s3", &self.region).authorize(&mut request, None);
         let response = (self.http.execute(request).await)
-            .map_err(|e| failed("listing uploads in", &self.bucket, e))?;
+            .map_err(|e| failed("listing uploads in", &self.bucket, e, self.verbose))?;
         let status = response.status();
         let body = (response.into_body().bytes().await)
-            .map_err(|e| failed("listing uploads in", &self.bucket, e))?;
+            .map_err(|e| failed("listing uploads in", &self.bucket, e, self.verbose))?;
         if !status.is_success() {
             let text = String::from_utf8_lossy(&body);
-            return Err(failed(
+            let kind = if status.as_u16() == 501 {
+                std::io::ErrorKind::Unsupported
+            } else {
+                std::io::ErrorKind::Other
+            };
+            let e = failed(
                 "listing uploads in",
                 &self.bucket,
-                format!("{status}: {text}"),
-            ));
+                format!("status code: {status}: {text}"),
+                self.verbose,
+            );
+            return Err(std::io::Error::new(kind, e.to_string()));
         }
         Ok(body.to_vec())
     }
@@ -253,7 +300,7 @@ impl Store {
 /// `key` as an object path (kept as written: spool's names are already
 /// escaped for file systems).
 pub(crate) fn object_key(key: &str) -> std::io::Result<Key> {
-    Key::parse(key).map_err(|e| failed("naming", key, e))
+    Key::parse(key).map_err(|e| failed("naming", key, e, true))
 }
 
 /// The texts of every `<name>…</name>` element in `xml`, in order.
@@ -267,6 +314,42 @@ fn elements<'a>(xml: &'a str, name: &str) -> impl Iterator<Item = &'a str> {
         rest = &rest[end + close.len()..];
         Some(text)
     })
+}
+
+/// A store's error in one line: the S3 error code and message of an
+/// XML error body, with the HTTP status, in place of the body (which
+/// spans lines and repeats the request); any other text with its line
+/// breaks folded.
+///
+/// ```text
+/// Error performing PUT http://…/b/k?partNumber=1&uploadId=… in 2s, after 10 retries … -
+///   Server returned non-2xx status code: 500 Internal Server Error: <?xml …><Error>
+///   <Code>InternalError</Code><Message>We encountered an internal error.</Message>…
+/// → InternalError: We encountered an internal error. (HTTP 500, after 10 retries)
+/// ```
+pub(crate) fn describe(text: &str) -> String {
+    let Some(code) = elements(text, "Code").next() else {
+        return text.split_whitespace().collect::<Vec<_>>().join(" ");
+    };
+    let message = elements(text, "Message").next().unwrap_or_default();
+    let status = ["status code: ", "status "]
+        .iter()
+        .find_map(|at| {
+            let rest = &text[text.find(at)? + at.len()..];
+            let digits = rest.get(..3)?;
+            digits.bytes().all(|b| b.is_ascii_digit()).then_some(digits)
+        })
+        .map(|s| format!("HTTP {s}"));
+    let retries = text.find(", after ").and_then(|at| {
+        let rest = &text[at + 2..];
+        Some(&rest[..rest.find(" retries")? + 8])
+    });
+    let notes: Vec<&str> = status.as_deref().into_iter().chain(retries).collect();
+    let message = unescape_xml(message.trim());
+    match notes.is_empty() {
+        true => format!("{code}: {message}"),
+        false => format!("{code}: {message} ({})", notes.join(", ")),
+    }
 }
 
 fn unescape_xml(text: &str) -> String {
@@ -308,5 +391,27 @@ mod tests {
         );
         assert_eq!(elements(uploads[1], "UploadId").next(), Some("x2"));
         assert_eq!(encode("a b/c=d"), "a%20b%2Fc%3Dd");
+    }
+
+    #[test]
+    fn store_errors_read_in_one_line() {
+        let said = "Generic S3 error: Error performing PUT http://127.0.0.1:9/b/k?partNumber=1 in 2.1s, \
+                    after 10 retries, max_retries: 10, retry_timeout: 180s  - Server returned non-2xx \
+                    status code: 500 Internal Server Error: <?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+                    <Error>\n  <Code>InternalError</Code>\n  <Message>We &amp; you.</Message>\n\
+                    <Resource>/b/k</Resource>\n</Error>";
+        assert_eq!(
+            describe(said),
+            "InternalError: We & you. (HTTP 500, after 10 retries)"
+        );
+        assert_eq!(describe("connection\n  refused"), "connection refused");
+        let e = failed("writing", "b/k", said, false).to_string();
+        assert_eq!(
+            e,
+            "writing b/k: InternalError: We & you. (HTTP 500, after 10 retries)"
+        );
+        assert!(failed("writing", "b/k", said, true)
+            .to_string()
+            .contains("<Resource>"));
     }
 }

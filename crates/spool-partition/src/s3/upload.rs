@@ -27,16 +27,8 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use super::journal::{RunObjects, Upload};
-use super::store::{object_key, Store};
+use super::store::{failed, object_key, Refused, Store};
 use super::PART_BYTES;
-
-/// One file's upload under way: the upload, and the bytes of the local
-/// file sent so far (a multiple of [`PART_BYTES`] until the last part).
-#[derive(Clone, Debug)]
-pub(crate) struct Sending {
-    pub upload: Upload,
-    pub sent: u64,
-}
 
 /// Requests that begin uploads sent at once (they carry no data).
 const BEGINS_AT_ONCE: usize = 16;
@@ -50,11 +42,11 @@ pub(crate) fn begin_all(
     run: &RunObjects<'_>,
     segment: usize,
     keys: Vec<String>,
-) -> Result<Vec<Sending>, (std::io::Error, Vec<Upload>)> {
+) -> Result<Vec<Upload>, (std::io::Error, Vec<Upload>)> {
     if keys.is_empty() {
         return Ok(Vec::new());
     }
-    let s3 = store.client();
+    let (s3, verbose) = (store.client(), store.verbose);
     let begun: Vec<Result<Upload, std::io::Error>> = store.block_on(async move {
         let permits = Arc::new(Semaphore::new(BEGINS_AT_ONCE));
         let mut tasks = JoinSet::new();
@@ -62,7 +54,7 @@ pub(crate) fn begin_all(
             let permit = permits.clone().acquire_owned().await.expect("never closed");
             let s3 = s3.clone();
             tasks.spawn(async move {
-                let begun = begin(&s3, &key).await;
+                let begun = begin(&s3, &key, verbose).await;
                 drop(permit);
                 (
                     n,
@@ -70,6 +62,7 @@ pub(crate) fn begin_all(
                         key,
                         id,
                         parts: Vec::new(),
+                        size: 0,
                     }),
                 )
             });
@@ -95,45 +88,42 @@ pub(crate) fn begin_all(
     if let Err(e) = run.write_begun(store, segment, &uploads) {
         return Err((e, uploads));
     }
-    let sending = uploads
-        .into_iter()
-        .map(|upload| Sending { upload, sent: 0 });
-    Ok(sending.collect())
+    Ok(uploads)
 }
 
-async fn begin(s3: &AmazonS3, key: &str) -> std::io::Result<String> {
+async fn begin(s3: &AmazonS3, key: &str, verbose: bool) -> std::io::Result<String> {
     let path = object_key(key)?;
-    (s3.create_multipart(&path).await)
-        .map_err(|e| std::io::Error::other(format!("uploading {key}: {e}")))
+    (s3.create_multipart(&path).await).map_err(|e| failed("uploading", key, e, verbose))
 }
 
-/// Sends, for each `(sending, file, end)`, the parts of `file` from
-/// `sending.sent` up to `end` (whole parts, and a shorter last one only
-/// where `end` is the file's end), at most `permits` parts at once; each
-/// upload back with what it sent, in the order given, whatever happened,
-/// and the first error.
+/// Sends, for each `(upload, file, end)`, the parts of `file` from
+/// `upload.size` (the bytes sent so far, a multiple of [`PART_BYTES`]) up
+/// to `end` (whole parts, and a shorter last one only where `end` is the
+/// file's end), at most `permits` parts at once; each upload back with
+/// what it sent, in the order given, whatever happened, and the first
+/// error.
 pub(crate) fn send_all(
     store: &Store,
     permits: &Arc<Semaphore>,
-    work: Vec<(Sending, PathBuf, u64)>,
-) -> (Vec<Sending>, Option<std::io::Error>) {
-    let s3 = store.client();
+    work: Vec<(Upload, PathBuf, u64)>,
+) -> (Vec<Upload>, Option<std::io::Error>) {
+    let (s3, verbose) = (store.client(), store.verbose);
     let permits = permits.clone();
     store.block_on(async move {
         let mut tasks = JoinSet::new();
-        for (n, (mut sending, file, end)) in work.into_iter().enumerate() {
+        for (n, (mut upload, file, end)) in work.into_iter().enumerate() {
             let (s3, permits) = (s3.clone(), permits.clone());
             tasks.spawn(async move {
-                let sent = send_parts(&s3, &permits, &mut sending, &file, end).await;
-                (n, sending, sent.err())
+                let sent = send_parts(&s3, &permits, &mut upload, &file, end, verbose).await;
+                (n, upload, sent.err())
             });
         }
         let mut done = Vec::new();
         let mut first_error = None;
         while let Some(joined) = tasks.join_next().await {
             match joined {
-                Ok((n, sending, error)) => {
-                    done.push((n, sending));
+                Ok((n, upload, error)) => {
+                    done.push((n, upload));
                     if let Some(e) = error {
                         first_error.get_or_insert(e);
                     }
@@ -146,21 +136,20 @@ pub(crate) fn send_all(
     })
 }
 
-/// Sends the parts of `file` from `sending.sent` to `end` in order; see
+/// Sends the parts of `file` from `upload.size` to `end` in order; see
 /// [`send_all`].
 async fn send_parts(
     s3: &AmazonS3,
     permits: &Semaphore,
-    sending: &mut Sending,
+    upload: &mut Upload,
     file: &Path,
     end: u64,
+    verbose: bool,
 ) -> std::io::Result<()> {
-    let key = &sending.upload.key;
-    let failed = |e: object_store::Error| std::io::Error::other(format!("uploading {key}: {e}"));
-    let path = object_key(key)?;
+    let path = object_key(&upload.key)?;
     // An empty file is one empty part.
-    while sending.sent < end || sending.upload.parts.is_empty() && end == 0 {
-        let len = (end - sending.sent).min(PART_BYTES as u64);
+    while upload.size < end || upload.parts.is_empty() && end == 0 {
+        let len = (end - upload.size).min(PART_BYTES as u64);
         let permit = permits.acquire().await.expect("never closed");
         // Opened only while a permit is held: every file of the run has a
         // task waiting here, and a run of 100,000 keys must not hold
@@ -171,18 +160,19 @@ async fn send_parts(
             .open(file);
         let local = local.map_err(|e| spool_io::input::with_path(e, file))?;
         let mut part = vec![0; len as usize];
-        (local.read_exact_at(&mut part, sending.sent))
+        (local.read_exact_at(&mut part, upload.size))
             .map_err(|e| spool_io::input::with_path(e, file))?;
-        let index = sending.upload.parts.len();
-        let put = s3.put_part(&path, &sending.upload.id, index, PutPayload::from(part));
-        let etag = put.await.map_err(failed)?.content_id;
-        punch_out(&local, sending.sent, len);
+        let index = upload.parts.len();
+        let put = s3.put_part(&path, &upload.id, index, PutPayload::from(part));
+        let put = put.await;
+        let etag = put.map_err(|e| failed("uploading", &upload.key, e, verbose))?;
+        punch_out(&local, upload.size, len);
         // The file is closed before the permit goes back, so descriptors
         // never outnumber permits.
         drop(local);
         drop(permit);
-        sending.upload.parts.push(etag);
-        sending.sent += len;
+        upload.parts.push(etag.content_id);
+        upload.size += len;
     }
     Ok(())
 }
@@ -207,57 +197,55 @@ pub(crate) fn send_rest(
     run: &RunObjects<'_>,
     segment: usize,
     files: Vec<(String, PathBuf)>,
-    mut early: HashMap<String, Sending>,
+    mut early: HashMap<String, Upload>,
     in_flight: usize,
 ) -> Result<Vec<Upload>, (std::io::Error, Vec<Upload>)> {
-    let all = |early: HashMap<String, Sending>, more: Vec<Sending>| -> Vec<Upload> {
-        let early = early.into_values();
-        early.chain(more).map(|s| s.upload).collect()
-    };
     let fresh = (files.iter())
         .filter(|(key, _)| !early.contains_key(key))
         .map(|(key, _)| key.clone())
         .collect();
-    let mut fresh: HashMap<String, Sending> = match begin_all(store, run, segment, fresh) {
-        Ok(begun) => begun
-            .into_iter()
-            .map(|s| (s.upload.key.clone(), s))
-            .collect(),
+    let mut fresh: HashMap<String, Upload> = match begin_all(store, run, segment, fresh) {
+        Ok(begun) => begun.into_iter().map(|u| (u.key.clone(), u)).collect(),
         Err((e, begun)) => {
-            let mut uploads = all(early, Vec::new());
+            let mut uploads: Vec<Upload> = early.into_values().collect();
             uploads.extend(begun);
             return Err((e, uploads));
         }
     };
     let mut work = Vec::new();
     for (key, file) in files {
-        let sending = (early.remove(&key).or_else(|| fresh.remove(&key))).expect("begun above");
+        let upload = (early.remove(&key).or_else(|| fresh.remove(&key))).expect("begun above");
         let end = std::fs::metadata(&file).map_or(0, |m| m.len());
-        work.push((sending, file, end));
+        work.push((upload, file, end));
     }
     for (_, stray) in early.drain() {
-        let _ = store.abort(&stray.upload.key, &stray.upload.id);
+        let _ = store.abort(&stray.key, &stray.id);
     }
     let permits = Arc::new(Semaphore::new(in_flight.max(1)));
-    let (sent, error) = send_all(store, &permits, work);
-    let uploads = sent.into_iter().map(|s| s.upload).collect();
+    let (uploads, error) = send_all(store, &permits, work);
     match error {
         Some(e) => Err((e, uploads)),
         None => Ok(uploads),
     }
 }
 
-/// Completes every upload; `Ok` once each is complete (or, for an
-/// upload S3 no longer knows, its object exists: a commit finished by
-/// another process, or before a kill).
+/// Completes every upload, at most `in_flight` at once; what the store
+/// answered, by key, for each completion it refused (see
+/// [`Store::complete`]): the listing that follows settles those.
+///
+/// # Errors
+///
+/// The first error the store may get over (it failed, or could not be
+/// reached, after the client's retries): the commit is taken up again
+/// later.
 pub(crate) fn complete_all(
     store: &Store,
     uploads: &[Upload],
     in_flight: usize,
-) -> std::io::Result<()> {
-    let s3 = store.client();
+) -> std::io::Result<HashMap<String, Refused>> {
+    let (s3, verbose) = (store.client(), store.verbose);
     let uploads = uploads.to_vec();
-    let unknown: Vec<String> = store.block_on(async move {
+    store.block_on(async move {
         let permits = Arc::new(Semaphore::new(in_flight.max(1)));
         let mut tasks = JoinSet::new();
         for upload in uploads {
@@ -267,23 +255,20 @@ pub(crate) fn complete_all(
                 let parts = upload.parts.iter().map(|p| PartId {
                     content_id: p.clone(),
                 });
-                let done = Store::complete(&s3, &upload.key, &upload.id, parts.collect()).await;
+                let parts = parts.collect();
+                let done = Store::complete(&s3, &upload.key, &upload.id, parts, verbose).await;
                 drop(permit);
-                done.map(|known| (!known).then_some(upload.key))
+                done.map(|refused| refused.map(|r| (upload.key, r)))
             });
         }
-        let mut unknown = Vec::new();
+        let mut refused = HashMap::new();
+        let mut first_error = None;
         while let Some(joined) = tasks.join_next().await {
-            unknown.extend(joined.map_err(std::io::Error::other)??);
+            match joined.map_err(std::io::Error::other).and_then(|done| done) {
+                Ok(answer) => refused.extend(answer),
+                Err(e) => drop(first_error.get_or_insert(e)),
+            }
         }
-        Ok::<_, std::io::Error>(unknown)
-    })?;
-    for key in unknown {
-        if !store.exists(&key)? {
-            return Err(std::io::Error::other(format!(
-                "the upload of {key} is gone and the object is not there: it was aborted"
-            )));
-        }
-    }
-    Ok(())
+        first_error.map_or(Ok(refused), Err)
+    })
 }
