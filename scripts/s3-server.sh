@@ -3,8 +3,8 @@
 # per test run, and prints which one ran.
 #
 #   eval "$(scripts/s3-server.sh start)"   # exports AWS_* and SPOOL_S3_*
-#   scripts/s3-server.sh restart           # SeaweedFS only: kill -9, start again on its data
-#   scripts/s3-server.sh build             # SeaweedFS's binary only (start builds it if missing)
+#   scripts/s3-server.sh restart [SECONDS] # SeaweedFS, versitygw: kill -9, wait, start again on its data
+#   scripts/s3-server.sh build             # the server's binary only (start builds it if missing)
 #   scripts/s3-server.sh stop
 #
 # The server is moto's standalone server (`moto[server]` from PyPI),
@@ -15,7 +15,12 @@
 # target/s3-server/bin, several minutes): a second, independent
 # implementation of S3, a real server whose data is on disk (under
 # target/s3-server/run-PORT/data, deleted at stop), so that it can crash and
-# restart. The Python tools (boto3, …) come from the venv either way.
+# restart. SPOOL_S3_SERVER=versitygw runs the Versity S3 Gateway with its
+# posix backend (each bucket a directory, each object a file, under
+# target/s3-server/run-PORT/data; built once from the Go module proxy,
+# about a minute with a warm module cache): a third implementation, which
+# also keeps its data over a crash. The Python tools (boto3, …) come from
+# the venv whichever server runs.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dir="$root/target/s3-server"
@@ -26,6 +31,7 @@ port="${SPOOL_S3_PORT:-19000}"
 run="$dir/run-$port"
 server="${SPOOL_S3_SERVER:-moto}"
 weed_version=v0.0.0-20261109003541-7506e5f91cd6
+vgw_version=v1.8.0
 
 # Builds SeaweedFS into $dir/bin once.
 build_seaweedfs() {
@@ -42,6 +48,21 @@ build_seaweedfs() {
     chmod -R u+w "$dir/weed-src"
     (cd "$dir/weed-src" && go build -o "$dir/bin/weed" ./weed) >&2
     rm -rf "$dir/weed-src"
+}
+
+# Builds versitygw into $dir/bin once.
+build_versitygw() {
+    echo "s3-server.sh: building versitygw $vgw_version (once)" >&2
+    mkdir -p "$dir/bin"
+    GOBIN="$dir/bin" go install "github.com/versity/versitygw/cmd/versitygw@$vgw_version" >&2
+}
+
+# Starts versitygw on the posix backend in $run/data, the root user with
+# the tests' keys; prints its pid.
+launch_versitygw() {
+    "$dir/bin/versitygw" --port "127.0.0.1:$port" --access test --secret test --quiet \
+        posix "$run/data" >>"$run/server.log" 2>&1 &
+    echo $!
 }
 
 # Starts SeaweedFS (master, volume, filer and S3 gateway in one process)
@@ -118,6 +139,12 @@ start)
 JSON
         pid=$(launch_seaweedfs)
         name="SeaweedFS $weed_version"
+    elif [ "$server" = versitygw ]; then
+        [ -x "$dir/bin/versitygw" ] || build_versitygw
+        rm -rf "$run/data"
+        mkdir -p "$run/data"
+        pid=$(launch_versitygw)
+        name="versitygw $vgw_version (posix)"
     else
         "$venv/bin/moto_server" -H 127.0.0.1 -p "$port" >>"$run/server.log" 2>&1 &
         pid=$!
@@ -131,21 +158,28 @@ JSON
         "SPOOL_S3_SERVER=$server SPOOL_S3_SERVER_NAME='$name'"
     ;;
 build)
-    # SeaweedFS's binary alone (start builds it when missing).
+    # The server's binary alone (start builds it when missing).
     mkdir -p "$dir"
-    [ -x "$dir/bin/weed" ] || build_seaweedfs
+    case "$server" in
+    seaweedfs) [ -x "$dir/bin/weed" ] || build_seaweedfs ;;
+    versitygw) [ -x "$dir/bin/versitygw" ] || build_versitygw ;;
+    esac
     ;;
 restart)
-    # A crash and a restart on the same data (moto keeps its buckets in
-    # memory: a restart would lose them).
-    if [ "$server" != seaweedfs ]; then
-        echo "s3-server.sh: restart: only SeaweedFS keeps its data over a restart" >&2
-        exit 2
-    fi
+    # A crash, SECONDS down (default none), and a restart on the same
+    # data (moto keeps its buckets in memory: a restart would lose them).
     kill_server 0
-    pid=$(launch_seaweedfs)
+    sleep "${2:-0}"
+    case "$server" in
+    seaweedfs) pid=$(launch_seaweedfs) ;;
+    versitygw) pid=$(launch_versitygw) ;;
+    *)
+        echo "s3-server.sh: restart: only SeaweedFS and versitygw keep their data over a restart" >&2
+        exit 2
+        ;;
+    esac
     echo "$pid" >"$run/pid"
-    wait_ready SeaweedFS
+    wait_ready "$server"
     ;;
 stop)
     # SeaweedFS's graceful stop takes about 25 s (its volume server waits

@@ -5,8 +5,9 @@
 # boto3, PyArrow and Polars; the Python binding too when
 # bindings/python/.venv has it), then the fault trials
 # (tests/s3/fault_trials.py, TRIALS of each kind, 20 by default; with
-# SeaweedFS, also its crash and restart mid-run). The server is moto, or
-# SeaweedFS with SPOOL_S3_SERVER=seaweedfs (see scripts/s3-server.sh).
+# SeaweedFS or versitygw, also their crash and restart mid-run). The
+# server is moto, or SeaweedFS or versitygw with SPOOL_S3_SERVER=seaweedfs
+# or versitygw (see scripts/s3-server.sh).
 # Prints the server that ran and the wall time from its start (the
 # builds not counted).
 set -euo pipefail
@@ -32,15 +33,16 @@ fi
 # fault proxy and buckets): they spend most of their time waiting on the
 # server and on injected delays, so two share the machine's cores well.
 export TRIALS="${TRIALS:-20}"
-"$python" tests/s3/fault_trials.py kill-upload kill-commit >"$logs/trials-kill.log" 2>&1 &
+"$python" tests/s3/fault_trials.py kill-upload kill-commit kill-commit-403 >"$logs/trials-kill.log" 2>&1 &
 kill_pid=$!
-"$python" tests/s3/fault_trials.py outage slowdown >"$logs/trials-outage.log" 2>&1 || trials_failed=1
+"$python" tests/s3/fault_trials.py outage slowdown kill-upload-nolist lost-object >"$logs/trials-outage.log" 2>&1 || trials_failed=1
 wait "$kill_pid" || trials_failed=1
 cat "$logs/trials-kill.log" "$logs/trials-outage.log"
 # A real crash and restart of the server, alone (every client loses it):
-# SeaweedFS keeps its data over a restart, moto does not.
-if [ "$SPOOL_S3_SERVER" = seaweedfs ]; then
-    "$python" tests/s3/fault_trials.py restart || trials_failed=1
+# SeaweedFS and versitygw keep their data over a restart, moto does not.
+# RESTART_TRIALS of them (30 by default: each is a run of 807 files).
+if [ "$SPOOL_S3_SERVER" != moto ]; then
+    TRIALS="${RESTART_TRIALS:-30}" "$python" tests/s3/fault_trials.py restart || trials_failed=1
 fi
 if [ -n "${trials_failed:-}" ]; then
     echo "test-s3.sh: fault trials failed (logs above)" >&2

@@ -249,3 +249,29 @@ def test_many_keys_within_a_low_open_file_limit(s3, bucket, tmp_path, limit):
     assert len([k for k in keys if not k.endswith("_partitions.tsv")]) == 1_500
     rows = manifest_rows(s3, bucket, "many/_partitions.tsv")
     assert sum(int(r[3]) for r in rows) == 6_000
+
+
+def test_files_crossing_a_part_at_the_end_of_input(s3, bucket, tmp_path):
+    """Every key's file passes a whole part (8 MiB) as the input ends, so
+    the upload thread finds parts due while the run publishes its local
+    staging directory: it must be stopped before that rename, never open
+    a staged file by its old path after it. Repeated, since the race was
+    one of timing; each run must succeed and read back whole."""
+    rng = random.Random(11)
+    keys = [f"k{i}" for i in range(8)]
+    path = tmp_path / "in.csv"
+    per_key = collections.Counter()
+    with open(path, "w") as f:
+        f.write("key,seq,pad\n")
+        # 8 keys of about 9.5 MB each: every file crosses 8 MiB in the
+        # last sixth of the input.
+        for i in range(8 * 9_500):
+            key = keys[i % 8]
+            f.write(f"{key},{i},{'x' * rng.randint(950, 1050)}\n")
+            per_key[key] += 1
+    for attempt in range(4):
+        out = f"s3://{bucket}/cross-{attempt}/"
+        run = spool(*csv_args(path, out, "--memory", "128M"), check=False)
+        assert run.returncode == 0, run.stderr
+        rows = manifest_rows(s3, bucket, f"cross-{attempt}/_partitions.tsv")
+        assert {r[1]: int(r[3]) for r in rows} == per_key

@@ -22,9 +22,10 @@
 //! A commit whose listing lacks an object the store said it completed
 //! cannot be finished — the bytes are gone from local disk and from the
 //! store — so it is undone instead ([`Committed::Lost`]): the run's
-//! objects deleted, its uploads aborted, and with `--force` the earlier
-//! manifest of the same name deleted too (the run's objects replaced some
-//! of those it names). No manifest ever names an object that is not there.
+//! objects deleted, its uploads aborted; with `--force` the whole prefix
+//! emptied (the run's objects had replaced some of the earlier dataset's,
+//! so neither dataset is whole). No manifest ever names an object that
+//! is not there.
 
 use super::store::{Listed, Store};
 use super::upload::complete_all;
@@ -242,7 +243,7 @@ impl<'a> RunObjects<'a> {
         let listing = store.list(self.prefix)?;
         let missing = verify::missing(&journal.uploads, &listing, &refused);
         if !missing.is_empty() {
-            self.undo_commit(store, journal)?;
+            self.undo_commit(store, journal, &listing)?;
             return Ok(Committed::Lost(missing));
         }
         if journal.replace {
@@ -272,12 +273,26 @@ impl<'a> RunObjects<'a> {
     }
 
     /// Undoes a started commit that cannot be finished: deletes the run's
-    /// objects (and, replacing a dataset, its manifest of the same name),
-    /// aborts the run's uploads, deletes the staging objects.
-    fn undo_commit(&self, store: &Store, journal: &Journal) -> std::io::Result<()> {
+    /// objects, aborts its uploads, deletes its staging objects. A run
+    /// replacing the dataset (`--force`) had begun to overwrite it, so
+    /// every data object and manifest of the prefix (`listing`) goes too:
+    /// the prefix is left empty rather than holding a mix no manifest
+    /// describes.
+    fn undo_commit(
+        &self,
+        store: &Store,
+        journal: &Journal,
+        listing: &[Listed],
+    ) -> std::io::Result<()> {
+        let manifest = format!("{}{}", self.prefix, journal.manifest);
         if journal.replace {
-            store.delete(&format!("{}{}", self.prefix, journal.manifest))?;
+            let staging_root = format!("{}{}", self.prefix, spool_io::write::STAGING_PREFIX);
+            let old = listing.iter().map(|o| &o.key);
+            for key in old.filter(|key| !key.starts_with(&staging_root)) {
+                store.delete(key)?;
+            }
         }
+        store.delete(&manifest)?;
         for upload in &journal.uploads {
             store.delete(&upload.key)?;
         }
