@@ -267,8 +267,8 @@ class Outcomes:
     seen = {}
 
 
-def clean(endpoint, bucket):
-    return subprocess.run([SPOOL, "partition", "clean", f"s3://{bucket}/ds/"], env=spool_env(endpoint),
+def clean(endpoint, bucket, prefix="ds/"):
+    return subprocess.run([SPOOL, "partition", "clean", f"s3://{bucket}/{prefix}"], env=spool_env(endpoint),
                           capture_output=True, text=True)
 
 
@@ -421,7 +421,7 @@ def lost_object_trials(s3, proxy, tmp):
             problems.append(f"lost-object {n}: exit {proc.returncode}, said {err[-300:]!r}")
             continue
         count("run failed naming the object" + (" (--force)" if extra else ""))
-        cleaned = clean(proxy, bucket)
+        cleaned = clean(proxy, bucket, prefix)
         state, problem = exact_or_empty(checker, prefix)
         if cleaned.returncode != 0 or problem or state != "empty":
             problems.append(f"lost-object {n}: clean exit {cleaned.returncode}, {state or problem}")
@@ -463,16 +463,17 @@ def restart_trials(s3, proxy, tmp):
         count("run failed" if proc.returncode else "run succeeded")
         if proc.returncode and "does not hold" in err.decode():
             count("run failed: store lost an object")
-        cleaned = clean(proxy, bucket)
-        for word in ("committed run", "rolled back run", "not committed", "aborted upload"):
-            if word in cleaned.stdout + cleaned.stderr:
+        cleaned = clean(proxy, bucket, prefix)
+        for word in ("committed run", "rolled back run", "commit could not be finished", "aborted upload"):
+            if word in cleaned.stdout:
                 count(f"clean: {word}")
         if cleaned.returncode not in (0, 1) or cleaned.returncode == 1 and "not committed" not in cleaned.stderr:
             problems.append(f"restart {n}: clean failed: {cleaned.stderr[-300:]}")
             continue
         state, problem = exact_or_empty(checker, prefix)
         if problem:
-            problems.append(f"restart {n} (pause {pause} s): after clean: {problem}")
+            problems.append(f"restart {n} (pause {pause} s): after clean: {problem}; the run said "
+                            f"{err.decode()[-300:]!r}; clean said {cleaned.stdout[-300:]!r} {cleaned.stderr[-300:]!r}")
             continue
         if state == "committed" and proc.returncode == 0:
             count("committed by the run")

@@ -275,3 +275,53 @@ def test_files_crossing_a_part_at_the_end_of_input(s3, bucket, tmp_path):
         assert run.returncode == 0, run.stderr
         rows = manifest_rows(s3, bucket, f"cross-{attempt}/_partitions.tsv")
         assert {r[1]: int(r[3]) for r in rows} == per_key
+
+
+def test_a_killed_runs_local_staging_is_reclaimed(s3, bucket, sample, tmp_path):
+    """A run killed with kill -9 cannot remove its local staging folder
+    (TMPDIR/spool-s3-RUNID-PID/): `clean`, and the next S3 run in the same
+    TMPDIR, remove every such folder whose run is dead, and leave a live
+    run's alone."""
+    local = tmp_path / "tmp"
+    local.mkdir()
+    env = dict(os.environ, TMPDIR=str(local))
+    path, _ = sample
+
+    def staging():
+        return sorted(p.name for p in local.iterdir() if p.name.startswith("spool-s3-"))
+
+    def killed_run(out):
+        # Fed through a pipe that is never closed: the run is alive, its
+        # folder made, until it is killed.
+        fifo = tmp_path / f"in-{uuid.uuid4().hex[:6]}.csv"
+        os.mkfifo(fifo)
+        proc = subprocess.Popen([SPOOL, "partition", "--by", "1", "--delimiter", "comma", "-o", out, str(fifo)],
+                                env=env, stderr=subprocess.PIPE)
+        pipe = open(fifo, "w")
+        pipe.write("k,1\n" * 1000)
+        pipe.flush()
+        for _ in range(100):
+            if any(not name.endswith(".lock") for name in staging()):
+                break
+            time.sleep(0.05)
+        return proc, pipe
+
+    live, live_pipe = killed_run(f"s3://{bucket}/live/")
+    dead, dead_pipe = killed_run(f"s3://{bucket}/dead/")
+    dead.kill()
+    dead.wait()
+    dead_pipe.close()
+    assert len([n for n in staging() if not n.endswith(".lock")]) == 2, staging()
+    cleaned = subprocess.run([SPOOL, "partition", "clean", f"s3://{bucket}/dead/"], env=env,
+                             capture_output=True, text=True, check=True)
+    assert "1 local staging folder(s) removed" in cleaned.stderr, cleaned.stderr
+    left = [n for n in staging() if not n.endswith(".lock")]
+    assert len(left) == 1 and left[0].endswith(f"-{live.pid}"), left  # the live run's
+
+    live.kill()
+    live.wait()
+    live_pipe.close()
+    run = subprocess.run([SPOOL, "partition", *csv_args(path, f"s3://{bucket}/next/")], env=env,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert staging() == [], staging()

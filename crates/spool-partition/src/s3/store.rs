@@ -318,37 +318,42 @@ fn elements<'a>(xml: &'a str, name: &str) -> impl Iterator<Item = &'a str> {
 
 /// A store's error in one line: the S3 error code and message of an
 /// XML error body, with the HTTP status, in place of the body (which
-/// spans lines and repeats the request); any other text with its line
-/// breaks folded.
+/// spans lines and repeats the request); the request's URL left out (the
+/// caller names the object); the client's retries kept; line breaks
+/// folded.
 ///
 /// ```text
-/// Error performing PUT http://…/b/k?partNumber=1&uploadId=… in 2s, after 10 retries … -
-///   Server returned non-2xx status code: 500 Internal Server Error: <?xml …><Error>
+/// Generic S3 error: Error performing PUT http://…/b/k?partNumber=1&uploadId=… in 2s, after 10
+///   retries … - Server returned non-2xx status code: 500 Internal Server Error: <?xml …><Error>
 ///   <Code>InternalError</Code><Message>We encountered an internal error.</Message>…
 /// → InternalError: We encountered an internal error. (HTTP 500, after 10 retries)
 /// ```
 pub(crate) fn describe(text: &str) -> String {
-    let Some(code) = elements(text, "Code").next() else {
-        return text.split_whitespace().collect::<Vec<_>>().join(" ");
+    // object_store's "Error performing METHOD URL in T[, after N retries…] - CAUSE".
+    let (request, cause) = match (text.find("Error performing "), text.find(" - ")) {
+        (Some(at), Some(dash)) if at < dash => (&text[at..dash], &text[dash + 3..]),
+        _ => ("", text),
     };
-    let message = elements(text, "Message").next().unwrap_or_default();
-    let status = ["status code: ", "status "]
-        .iter()
-        .find_map(|at| {
-            let rest = &text[text.find(at)? + at.len()..];
-            let digits = rest.get(..3)?;
-            digits.bytes().all(|b| b.is_ascii_digit()).then_some(digits)
-        })
-        .map(|s| format!("HTTP {s}"));
-    let retries = text.find(", after ").and_then(|at| {
-        let rest = &text[at + 2..];
+    let retries = request.find(", after ").and_then(|at| {
+        let rest = &request[at + 2..];
         Some(&rest[..rest.find(" retries")? + 8])
     });
+    let (what, status) = match elements(cause, "Code").next() {
+        Some(code) => {
+            let message = elements(cause, "Message").next().unwrap_or_default();
+            let status = ["status code: ", "status "].iter().find_map(|at| {
+                let digits = cause.get(cause.find(at)? + at.len()..)?.get(..3)?;
+                digits.bytes().all(|b| b.is_ascii_digit()).then_some(digits)
+            });
+            let what = format!("{code}: {}", unescape_xml(message.trim()));
+            (what, status.map(|s| format!("HTTP {s}")))
+        }
+        None => (cause.split_whitespace().collect::<Vec<_>>().join(" "), None),
+    };
     let notes: Vec<&str> = status.as_deref().into_iter().chain(retries).collect();
-    let message = unescape_xml(message.trim());
     match notes.is_empty() {
-        true => format!("{code}: {message}"),
-        false => format!("{code}: {message} ({})", notes.join(", ")),
+        true => what,
+        false => format!("{what} ({})", notes.join(", ")),
     }
 }
 
@@ -405,6 +410,14 @@ mod tests {
             "InternalError: We & you. (HTTP 500, after 10 retries)"
         );
         assert_eq!(describe("connection\n  refused"), "connection refused");
+        let unreachable =
+            "Generic S3 error: Error performing POST http://127.0.0.1:9/b/k?uploadId=1 \
+                           in 2.09s, after 10 retries, max_retries: 10, retry_timeout: 180s - HTTP \
+                           error: error sending request";
+        assert_eq!(
+            describe(unreachable),
+            "HTTP error: error sending request (after 10 retries)"
+        );
         let e = failed("writing", "b/k", said, false).to_string();
         assert_eq!(
             e,
