@@ -130,7 +130,7 @@ mod tests {
         std::fs::create_dir_all(temp.join("spool-s3-x")).unwrap();
         std::fs::write(temp.join("spool-s3-x.lock"), "").unwrap();
         let (live, removed) = LocalStaging::begin(&temp, "r2").unwrap();
-        assert_eq!(removed, [dead.clone()]);
+        assert_eq!(removed, std::slice::from_ref(&dead));
         assert!(!dead.exists());
         assert!(!temp.join("spool-s3-r1-4194304.lock").exists());
         assert!(!temp.join("spool-s3-r0-4194304.lock").exists());
