@@ -1,7 +1,7 @@
 //! `spool pwned`: build and query an index of Have I Been Pwned hashes.
 
 use std::io::{self, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -9,7 +9,7 @@ use std::time::Instant;
 use clap::{Subcommand, ValueEnum};
 use spool_io::progress::Progress;
 use spool_io::size::Size;
-use spool_io::write::{remove_dead_pid_temporaries, PartialFile};
+use spool_io::write::PartialFile;
 use spool_pwned::build::{build_as, convert, sources, BuildOptions};
 use spool_pwned::format::IndexLayout;
 use spool_pwned::sample::{write_sample, write_sample_ranges, Order};
@@ -342,7 +342,6 @@ fn run_build(
         ..opts.clone()
     };
     let sources = sources(inputs)?;
-    sweep_old_temporaries(output, opts.temp_dir.as_deref());
     crate::interrupt::exit_on_signal("spool pwned build");
     let show = progress_bar && io::stderr().is_terminal();
     let (report, _) = show_while(&progress, input_size(inputs), show, || {
@@ -360,41 +359,4 @@ fn run_build(
         report.spills
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// Removes what builds of earlier versions, killed, left beside `output`
-/// (`NAME.tmp-PID`) and in the spill folder (`.spool-pwned-spill-PID/`),
-/// once their process is gone; names those of live processes. Today's
-/// builds leave neither (see `spool_io::write::stale`).
-fn sweep_old_temporaries(output: &Path, temp_dir: Option<&Path>) {
-    let parent = match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let name = output
-        .file_name()
-        .map(|n| format!("{}.tmp-", n.to_string_lossy()))
-        .unwrap_or_default();
-    let mut found =
-        remove_dead_pid_temporaries(parent, |n| n.strip_prefix(name.as_str())?.parse().ok());
-    found.extend(remove_dead_pid_temporaries(
-        temp_dir.unwrap_or(parent),
-        |n| n.strip_prefix(".spool-pwned-spill-")?.parse().ok(),
-    ));
-    for leftover in found {
-        let path = leftover.path.display();
-        match leftover.removed {
-            Ok(true) => eprintln!(
-                "spool pwned build: warning: removed {path}, left by a build (process {}) that did not finish",
-                leftover.pid
-            ),
-            Ok(false) => eprintln!(
-                "spool pwned build: warning: kept {path}: process {} that may be writing it is running",
-                leftover.pid
-            ),
-            Err(e) => eprintln!(
-                "spool pwned build: warning: cannot remove {path}, left by a build that did not finish: {e}"
-            ),
-        }
-    }
 }

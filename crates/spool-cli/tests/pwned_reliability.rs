@@ -4,9 +4,7 @@
 //! nothing, the previous index, or the complete new one — never a
 //! complete-looking wrong file — and after the next run nothing is left
 //! but the index and its lock file. 20 kills by default;
-//! `SPOOL_RELIABILITY_LONG=1` runs 100. And temporaries named after their
-//! process by older versions (`NAME.tmp-PID`, `.spool-pwned-spill-PID/`)
-//! are removed when that process is dead and kept when it is alive.
+//! `SPOOL_RELIABILITY_LONG=1` runs 100.
 
 mod support;
 
@@ -147,54 +145,4 @@ fn two_builds_into_one_output_one_refuses() {
     // a refusal in most trials shows the lock is taken before any work.
     assert!(refused >= n / 2, "{refused} refusals in {n} trials");
     eprintln!("{n} pairs of builds into one output: {refused} refused, 0 corrupt");
-}
-
-#[test]
-fn temporaries_of_older_versions_are_removed_once_their_process_is_gone() {
-    let dir = Dir::new("pwned-stale");
-    let (input, good, _) = sample_and_reference(&dir.0, 20_000, 8);
-    let spill = dir.0.join("spill");
-    std::fs::create_dir(&spill).unwrap();
-    // A child that has exited and been reaped: a dead PID. Ours is alive.
-    let mut child = Command::new("true").spawn().unwrap();
-    let dead = child.id();
-    child.wait().unwrap();
-    let live = std::process::id();
-    let dead_temp = dir.0.join(format!("out.idx.tmp-{dead}"));
-    let live_temp = dir.0.join(format!("out.idx.tmp-{live}"));
-    let other_output = dir.0.join(format!("other.idx.tmp-{dead}"));
-    for file in [&dead_temp, &live_temp, &other_output] {
-        std::fs::write(file, "an older build's partial index").unwrap();
-    }
-    let dead_spill = spill.join(format!(".spool-pwned-spill-{dead}"));
-    let live_spill = spill.join(format!(".spool-pwned-spill-{live}"));
-    for d in [&dead_spill, &live_spill] {
-        std::fs::create_dir(d).unwrap();
-        std::fs::write(d.join("run-0"), "spilled records").unwrap();
-    }
-    let out = dir.0.join("out.idx");
-    let result = build(&input, &out)
-        .arg("--temp-dir")
-        .arg(&spill)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&result.stderr);
-    assert!(result.status.success(), "{stderr}");
-    assert_eq!(std::fs::read(&out).unwrap(), good);
-    for gone in [&dead_temp, &dead_spill] {
-        assert!(!gone.exists(), "{} kept: {stderr}", gone.display());
-        assert!(
-            stderr.contains(&format!("removed {}", gone.display())),
-            "{stderr}"
-        );
-    }
-    for kept in [&live_temp, &live_spill] {
-        assert!(kept.exists(), "{} removed: {stderr}", kept.display());
-        assert!(
-            stderr.contains(&format!("kept {}: process {live}", kept.display())),
-            "{stderr}"
-        );
-    }
-    // Another output's temporary is that output's business.
-    assert!(other_output.exists());
 }

@@ -17,7 +17,7 @@
 //!   members, which concatenate into valid streams), into files written
 //!   under a hidden temporary name and renamed only when complete; a
 //!   directory tree published whole ([`StagedDir`](write::StagedDir)) or
-//!   file by file beside other runs ([`AppendRun`](write::AppendRun)), under
+//!   file by file beside other runs (spool-partition's append runs), under
 //!   an exclusive lock, with what dead runs left removed.
 //! * [`input`] — opening "a path or `-`", decompressing by magic number,
 //!   and [`with_path`](input::with_path) for errors that name their file;

@@ -12,10 +12,10 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::append_run::{AppendRun, STAGING_PREFIX};
 use crate::file_layout::manifest_name;
 use crate::PartitionError;
 use spool_io::input::with_path;
-use spool_io::write::{AppendRun, STAGING_PREFIX};
 
 /// What [`clean`] did.
 #[derive(Clone, Debug, Default)]
@@ -64,7 +64,7 @@ pub fn clean(out: &Path) -> Result<Cleaned, PartitionError> {
             let id = name.strip_prefix(STAGING_PREFIX)?;
             Some(id.strip_suffix(".lock").unwrap_or(id).to_owned())
         })
-        .filter(|id| spool_io::write::check_run_id(id).is_ok())
+        .filter(|id| crate::append_run::check_run_id(id).is_ok())
         .collect();
     ids.sort();
     ids.dedup();

@@ -12,7 +12,7 @@
 //!
 //! With `--append` (and a run id), the run adds its files to a dataset
 //! other runs write into too: it stages inside the output
-//! (`OUT/_staging-ID/`) and [`AppendRun`](spool_io::write::AppendRun) moves each file into place with
+//! (`OUT/_staging-ID/`) and [`AppendRun`](crate::append_run::AppendRun) moves each file into place with
 //! one rename, the run's `_partitions-ID.tsv` last. [`Staging`] is the
 //! choice between the two.
 //!

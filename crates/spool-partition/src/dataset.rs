@@ -3,7 +3,7 @@
 //! key/file/record table, and the files under the output checked against
 //! it.
 //!
-//! A run that appends ([`AppendRun`](spool_io::write::AppendRun)) writes its
+//! A run that appends ([`AppendRun`](crate::append_run::AppendRun)) writes its
 //! manifest last, so a file listed by a manifest is whole and belongs to
 //! a finished run. A file under the output that no manifest lists belongs
 //! to a run still writing, one that died (see [`clean`](super::clean)), or

@@ -40,9 +40,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::append_run::MAX_RUN_ID_LEN;
 use crate::escape::{escape, escape_within_nth, MAX_NAME_LEN};
 use crate::{DatasetLayout, Options, OutputFormat, PartitionError};
-use spool_io::write::MAX_RUN_ID_LEN;
 
 /// Longest file name (in bytes) the common file systems allow (ext4, XFS,
 /// Btrfs, ZFS; APFS and NTFS count 255 characters).

@@ -70,6 +70,7 @@
 //! | `workers` | the writer threads: encode each block, append it, keep at most `max_open` files open |
 //! | `file_layout` | file names: Hive or flat layout, escaped keys within name limits, extensions, no two alike |
 //! | `staging` | where the files are written until published: a whole new dataset, or one run's files appended |
+//! | [`append_run`] | one run's files added to a dataset other runs add to at the same time: its own lock and staging, moved in without replacing, its manifest last, dead runs undone |
 //! | `commit` | the end: manifest, `--fsync`, one publish ([`StagedDir`]) or one rename per file ([`AppendRun`]) |
 //! | `columns` | `--by` and `--where` columns resolved against the header |
 //! | [`dataset`] | a dataset of several runs read back as one: the manifests merged, unlisted files found |
@@ -83,10 +84,11 @@
 //!
 //! [`ChunkPool`]: spool_io::write::ChunkPool
 //! [`StagedDir`]: spool_io::write::StagedDir
-//! [`AppendRun`]: spool_io::write::AppendRun
+//! [`AppendRun`]: crate::append_run::AppendRun
 #![deny(missing_docs, unsafe_code)]
 #![doc(test(attr(deny(warnings))))]
 
+pub mod append_run;
 mod buffers;
 pub mod choices;
 pub mod clean;

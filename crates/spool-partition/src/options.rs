@@ -138,12 +138,12 @@ pub struct Options {
     /// Names every file of the run after this id (`part-ID-00000.tsv`,
     /// flat `KEY.ID.tsv`, manifest `_partitions-ID.tsv`), so that runs
     /// with different ids never write the same name; see
-    /// [`check_run_id`](spool_io::write::check_run_id) for what an id may hold.
+    /// [`check_run_id`](crate::append_run::check_run_id) for what an id may hold.
     pub run_id: Option<String>,
     /// Add this run's files to the dataset in `out` (created if missing),
     /// beside other runs' — even runs writing at the same time — instead
     /// of publishing a whole new dataset. Needs `run_id`; see
-    /// [`AppendRun`](spool_io::write::AppendRun).
+    /// [`AppendRun`](crate::append_run::AppendRun).
     pub append: bool,
     /// Most records in one output file: a group's file that holds this
     /// many rolls over to the group's next part (`part-00001…`, Hive

@@ -83,7 +83,7 @@ pub struct Run<'a> {
     options: &'a Options,
     memory: MemoryPlan,
     /// Called once the files are written, before they are published.
-    before_publish: Option<&'a dyn Fn()>,
+    before_publish: Option<&'a (dyn Fn() + Sync)>,
 }
 
 impl<'a> Run<'a> {
@@ -132,7 +132,7 @@ impl<'a> Run<'a> {
     /// staging directory is published (renamed): an S3 run's upload
     /// thread stops there, so that it never opens a file by its staging
     /// path after the rename.
-    pub(crate) fn before_publish(mut self, hook: &'a dyn Fn()) -> Self {
+    pub(crate) fn before_publish(mut self, hook: &'a (dyn Fn() + Sync)) -> Self {
         self.before_publish = Some(hook);
         self
     }
@@ -288,7 +288,10 @@ impl<'a> Running<'a> {
 
     /// Sends what is left, waits for the workers, writes the manifest and
     /// publishes the dataset; the summary of the run.
-    fn finish(&mut self, before_publish: Option<&dyn Fn()>) -> Result<Summary, PartitionError> {
+    fn finish(
+        &mut self,
+        before_publish: Option<&(dyn Fn() + Sync)>,
+    ) -> Result<Summary, PartitionError> {
         let finishing = std::time::Instant::now();
         if let Some(progress) = &self.options.progress {
             progress.set_phase(Phase::Finishing);

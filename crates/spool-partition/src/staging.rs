@@ -11,7 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
-use spool_io::write::{check_run_id, AppendRun, StagedDir};
+use crate::append_run::{check_run_id, AppendRun};
+use spool_io::write::StagedDir;
 
 use crate::file_layout::{manifest_name, MANIFEST_PREFIX};
 use crate::{Options, PartitionError};

@@ -67,20 +67,3 @@ pub mod reassembler;
 #[allow(unsafe_code)]
 pub mod stream;
 pub mod text;
-
-/// The old name of [`buf_list`]: `Chain` collided with
-/// `bytes::buf::Chain`, which means something else.
-#[deprecated(note = "renamed to `spool::buf_list`")]
-pub mod chain {
-    /// The old name of [`BufList`](crate::buf_list::BufList).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// #![allow(deprecated)]
-    /// let list: spool::chain::Chain = spool::buf_list::BufList::from(&b"ab"[..]);
-    /// assert_eq!(list.len(), 2);
-    /// ```
-    #[deprecated(note = "renamed to `spool::buf_list::BufList`")]
-    pub type Chain = crate::buf_list::BufList;
-}

@@ -248,7 +248,5 @@ fn counts_up_to_the_end_and_the_old_name() {
     assert_eq!(list.split_to_bytes(1), "d");
     assert_eq!(list.split_to_bytes(0), "");
     list.advance(0);
-    #[allow(deprecated)]
-    let old: spool::chain::Chain = list;
-    assert!(old.is_empty());
+    assert!(list.is_empty());
 }

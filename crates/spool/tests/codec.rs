@@ -281,19 +281,3 @@ fn tokio_adapter_eof_after_a_consumed_header_is_an_error() {
     assert_eq!(codec.decode_eof(&mut buf).unwrap().unwrap(), "a");
     assert!(codec.decode_eof(&mut buf).unwrap().is_none());
 }
-
-/// The adapter's old name still compiles, with a warning.
-#[cfg(feature = "tokio")]
-#[test]
-fn the_old_adapter_name_still_compiles() {
-    use spool::codec::{FramedBufList, LengthDelimited};
-    #[allow(deprecated)]
-    let codec: spool::codec::FramedChain<LengthDelimited> =
-        FramedBufList::new(LengthDelimited::with_header_len(2));
-    assert!(codec
-        .decoder()
-        .clone()
-        .decode(&mut BufList::new())
-        .unwrap()
-        .is_none());
-}

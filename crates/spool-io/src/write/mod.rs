@@ -11,46 +11,39 @@
 //!   renamed when complete, removed on failure.
 //! * [`StagedDir`] — a directory tree built under a hidden name by one run
 //!   at a time (an exclusive lock) and published whole with one rename.
-//! * [`AppendRun`] — one run's files added to a directory that other runs
-//!   add to at the same time: staged inside it, moved in file by file
-//!   without replacing anything, its manifest last.
 //! * [`remove_temporaries`] — removes every [`PartialFile`] not yet in
 //!   place (and every listed [`ScratchFile`]), for a signal handler
 //!   about to exit.
-//! * [`remove_dead_pid_temporaries`] — removes temporaries that older
-//!   versions named after their process, once that process is gone.
-//! * [`ChunkedWriter`] — an [`io::Write`](std::io::Write) that puts the
-//!   three together for one output.
 
-mod append_run;
 mod chunk_pool;
-mod chunked_writer;
 mod encode;
-mod moves_list;
-mod no_replace;
 mod output_lock;
 mod partial_file;
 mod publish_steps;
-mod run_id;
 mod staged_dir;
-mod stale;
 mod temporaries;
 
-pub use append_run::{AppendRun, STAGING_PREFIX};
 pub use chunk_pool::{Chunk, ChunkPool};
-pub use chunked_writer::ChunkedWriter;
 pub use encode::{BlockEncoder, Compression};
 pub use output_lock::OutputLock;
 pub use partial_file::PartialFile;
-pub use publish_steps::sync_directory;
-pub use run_id::{check_run_id, MAX_RUN_ID_LEN};
+pub use publish_steps::{split_target, sync_directory};
 pub use staged_dir::StagedDir;
-pub use stale::{remove_dead_pid_temporaries, Leftover};
 pub use temporaries::{remove_temporaries, ScratchFile, TemporariesRemoved};
 
 /// An error on a file or folder made beside `target`, told as an error on
 /// `target`: the user asked for `target` and may not know the other name.
-pub(crate) fn beside(
+///
+/// # Examples
+///
+/// ```
+/// use spool_io::write::beside;
+/// let e = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+/// let told = beside(e, "data/out".as_ref(), "data/.out.lock".as_ref());
+/// assert!(told.to_string().starts_with("data/out: "));
+/// assert!(told.to_string().contains("creating .out.lock"));
+/// ```
+pub fn beside(
     err: std::io::Error,
     target: &std::path::Path,
     made: &std::path::Path,

@@ -7,7 +7,8 @@
 //! `spool pwned build` ([`OutputLock::for_file`]) take the same lock file
 //! name beside the output,
 //! `.NAME.spool-lock`, so one output cannot be written by both at once
-//! either. A run appending into a shared dataset ([`AppendRun`]) holds
+//! either. A run appending into a shared dataset (spool-partition's
+//! `AppendRun`) holds
 //! `.NAME.spool-lock` *shared* — appending runs do not exclude each other,
 //! but a run replacing the whole output waits for none of them and
 //! refuses while any is writing — and its own run id exclusively,
@@ -31,7 +32,6 @@
 //! and both would "hold" the lock.
 //!
 //! [`StagedDir`]: super::StagedDir
-//! [`AppendRun`]: super::AppendRun
 
 use std::ffi::OsStr;
 use std::fs::{File, OpenOptions};

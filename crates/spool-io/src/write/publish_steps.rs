@@ -1,6 +1,6 @@
 //! The file-system steps that publishing a directory rests on, shared by
 //! [`StagedDir`](super::StagedDir) (one run writes the whole tree) and
-//! [`AppendRun`](super::AppendRun) (many runs add files to it): where a
+//! spool-partition's append runs (many runs add files to it): where a
 //! target's hidden siblings go (its parent and own name), swapping two
 //! directories in one step, a name no other run shares, and making a
 //! rename durable.
@@ -19,7 +19,22 @@ use crate::input::with_path;
 
 /// The target's parent directory and its own name (`.`, `..` and a bare
 /// `/` are resolved first).
-pub(super) fn split(target: &Path) -> io::Result<(PathBuf, OsString)> {
+///
+/// # Errors
+///
+/// A target with no name even once resolved (`/`), or one that cannot be
+/// resolved.
+///
+/// # Examples
+///
+/// ```
+/// use spool_io::write::split_target;
+/// let (parent, name) = split_target("data/out".as_ref())?;
+/// assert_eq!((parent.to_str(), name.to_str()), (Some("data"), Some("out")));
+/// assert_eq!(split_target("out".as_ref())?.0.to_str(), Some("."));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn split_target(target: &Path) -> io::Result<(PathBuf, OsString)> {
     let resolved = if target.file_name().is_none() {
         std::fs::canonicalize(target).map_err(|e| with_path(e, target))?
     } else {
@@ -87,10 +102,10 @@ mod tests {
 
     #[test]
     fn relative_and_dot_targets_resolve() {
-        let (parent, name) = split(Path::new("po")).unwrap();
+        let (parent, name) = split_target(Path::new("po")).unwrap();
         assert_eq!((parent, name), (PathBuf::from("."), OsString::from("po")));
-        let (parent, name) = split(Path::new("a/b/")).unwrap();
+        let (parent, name) = split_target(Path::new("a/b/")).unwrap();
         assert_eq!((parent, name), (PathBuf::from("a"), OsString::from("b")));
-        assert!(split(Path::new(".")).unwrap().0.is_absolute());
+        assert!(split_target(Path::new(".")).unwrap().0.is_absolute());
     }
 }

@@ -37,7 +37,7 @@
 //! name (no per-file temporary names): nothing inside is visible until the
 //! publish, whatever writes it (text blocks, Parquet, a manifest).
 //!
-//! The file-system steps this shares with [`AppendRun`](super::AppendRun)
+//! The file-system steps this shares with spool-partition's append runs
 //! (a target's parent and name, the one-step exchange, run names, a
 //! durable rename) are `publish_steps.rs`'s.
 
@@ -45,7 +45,7 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::publish_steps::{exchange, run_id, split, sync_directory};
+use super::publish_steps::{exchange, run_id, split_target, sync_directory};
 use super::{beside, OutputLock};
 use crate::input::with_path;
 
@@ -102,7 +102,7 @@ impl StagedDir {
     /// replaced (kind `AlreadyExists`); or a file-system error naming its
     /// path.
     pub fn begin(target: &Path, replace: Option<&str>) -> io::Result<Self> {
-        let (parent, name) = split(target)?;
+        let (parent, name) = split_target(target)?;
         if parent.exists() && !parent.is_dir() {
             // create_dir_all would say "File exists" about the parent.
             return Err(with_path(

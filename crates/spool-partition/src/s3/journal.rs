@@ -135,7 +135,7 @@ impl<'a> RunObjects<'a> {
     pub fn new(prefix: &'a str, id: &str) -> Self {
         RunObjects {
             prefix,
-            staging: format!("{prefix}{}{id}/", spool_io::write::STAGING_PREFIX),
+            staging: format!("{prefix}{}{id}/", crate::append_run::STAGING_PREFIX),
         }
     }
 
@@ -249,7 +249,7 @@ impl<'a> RunObjects<'a> {
         if journal.replace {
             let ours: std::collections::HashSet<&str> =
                 journal.uploads.iter().map(|u| u.key.as_str()).collect();
-            let staging_root = format!("{}{}", self.prefix, spool_io::write::STAGING_PREFIX);
+            let staging_root = format!("{}{}", self.prefix, crate::append_run::STAGING_PREFIX);
             // The old manifest of the same name stays until the new one
             // replaces it: a reader always finds one.
             let manifest = format!("{}{}", self.prefix, journal.manifest);
@@ -286,7 +286,7 @@ impl<'a> RunObjects<'a> {
     ) -> std::io::Result<()> {
         let manifest = format!("{}{}", self.prefix, journal.manifest);
         if journal.replace {
-            let staging_root = format!("{}{}", self.prefix, spool_io::write::STAGING_PREFIX);
+            let staging_root = format!("{}{}", self.prefix, crate::append_run::STAGING_PREFIX);
             let old = listing.iter().map(|o| &o.key);
             for key in old.filter(|key| !key.starts_with(&staging_root)) {
                 store.delete(key)?;

@@ -47,11 +47,6 @@ pub use length_delimited::{FrameTooLarge, LengthDelimited};
 #[cfg(feature = "tokio")]
 pub use tokio_adapter::FramedBufList;
 
-/// The old name of [`FramedBufList`].
-#[cfg(feature = "tokio")]
-#[deprecated(note = "renamed to `FramedBufList`")]
-pub type FramedChain<D> = FramedBufList<D>;
-
 /// Cuts complete frames off the front of a [`BufList`].
 ///
 /// Contract for implementers: `decode` returns `Ok(Some(frame))` after

@@ -10,7 +10,7 @@
 use std::io;
 use std::path::Path;
 
-use crate::input::with_path;
+use spool_io::input::with_path;
 
 /// Moves the staged file `from` to `to` in the target, creating its
 /// directory. Another run may remove that directory, empty, between the

@@ -15,8 +15,8 @@ use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use super::no_replace::remove_empty_parents;
-use super::PartialFile;
-use crate::input::with_path;
+use spool_io::input::with_path;
+use spool_io::write::PartialFile;
 
 /// The list of files a run moves, in its staging directory.
 const MOVES: &str = "_moves.txt";

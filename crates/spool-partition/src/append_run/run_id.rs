@@ -16,7 +16,7 @@ pub const MAX_RUN_ID_LEN: usize = 64;
 /// # Examples
 ///
 /// ```
-/// use spool_io::write::check_run_id;
+/// use spool_partition::append_run::check_run_id;
 /// assert!(check_run_id("task-0017_attempt-1").is_ok());
 /// assert!(check_run_id("../x").is_err());
 /// assert!(check_run_id("").is_err());

@@ -45,18 +45,20 @@
 //! directory to move a file into it: its move then finds no directory,
 //! and it makes it again.
 //!
-//! [`StagedDir`]: super::StagedDir
+//! [`StagedDir`]: spool_io::write::StagedDir
 
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::moves_list::{remove_dead, write_moves};
-use super::no_replace::{move_in, remove_empty_parents, rename_noreplace};
-use super::publish_steps::split;
-use super::{beside, sync_directory, OutputLock};
-use crate::input::with_path;
+mod moves_list;
+mod no_replace;
+mod run_id;
 
-use super::run_id::check_run_id;
+use moves_list::{remove_dead, write_moves};
+use no_replace::{move_in, remove_empty_parents, rename_noreplace};
+pub use run_id::{check_run_id, MAX_RUN_ID_LEN};
+use spool_io::input::with_path;
+use spool_io::write::{beside, split_target, sync_directory, OutputLock};
 
 /// Start of a run's staging directory's name (and of its lock file's).
 pub const STAGING_PREFIX: &str = "_staging-";
@@ -68,7 +70,7 @@ pub const STAGING_PREFIX: &str = "_staging-";
 /// # Examples
 ///
 /// ```
-/// use spool_io::write::AppendRun;
+/// use spool_partition::append_run::AppendRun;
 /// let out = std::env::temp_dir().join(format!("spool-io-doc-append-{}", std::process::id()));
 /// for id in ["a", "b"] {
 ///     let run = AppendRun::begin(&out, id, &format!("_done-{id}"), "_done")?;
@@ -113,7 +115,7 @@ impl AppendRun {
         check_run_id(id).map_err(|m| io::Error::new(io::ErrorKind::InvalidInput, m))?;
         let refuse =
             |kind, why: String| Err(io::Error::new(kind, format!("{}: {why}", target.display())));
-        let (parent, name) = split(target)?;
+        let (parent, name) = split_target(target)?;
         std::fs::create_dir_all(&parent).map_err(|e| beside(e, target, &parent))?;
         // Where OUT's parent cannot be written, no run can replace OUT as a
         // whole (that stages beside it) either: nothing to exclude.
