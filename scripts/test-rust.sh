@@ -9,7 +9,7 @@ cargo test --workspace --all-features --locked --release
 
 # The pool checks its placement invariants with debug assertions: run its
 # tests once more in a debug build so those checks are on.
-cargo test -p spool --locked --test pool --test pool_model
+cargo test -p spool --locked --test it -- pool:: pool_model::
 
 if ls crates/spool/tests/loom*.rs >/dev/null 2>&1; then
     for t in crates/spool/tests/loom*.rs; do

@@ -18,7 +18,7 @@
 #      here to keep the script to a few minutes; under Miri they run a few
 #      cases each and take about ten minutes apiece on two busy cores:
 #      `cargo +nightly miri test -p buffer_sv2` and
-#      `cargo +nightly miri test -p spool --test pool_model`.
+#      `cargo +nightly miri test -p spool --test it -- pool_model::`.
 # Installs nightly Miri if missing. Everything builds into target/sv2-tests (and target/miri).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -79,7 +79,7 @@ if [ "${SV2_MIRI:-1}" != 0 ]; then
     # regression files.
     export MIRIFLAGS="-Zmiri-disable-isolation"
     cargo +nightly miri test --locked -p buffer_sv2 --test contract -- --skip keeps_the_contract
-    cargo +nightly miri test --locked -p spool --test pool -- clone truncate copy dropped_before
+    cargo +nightly miri test --locked -p spool --test it -- pool::clone pool::truncate pool::copy pool::dropped_before
 else
     echo "==> Miri skipped (SV2_MIRI=0)"
 fi
