@@ -12,7 +12,7 @@
 //! `Records` gives over the whole input, and the same error.
 #![no_main]
 
-#[path = "../../crates/spool/tests/support/block_reader.rs"]
+#[path = "../../crates/spool/tests/it/support/block_reader.rs"]
 mod block_reader;
 
 use libfuzzer_sys::fuzz_target;

@@ -8,7 +8,7 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use spool::{reassembler::Reassembler, stream::ByteStream};
 
-#[path = "../../crates/spool/tests/support/reassembler_model.rs"]
+#[path = "../../crates/spool/tests/it/support/reassembler_model.rs"]
 mod model;
 use model::{byte_at, Model, Saved};
 

@@ -346,9 +346,8 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     );
     for stale in &summary.stale_removed {
         eprintln!(
-            "spool partition: warning: removed {}, left by an earlier run into {} that did not finish",
-            stale.display(),
-            out.display()
+            "spool partition: warning: removed {}, left by an earlier run that did not finish",
+            stale.display()
         );
     }
     if summary.over_budget_bytes > 0 {

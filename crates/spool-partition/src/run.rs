@@ -132,6 +132,7 @@ impl<'a> Run<'a> {
     /// staging directory is published (renamed): an S3 run's upload
     /// thread stops there, so that it never opens a file by its staging
     /// path after the rename.
+    #[cfg(feature = "s3")]
     pub(crate) fn before_publish(mut self, hook: &'a (dyn Fn() + Sync)) -> Self {
         self.before_publish = Some(hook);
         self

@@ -11,9 +11,14 @@
 //! walk takes long (many keys): it waits [`WALK_SHARE`] times as long as
 //! its last walk took, so walking costs a small share of one core
 //! whatever the key count. A file is known by its path relative to the
-//! dataset's root, which is the same in the staging directory and, once
-//! the local run publishes it, in the output directory: the walk looks
-//! under every directory of the local root.
+//! dataset's root (the local run's staging directory, the one directory
+//! under the local root while the thread runs).
+//!
+//! The thread owns the staged files only until they are all written: it
+//! is stopped, its parts under way finished, before the local run
+//! renames its staging directory ([`Run::before_publish`](crate::Run)),
+//! so it never opens a file by a path the rename has moved; the commit
+//! sends the rest from the published directory.
 //!
 //! Its parts in flight are charged to `--memory`: the run's engine gets
 //! the total less [`MemoryPlan::uploads_during_run`](crate::MemoryPlan::uploads_during_run)
@@ -134,12 +139,10 @@ fn send_due(
     error.map_or(Ok(()), Err)
 }
 
-/// The data files under every directory of `local_root` (the staging or
-/// the output directory of the local run): each one's path relative to
-/// that directory (with `/`), its path, and its size. Spill logs and
-/// manifests are left out; a file that vanishes while walked (the publish
-/// renamed its directory) is skipped, and found under its new name next
-/// time.
+/// The data files under every directory of `local_root` (the local
+/// run's staging directory): each one's path relative to that directory
+/// (with `/`), its path, and its size. Spill logs and manifests are left
+/// out.
 fn walk(local_root: &Path) -> Vec<(String, PathBuf, u64)> {
     let mut files = Vec::new();
     let Ok(top) = std::fs::read_dir(local_root) else {
