@@ -7,7 +7,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use super::early::{self, Early};
-use super::journal::{Committed, Journal, RunObjects};
+use super::journal::{staging_root, Committed, Journal, RunObjects};
 use super::local_staging::{self, LocalStaging};
 use super::store::{Listed, Store};
 use super::upload;
@@ -28,7 +28,7 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
     }
     let store = Store::connect(&url, options.verbose)?;
     if !options.append && !options.force {
-        let staging_root = format!("{}{}", url.prefix, crate::append_run::STAGING_PREFIX);
+        let staging_root = staging_root(&url.prefix);
         let listed = store.list(&url.prefix)?;
         if listed.iter().any(|o| !o.key.starts_with(&staging_root)) {
             return Err(PartitionError::Usage(format!(
@@ -236,7 +236,7 @@ pub fn clean(url: &S3Url, verbose: bool) -> Result<CleanedS3, PartitionError> {
         ..CleanedS3::default()
     };
     let store = Store::connect(url, verbose)?;
-    let staging_root = format!("{}{}", url.prefix, crate::append_run::STAGING_PREFIX);
+    let staging_root = staging_root(&url.prefix);
     let mut ids: Vec<String> = (store.list(&url.prefix)?.into_iter())
         .filter_map(|Listed { key, .. }| {
             let rest = key.strip_prefix(&staging_root)?;

@@ -122,6 +122,12 @@ fn parse_upload_line(line: &str) -> Option<Upload> {
     })
 }
 
+/// Where every run's staging objects start in the dataset at `prefix`
+/// (`PREFIX/_staging-`): nothing under it is the dataset's.
+pub(crate) fn staging_root(prefix: &str) -> String {
+    format!("{prefix}{}", crate::append_run::STAGING_PREFIX)
+}
+
 /// A run's objects under the dataset's prefix.
 pub(crate) struct RunObjects<'a> {
     /// The dataset's prefix: empty, or ending in `/`.
@@ -249,7 +255,7 @@ impl<'a> RunObjects<'a> {
         if journal.replace {
             let ours: std::collections::HashSet<&str> =
                 journal.uploads.iter().map(|u| u.key.as_str()).collect();
-            let staging_root = format!("{}{}", self.prefix, crate::append_run::STAGING_PREFIX);
+            let staging_root = staging_root(self.prefix);
             // The old manifest of the same name stays until the new one
             // replaces it: a reader always finds one.
             let manifest = format!("{}{}", self.prefix, journal.manifest);
@@ -286,7 +292,7 @@ impl<'a> RunObjects<'a> {
     ) -> std::io::Result<()> {
         let manifest = format!("{}{}", self.prefix, journal.manifest);
         if journal.replace {
-            let staging_root = format!("{}{}", self.prefix, crate::append_run::STAGING_PREFIX);
+            let staging_root = staging_root(self.prefix);
             let old = listing.iter().map(|o| &o.key);
             for key in old.filter(|key| !key.starts_with(&staging_root)) {
                 store.delete(key)?;
