@@ -57,7 +57,7 @@ pub(crate) fn missing(
                 format!("{} bytes, not the {} sent", o.size, upload.size)
             }
             Some(o) => match etag_differs(upload, o.e_tag.as_deref()) {
-                Some(listed) => format!("ETag {listed}, not {}", expected_label(upload)),
+                Some((listed, expected)) => format!("ETag {listed}, not {expected}"),
                 None => continue,
             },
         };
@@ -73,19 +73,15 @@ pub(crate) fn missing(
     missing
 }
 
-/// The listed ETag, if it is a multipart ETag that is not the one
-/// `upload`'s parts make.
-fn etag_differs<'a>(upload: &Upload, listed: Option<&'a str>) -> Option<&'a str> {
+/// The listed ETag and the one `upload`'s parts make, if the listed one
+/// is a multipart ETag and not that one.
+fn etag_differs<'a>(upload: &Upload, listed: Option<&'a str>) -> Option<(&'a str, String)> {
     let listed = listed?;
     let bare = listed.trim_matches('"');
     let (_, count) = bare.rsplit_once('-')?;
     count.parse::<usize>().ok()?;
     let expected = multipart_etag(&upload.parts)?;
-    (bare != expected).then_some(listed)
-}
-
-fn expected_label(upload: &Upload) -> String {
-    multipart_etag(&upload.parts).unwrap_or_default()
+    (bare != expected).then_some((listed, expected))
 }
 
 /// The ETag of an object completed from parts with ETags `parts`: the
