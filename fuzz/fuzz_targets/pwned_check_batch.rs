@@ -19,7 +19,13 @@ use std::sync::OnceLock;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use spool_pwned::lookup::check::{check_batch, BatchError};
-use spool_pwned::lookup::okon::{parse_okon_args, OkonArgError, OkonCommand};
+// `spool-okon`'s argument parser is a module of that binary; compiled here
+// on its own (it needs only `std`), so the fuzz build does not compile the
+// command-line crate's HTTP, TLS and S3 dependencies.
+#[path = "../../crates/spool-cli/src/bin/spool-okon/args.rs"]
+#[allow(dead_code)]
+mod okon_args;
+use okon_args::{parse_okon_args, OkonArgError, OkonCommand};
 use spool_pwned::{to_hex, Answer, HashKind};
 
 #[derive(Arbitrary, Debug)]

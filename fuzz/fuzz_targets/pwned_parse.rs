@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use spool::text::hibp::{parse_line, parse_whole_line};
+use spool_pwned::text::hibp::{parse_line, parse_whole_line};
 
 fuzz_target!(|input: (bool, bool, &[u8])| {
     let (ntlm, ranged, line) = input;

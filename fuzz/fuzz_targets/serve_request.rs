@@ -186,7 +186,7 @@ fuzz_target!(|input: Input| {
         assert_eq!(etag, (!padded).then(|| spool_serve::etag::of_range(&want)));
     } else if let Some(hex) = path.strip_prefix("/check/sha1/") {
         let mut hash = [0u8; 20];
-        assert!(spool::text::hex::decode(hex.as_bytes(), &mut hash).is_ok());
+        assert!(spool_pwned::text::hex::decode(hex.as_bytes(), &mut hash).is_ok());
         let count = fixture.index.lookup(&hash).unwrap().unwrap_or(0);
         let text = count.to_string();
         assert!(body == text.as_bytes() || body == format!("{{\"count\":{text}}}").as_bytes());

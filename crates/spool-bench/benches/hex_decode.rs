@@ -49,7 +49,7 @@ fn bench(c: &mut Criterion) {
         .collect();
     let want = decode_all(&hashes, plain);
     let decoders: [(&str, Decoder); 3] = [
-        ("spool", |h, o| spool::text::hex::decode(h, o).is_ok()),
+        ("spool", |h, o| spool_pwned::text::hex::decode(h, o).is_ok()),
         ("faster-hex", |h, o| faster_hex::hex_decode(h, o).is_ok()),
         ("plain to_digit", plain),
     ];

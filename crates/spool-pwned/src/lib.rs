@@ -10,7 +10,7 @@
 //!            checksums, errors — what writers and readers agree on
 //!     ▲
 //!  lookup/   reading: the map, one reader per layout, AnyIndex, range
-//!            queries; what `check` and `spool-okon` make of their input
+//!            queries; what `check` makes of its input lines
 //!     ▲
 //!  build/    writing: inputs, parsing, the bucket sort, the writers of
 //!            each layout, conversion to the smaller ones
@@ -35,21 +35,20 @@
 //!
 //! # What lives elsewhere, and the parsers that live here
 //!
-//! This crate holds what is particular to the index — its format, the
-//! builder's sort and the lookup. The rest is shared: lines are split and
-//! parsed by the core's sans-IO `spool::text` (records, HIBP lines, hex),
-//! fuzzed there (`pwned_parse`); inputs are opened, read ahead and
-//! decompressed, the index written under a temporary name and locked, the
-//! work spread over the cores in order, and progress reported by
-//! `spool-io`.
+//! This crate holds what is particular to the index — its format, its
+//! text ([`text`]: HIBP lines and the hex under them, sans-IO, fuzzed as
+//! `pwned_parse`), the builder's sort and the lookup. The rest is shared:
+//! lines are split by the core's sans-IO `spool::text`; inputs are opened,
+//! read ahead and decompressed, the index written under a temporary name
+//! and locked, the work spread over the cores in order, and progress
+//! reported by `spool-io`.
 //!
-//! Four small parsers stay with their domain, because they are the
-//! domain's own rules rather than text syntax, and each is sans-IO
-//! (bytes or strings in, values out) and fuzzed in-process: the header
-//! ([`format::Header::decode`]) and a filter's shard entries
-//! (`format/filter.rs`), which take untrusted files (`pwned_index`,
-//! `pwned_formats`); and the lines of `check --batch` and `spool-okon`'s
-//! arguments ([`lookup::check`], [`lookup::okon`]; `pwned_check_batch`).
+//! Three more small parsers stay with their domain, because they are the
+//! domain's own rules, and each is sans-IO (bytes or strings in, values
+//! out) and fuzzed in-process: the header ([`format::Header::decode`]) and
+//! a filter's shard entries (`format/filter.rs`), which take untrusted
+//! files (`pwned_index`, `pwned_formats`); and the lines of
+//! `check --batch` ([`lookup::check`]; `pwned_check_batch`).
 //!
 //! # Examples
 //!
@@ -80,8 +79,9 @@ pub mod format;
 pub mod lookup;
 pub mod range_body;
 pub mod sample;
+pub mod text;
 
 pub use build::IndexWriter;
 pub use format::{to_hex, Damaged, HashKind, HeaderError, IndexError};
 pub use lookup::{Answer, AnyIndex, CheckMany, Index, RangeEntries, RangeEntry, RangeError};
-pub use spool::text::hibp::LineErrorKind;
+pub use text::hibp::LineErrorKind;

@@ -23,11 +23,11 @@
 //! order is checked on the real hashes only.
 //!
 //! Sans-IO: bytes in, hashes out through a callback. The line itself is
-//! parsed by the core's [`spool::text::hibp::parse_line`], with the prefix
+//! parsed by [`crate::text::hibp::parse_line`], with the prefix
 //! as the line's first digits, so the hashes belong to the prefix by
 //! construction. Fuzzed (`pwned_range_body`).
 
-use spool::text::hibp::{parse_line, LineErrorKind, MAX_HASH_LEN};
+use crate::text::hibp::{parse_line, LineErrorKind, MAX_HASH_LEN};
 
 use crate::format::HashKind;
 

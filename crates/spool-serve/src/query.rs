@@ -42,7 +42,7 @@ pub(crate) fn parse_hash(kind: HashKind, text: &[u8]) -> Result<Vec<u8>, String>
         ));
     }
     let mut hash = vec![0u8; kind.byte_len()];
-    if spool::text::hex::decode(text, &mut hash).is_ok() {
+    if spool_pwned::text::hex::decode(text, &mut hash).is_ok() {
         Ok(hash)
     } else {
         Err(format!("the {} hash is not hexadecimal", kind_name(kind)))

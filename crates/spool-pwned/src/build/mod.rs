@@ -10,7 +10,7 @@
 //! - `read.rs`: the inputs as blocks of whole lines, read ahead by
 //!   `spool_io`'s readers;
 //! - `parse.rs`: a block's lines parsed by the core's sans-IO HIBP parser
-//!   ([`spool::text::hibp`]) into 24-byte records (`hash_count.rs`),
+//!   ([`crate::text::hibp`]) into 24-byte records (`hash_count.rs`),
 //!   grouped by bucket (`sort.rs`);
 //! - `sink.rs`: records streamed into the index while the input is in hash
 //!   order, dealt into `buckets/` from the first one that is not; the

@@ -7,7 +7,7 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use spool::text::hibp::LineErrorKind;
+use crate::text::hibp::LineErrorKind;
 use spool_io::progress::Progress;
 
 use crate::format::HashKind;

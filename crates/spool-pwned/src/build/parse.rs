@@ -8,7 +8,7 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use spool::text::hibp::{parse_line, parse_whole_lines, LineErrorKind};
+use crate::text::hibp::{parse_line, parse_whole_lines, LineErrorKind};
 
 use super::hash_count::{self, HashCount, HASH_BYTES};
 use super::options::BuildOptions;

@@ -54,7 +54,7 @@ impl std::error::Error for NotAHash {}
 /// [`NotAHash`] if `hex` is anything else (surrounding blanks included).
 pub fn parse_hash(hex: &str, kind: HashKind) -> Result<Vec<u8>, NotAHash> {
     let mut key = vec![0u8; kind.byte_len()];
-    if spool::text::hex::decode(hex.as_bytes(), &mut key).is_ok() {
+    if crate::text::hex::decode(hex.as_bytes(), &mut key).is_ok() {
         Ok(key)
     } else {
         Err(NotAHash {

@@ -8,9 +8,9 @@
 //!   [`Answer`];
 //! - [`RangeEntries`] (`range.rs`): the records of a range query, as
 //!   stored;
-//! - [`check`] and [`okon`]: what the commands that query an index make of
-//!   their input lines and arguments, kept apart from the files and the
-//!   terminal so that they are fuzzed in-process (`pwned_check_batch`).
+//! - [`check`]: what `check` makes of its input lines, kept apart from the
+//!   files and the terminal so that it is fuzzed in-process
+//!   (`pwned_check_batch`).
 //!
 //! # What a lookup checks
 //!
@@ -37,7 +37,6 @@ mod filter;
 mod full;
 #[allow(unsafe_code)]
 mod mapped;
-pub mod okon;
 mod range;
 mod search;
 mod t64;

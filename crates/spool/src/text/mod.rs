@@ -10,8 +10,7 @@
 //! ```text
 //!  buffer ──PlainRecords──► PlainRecord (bytes, raw, line, offset)
 //!                             │
-//!                             ├──fields──► field n, PlainFields, count
-//!                             └──hibp────► (hash, count)  ◄──hex (SSE2)
+//!                             └──fields──► field n, PlainFields, count
 //!  buffer ──csv────────────► record boundaries, csv::Records, unquoted fields
 //! ```
 //!
@@ -27,9 +26,10 @@
 //!   types keep their module's name out of theirs (`csv::Record`), and no
 //!   name here is used for two things: the plain splitter's are
 //!   `PlainRecord`, `PlainRecords` and `PlainFields`.
-//! - [`hibp`]: Have I Been Pwned `HASH:COUNT` lines, full or from a range
-//!   file.
-//! - [`hex`]: hex digits to bytes, checked and decoded in one pass.
+//!
+//! The parsers of one system's own format live with that system: Have I
+//! Been Pwned `HASH:COUNT` lines and the hex decoder under them are
+//! `spool_pwned::text`.
 //!
 //! # Examples
 //!
@@ -44,10 +44,6 @@
 
 pub mod csv;
 pub mod fields;
-#[allow(unsafe_code)]
-pub mod hex;
-#[allow(unsafe_code)]
-pub mod hibp;
 mod position;
 mod records;
 

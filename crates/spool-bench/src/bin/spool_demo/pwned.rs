@@ -30,7 +30,7 @@ fn parse_all(path: &std::path::Path) -> anyhow::Result<Vec<([u8; 20], u32)>> {
             .split_once(':')
             .ok_or_else(|| anyhow::anyhow!("bad line"))?;
         let mut key = [0u8; 20];
-        spool::text::hex::decode(hex.as_bytes(), &mut key)?;
+        spool_pwned::text::hex::decode(hex.as_bytes(), &mut key)?;
         out.push((key, count.parse()?));
     }
     Ok(out)

@@ -8,7 +8,7 @@
 //!   (NTLM and SHA-1) on x86-64 it works on 16 digits at a time with SSE2,
 //!   which every x86-64 CPU has, so no runtime detection is needed; any
 //!   other length or target uses a 256-entry table.
-//! - `decode_avx2` (with the `std` feature, for run-time detection) does
+//! - `decode_avx2` (chosen by run-time detection) does
 //!   32 digits per step; it is meant to inline into a loop compiled for
 //!   AVX2 as a whole, as [`hibp::parse_whole_lines`](super::hibp::parse_whole_lines)'s is.
 //! - Measured in the index build (docs/perf/pwned-build-history.md):
@@ -48,7 +48,7 @@ const INVALID: u8 = 0xF0;
 /// # Examples
 ///
 /// ```
-/// use spool::text::hex::{decode, InvalidHex};
+/// use spool_pwned::text::hex::{decode, InvalidHex};
 ///
 /// let mut out = [0u8; 2];
 /// assert_eq!(decode(b"5bAG", &mut out), Err(InvalidHex::Digit { position: 3, byte: b'G' }));
@@ -89,11 +89,11 @@ pub enum InvalidHex {
 ///
 /// ```
 /// let mut out = [0u8; 2];
-/// spool::text::hex::decode(b"5bAA", &mut out)?;
+/// spool_pwned::text::hex::decode(b"5bAA", &mut out)?;
 /// assert_eq!(out, [0x5b, 0xaa]);
-/// let err = spool::text::hex::decode(b"5bAG", &mut out).unwrap_err();
+/// let err = spool_pwned::text::hex::decode(b"5bAG", &mut out).unwrap_err();
 /// assert_eq!(err.to_string(), "byte 0x47 at position 3 is not a hex digit");
-/// # Ok::<(), spool::text::hex::InvalidHex>(())
+/// # Ok::<(), spool_pwned::text::hex::InvalidHex>(())
 /// ```
 #[inline]
 pub fn decode(hex: &[u8], out: &mut [u8]) -> Result<(), InvalidHex> {
@@ -158,7 +158,7 @@ pub(crate) fn decoded(hex: &[u8], out: &mut [u8]) -> bool {
 /// # Safety
 ///
 /// The CPU must have AVX2 (`is_x86_feature_detected!("avx2")`).
-#[cfg(all(target_arch = "x86_64", feature = "std"))]
+#[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn decode_avx2(hex: &[u8], out: &mut [u8]) -> bool {
@@ -192,7 +192,7 @@ fn decode_with_table(hex: &[u8], out: &mut [u8]) -> bool {
     bad & INVALID == 0
 }
 
-#[cfg(all(target_arch = "x86_64", feature = "std"))]
+#[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod sse2;
@@ -282,7 +282,7 @@ mod tests {
                     if ok {
                         assert_eq!(fast, slow);
                     }
-                    #[cfg(all(target_arch = "x86_64", feature = "std"))]
+                    #[cfg(target_arch = "x86_64")]
                     if std::is_x86_feature_detected!("avx2") {
                         let mut wide = [0u8; 20];
                         // SAFETY: the CPU has AVX2, just checked.

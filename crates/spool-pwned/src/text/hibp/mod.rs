@@ -16,7 +16,7 @@
 /// # Examples
 ///
 /// ```
-/// use spool::text::hibp::{parse_line, LineErrorKind};
+/// use spool_pwned::text::hibp::{parse_line, LineErrorKind};
 /// let mut hash = [0u8; 20];
 /// assert_eq!(parse_line(b"ABC:1", b"", &mut hash), Err(LineErrorKind::WrongLength { expected: 40, found: 3 }));
 /// ```
@@ -73,7 +73,7 @@ pub const MAX_HASH_LEN: usize = 32;
 /// # Examples
 ///
 /// ```
-/// use spool::text::hibp::{parse_line, LineErrorKind};
+/// use spool_pwned::text::hibp::{parse_line, LineErrorKind};
 /// let mut sha1 = [0u8; 20];
 /// let count = parse_line(b"5baa61e4c9b93f3f0682250b6cf8331b7ee68fd8:3\r", b"", &mut sha1);
 /// assert_eq!(count, Ok(3));

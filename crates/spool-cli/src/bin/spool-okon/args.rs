@@ -3,8 +3,10 @@
 //! wins; one without its value at the end counts as not given), and
 //! `--help`/`-h` in an option's place asks for the usage.
 //!
-//! Parsing is kept apart from the binary so that it can be driven
-//! in-process (the `pwned_check_batch` fuzz target) without spawning it.
+//! Parsing is kept apart from `main.rs` so that it can be driven
+//! in-process without spawning the binary: the `pwned_check_batch` fuzz
+//! target compiles this file alone (it needs nothing but `std`), so the
+//! fuzz build does not compile the command's other dependencies.
 
 use std::fmt;
 
@@ -53,19 +55,6 @@ impl std::error::Error for OkonArgError {}
 /// [`OkonArgError::Unknown`] for the first option that is not
 /// `--path`, `--hash`, `--help` or `-h` (unless help came first),
 /// [`OkonArgError::Usage`] if the path or the hash is missing.
-///
-/// # Examples
-///
-/// ```
-/// use spool_pwned::lookup::okon::{parse_okon_args, OkonArgError, OkonCommand};
-/// let args = ["--hash", "5BAA6", "--path", "pwned.okon"].map(String::from);
-/// assert_eq!(
-///     parse_okon_args(&args),
-///     Ok(OkonCommand::Check { path: "pwned.okon".into(), hash: "5BAA6".into() })
-/// );
-/// assert_eq!(parse_okon_args(&["-h".to_string()]), Ok(OkonCommand::Help));
-/// assert_eq!(parse_okon_args(&["--path".to_string()]), Err(OkonArgError::Usage));
-/// ```
 pub fn parse_okon_args(args: &[String]) -> Result<OkonCommand, OkonArgError> {
     let mut path = None;
     let mut hash = None;
@@ -82,5 +71,41 @@ pub fn parse_okon_args(args: &[String]) -> Result<OkonCommand, OkonArgError> {
     match (path, hash) {
         (Some(path), Some(hash)) => Ok(OkonCommand::Check { path, hash }),
         _ => Err(OkonArgError::Usage),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn options_in_any_order_a_lone_one_at_the_end_counts_as_missing() {
+        assert_eq!(
+            parse_okon_args(&args(&["--hash", "5BAA6", "--path", "pwned.okon"])),
+            Ok(OkonCommand::Check {
+                path: "pwned.okon".into(),
+                hash: "5BAA6".into()
+            })
+        );
+        assert_eq!(parse_okon_args(&args(&["-h"])), Ok(OkonCommand::Help));
+        assert_eq!(
+            parse_okon_args(&args(&["--path"])),
+            Err(OkonArgError::Usage)
+        );
+        assert_eq!(
+            parse_okon_args(&args(&["--path", "a", "--path", "b", "--hash", "h"])),
+            Ok(OkonCommand::Check {
+                path: "b".into(),
+                hash: "h".into()
+            })
+        );
+        assert_eq!(
+            parse_okon_args(&args(&["--verbose", "--help"])),
+            Err(OkonArgError::Unknown("--verbose".into()))
+        );
     }
 }

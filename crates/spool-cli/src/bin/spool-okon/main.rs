@@ -11,7 +11,9 @@
 
 use std::process::ExitCode;
 
-use spool_pwned::lookup::okon::{parse_okon_args, OkonArgError, OkonCommand, OKON_USAGE};
+mod args;
+
+use args::{parse_okon_args, OkonArgError, OkonCommand, OKON_USAGE};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -40,7 +42,7 @@ fn main() -> ExitCode {
         }
     };
     let mut key = vec![0u8; index.kind().byte_len()];
-    if spool::text::hex::decode(hash.trim().as_bytes(), &mut key).is_err() {
+    if spool_pwned::text::hex::decode(hash.trim().as_bytes(), &mut key).is_err() {
         eprintln!(
             "spool-okon: '{hash}' is not a {}-digit hex hash",
             index.kind().hex_len()

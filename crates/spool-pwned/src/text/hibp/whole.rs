@@ -22,7 +22,7 @@ use super::MAX_HASH_LEN;
 /// # Examples
 ///
 /// ```
-/// use spool::text::hibp::parse_whole_line;
+/// use spool_pwned::text::hibp::parse_whole_line;
 /// let mut sha1 = [0u8; 20];
 /// let text = b"5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:12\r\nnext line";
 /// assert_eq!(parse_whole_line(text, &mut sha1), Some((12, 45)));
@@ -51,7 +51,7 @@ pub fn parse_whole_line(text: &[u8], hash: &mut [u8]) -> Option<(u32, usize)> {
 /// # Examples
 ///
 /// ```
-/// use spool::text::hibp::parse_whole_lines;
+/// use spool_pwned::text::hibp::parse_whole_lines;
 /// let text = b"5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD8:12\r\n\
 ///              5BAA61E4C9B93F3F0682250B6CF8331B7EE68FD9:3\r\n\r\nnext";
 /// let mut seen = Vec::new();
@@ -69,7 +69,7 @@ pub fn parse_whole_lines(
         hash_len <= MAX_HASH_LEN,
         "hashes of up to {MAX_HASH_LEN} bytes"
     );
-    #[cfg(all(target_arch = "x86_64", feature = "std"))]
+    #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, just checked.
         return unsafe { whole_lines_avx2(text, hash_len, &mut each) };
@@ -82,7 +82,7 @@ pub fn parse_whole_lines(
 /// # Safety
 ///
 /// The CPU must have AVX2.
-#[cfg(all(target_arch = "x86_64", feature = "std"))]
+#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn whole_lines_avx2(
     text: &[u8],
