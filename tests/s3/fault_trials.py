@@ -70,6 +70,8 @@ import uuid
 
 import boto3
 
+from spool_journal import s3_uploads
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SPOOL = os.environ.get("SPOOL_BIN", str(ROOT / "target" / "release" / "spool"))
 UPSTREAM = os.environ["AWS_ENDPOINT_URL"].split("://", 1)[1]
@@ -222,12 +224,12 @@ class Checker:
     def journaled(self, keys):
         named = set()
         for key in keys:
-            if key.endswith("/journal.tsv") and "_staging-" in key:
+            if key.endswith("/journal") and "_staging-" in key:
                 try:
-                    text = self.s3.get_object(Bucket=self.bucket, Key=key)["Body"].read().decode()
+                    data = self.s3.get_object(Bucket=self.bucket, Key=key)["Body"].read()
                 except self.s3.exceptions.NoSuchKey:
                     continue
-                named |= {line.split("\t")[1] for line in text.splitlines() if line.startswith("upload\t")}
+                named |= {key for key, _ in s3_uploads(data)}
         return named
 
     def invariant(self):

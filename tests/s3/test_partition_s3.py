@@ -24,6 +24,8 @@ import pyarrow.fs as pafs
 import pytest
 import zstandard
 
+from spool_journal import s3_journal, s3_uploads
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SPOOL = os.environ.get("SPOOL_BIN", str(ROOT / "target" / "release" / "spool"))
 ENDPOINT = os.environ["AWS_ENDPOINT_URL"]
@@ -165,7 +167,7 @@ def test_append_runs_and_force(s3, bucket, sample):
 
 def test_clean_aborts_dangling_uploads_and_rolls_back(s3, bucket, sample):
     s3.create_multipart_upload(Bucket=bucket, Key="ds/key=x/part-00000.csv")
-    s3.put_object(Bucket=bucket, Key="ds/_staging-dead/journal.tsv", Body=b"spool-s3-journal\t2\nmanifest\t_partitions.tsv\nreplace\tfalse\n")
+    s3.put_object(Bucket=bucket, Key="ds/_staging-dead/journal", Body=s3_journal("_partitions.tsv", False))
     out = subprocess.run([SPOOL, "partition", "clean", f"s3://{bucket}/ds/"], capture_output=True, text=True, check=True)
     assert "rolled back run dead" in out.stdout and "aborted upload ds/key=x/part-00000.csv" in out.stdout
     assert objects(s3, bucket) == []
@@ -184,7 +186,7 @@ def test_python_binding_writes_to_s3(s3, bucket, sample):
 def test_parts_leave_while_the_input_is_read(s3, bucket, tmp_path):
     """The input comes through a pipe that stalls once each key's file has
     more than one part: before the input ends, each upload is named under
-    _staging-*/begun-*.tsv, has a part in S3, and that part's bytes are
+    _staging-*/begun-*, has a part in S3, and that part's bytes are
     punched out of the local staging file; the dataset then reads back
     whole and in order."""
     fifo = tmp_path / "in.csv"
@@ -212,7 +214,7 @@ def test_parts_leave_while_the_input_is_read(s3, bucket, tmp_path):
             time.sleep(0.05)
         assert seen, "no part left while the input was read"
         begun = [k for k in objects(s3, bucket, "big/_staging-") if "/begun-" in k]
-        named = b"".join(s3.get_object(Bucket=bucket, Key=k)["Body"].read() for k in begun).decode()
+        named = {upload_id for k in begun for _, upload_id in s3_uploads(s3.get_object(Bucket=bucket, Key=k)["Body"].read())}
         assert all(u["UploadId"] in named for u in seen), "an upload's id was not written before its parts"
         staged = [p for p in local.rglob("part-*") if p.is_file()]
         assert staged and all(p.stat().st_blocks * 512 < p.stat().st_size - (4 << 20) for p in staged), \

@@ -98,15 +98,7 @@ pub fn decompress(mut raw: Box<dyn Read + Send>) -> io::Result<(Box<dyn Read + S
     // Peek at the magic number without a buffer in between, so plain input
     // is read straight into the caller's buffers (no extra copy).
     let mut magic = [0u8; 4];
-    let mut have = 0;
-    while have < magic.len() {
-        match raw.read(&mut magic[have..]) {
-            Ok(0) => break,
-            Ok(n) => have += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
+    let have = read_up_to(&mut raw, &mut magic)?;
     let detected = detect(&magic[..have]);
     Ok((
         decompress_detected(&magic[..have], detected, raw)?,
@@ -294,6 +286,21 @@ impl Read for Counting {
         self.counter.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
     }
+}
+
+/// Reads until `buf` is full or the input ends; how many bytes were read
+/// (fewer than `buf.len()` only at the end of the input).
+pub(crate) fn read_up_to(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match input.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 #[cfg(test)]

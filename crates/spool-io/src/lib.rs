@@ -23,6 +23,9 @@
 //!   and [`with_path`](input::with_path) for errors that name their file;
 //!   [`progress`] — live counters for a progress display;
 //!   [`size`] — byte counts in messages, in the units they were given in.
+//! * [`journal`] — one format for every crash journal (a download's, an
+//!   S3 commit's, an append run's): checksummed records appended in order
+//!   and replayed up to the last whole one.
 //! * [`parallel`] — ordered parallel maps: work on every core, results in
 //!   the items' order.
 //! * [`direct`] — large files read and written around the page cache
@@ -43,6 +46,7 @@
 #[cfg(unix)]
 pub mod direct;
 pub mod input;
+pub mod journal;
 pub mod parallel;
 pub mod progress;
 pub mod read;

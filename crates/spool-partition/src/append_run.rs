@@ -10,7 +10,7 @@
 //!  OUT/
 //!    _staging-ID.lock          flock'ed while run ID is alive (removed at its end)
 //!    _staging-ID/              run ID writes here, final relative names
-//!      _moves.txt              the files it is about to move (written before the first move)
+//!      _moves.journal          the files it is about to move (written before the first move)
 //!    COL=KEY/part-ID-00000.tsv moved here by one rename each
 //!    _partitions-ID.tsv        moved last: run ID is complete
 //! ```
@@ -32,7 +32,7 @@
 //! * **The manifest is the commit.** It is moved last; a run's files
 //!   without its manifest belong to an unfinished run.
 //! * **Dead runs are told apart and removed.** A run is dead when its lock
-//!   is free and its manifest missing. Its `_moves.txt` names every file
+//!   is free and its manifest missing. Its `_moves.journal` names every file
 //!   it may have moved; a file no longer in its staging directory but
 //!   present in OUT was moved, and is removed, then the staging directory
 //!   ([`AppendRun::clean_dead`]; the list is `moves_list.rs`'s). A run restarted with the same id (a

@@ -45,7 +45,9 @@ pub struct Cleaned {
 /// // What a run killed while moving its files leaves: its staging
 /// // directory with the list of moves, and a file already moved.
 /// std::fs::create_dir_all(out.join("_staging-r1/c=k"))?;
-/// std::fs::write(out.join("_staging-r1/_moves.txt"), "c=k/part-r1-00000.tsv\n")?;
+/// let moves = [&b"c=k/part-r1-00000.tsv"[..]];
+/// let list = spool_io::journal::encode(*b"moves\0\0\0", moves);
+/// std::fs::write(out.join("_staging-r1/_moves.journal"), list)?;
 /// std::fs::create_dir_all(out.join("c=k"))?;
 /// std::fs::write(out.join("c=k/part-r1-00000.tsv"), "a\n")?;
 /// let cleaned = clean(&out)?;

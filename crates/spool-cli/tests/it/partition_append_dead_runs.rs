@@ -46,7 +46,7 @@ fn kill_9_of_one_run_among_others_is_cleaned_up() {
         if trial < 2 {
             std::thread::sleep(full_run.mul_f64(0.3 + 0.4 * f64::from(trial)));
         } else {
-            let moves = out.join("_staging-job-1/_moves.txt");
+            let moves = out.join("_staging-job-1/_moves.journal");
             while !moves.exists() && children[1].try_wait().unwrap().is_none() {
                 std::thread::yield_now();
             }
@@ -107,9 +107,13 @@ fn a_retried_run_cleans_up_after_its_dead_attempt_and_clean_spares_live_runs() {
     std::fs::create_dir_all(out.join("col2=k0")).unwrap();
     std::fs::write(out.join("col2=k0/part-r1-00000.tsv"), "old attempt\n").unwrap();
     std::fs::write(out.join("_staging-r1/col2=k1/part-r1-00000.tsv"), "old\n").unwrap();
+    let moves = [
+        &b"col2=k0/part-r1-00000.tsv"[..],
+        b"col2=k1/part-r1-00000.tsv",
+    ];
     std::fs::write(
-        out.join("_staging-r1/_moves.txt"),
-        "col2=k0/part-r1-00000.tsv\ncol2=k1/part-r1-00000.tsv\n",
+        out.join("_staging-r1/_moves.journal"),
+        spool_io::journal::encode(*b"moves\0\0\0", moves),
     )
     .unwrap();
     let result = append(&input, &out, "r1", &[]).output().unwrap();

@@ -1,12 +1,15 @@
 //! A run's journal and the steps of its commit, each safe to do again:
 //! what a live run does in order, and what `clean` does for a dead one.
 //!
-//! Objects under `PREFIX/_staging-RUNID/` (a name Hive readers skip):
+//! Objects under `PREFIX/_staging-RUNID/` (a name Hive readers skip); the
+//! journal and the begun-segments are in spool-io's journal format (kind
+//! `s3commit`: a record with the manifest's name and `--force`, then one
+//! record per upload), each written whole in one request:
 //!
 //! | object | written | holds |
 //! |---|---|---|
-//! | `begun-N.tsv` | after a batch of uploads is begun, before any of their parts is sent | each upload's key and id |
-//! | `journal.tsv` | once every file's upload is filled | each upload's key, id and parts; the run's manifest name; whether it replaces the dataset |
+//! | `begun-N` | after a batch of uploads is begun, before any of their parts is sent | each upload's key and id |
+//! | `journal` | once every file's upload is filled | each upload's key, id and parts; the run's manifest name; whether it replaces the dataset |
 //! | `_partitions[-ID].tsv` | with the journal | the manifest the commit publishes |
 //! | `committing` | when the commit starts | nothing: from here on, the run goes forward |
 //!
@@ -30,6 +33,7 @@
 use super::store::{Listed, Store};
 use super::upload::complete_all;
 use super::verify::{self, Missing};
+use spool_io::journal::{self, FieldReader, FieldWriter, Kind};
 
 /// One file's pending upload.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,29 +69,43 @@ pub(crate) struct Journal {
     pub uploads: Vec<Upload>,
 }
 
-/// The first line of a journal.
-const MAGIC: &str = "spool-s3-journal\t2";
+/// The journal kind of a run's journal and its begun-segments.
+const KIND: Kind = *b"s3commit";
+/// Record tags: the run's settings, one upload.
+const RUN: u8 = 1;
+const UPLOAD: u8 = 2;
 
 impl Journal {
-    /// The journal as text: the magic line, `manifest`, `replace`, then
-    /// one `upload KEY ID SIZE ETAG,ETAG…` line per upload, tab-separated.
-    pub fn to_text(&self) -> String {
-        let text = format!(
-            "{MAGIC}\nmanifest\t{}\nreplace\t{}\n",
-            self.manifest, self.replace
-        );
-        text + &upload_lines(&self.uploads)
+    /// The journal as bytes, in spool-io's journal format: a record with
+    /// the manifest's name and `replace`, then one record per upload.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut run = Vec::new();
+        FieldWriter(&mut run)
+            .u8(RUN)
+            .str(&self.manifest)
+            .u8(u8::from(self.replace));
+        let uploads = self.uploads.iter().map(upload_record);
+        journal::encode(
+            KIND,
+            std::iter::once(run)
+                .chain(uploads)
+                .collect::<Vec<_>>()
+                .iter()
+                .map(Vec::as_slice),
+        )
     }
 
-    /// Reads [`to_text`](Self::to_text)'s text back.
-    pub fn parse(text: &str) -> Option<Journal> {
-        let mut lines = text.lines();
-        if lines.next()? != MAGIC {
+    /// Reads [`encode`](Self::encode)'s bytes back; `None` if they are not
+    /// a whole journal of a run.
+    pub fn decode(bytes: &[u8]) -> Option<Journal> {
+        let mut records = whole_records(bytes)?.into_iter();
+        let mut run = FieldReader::new(records.next()?);
+        if run.u8()? != RUN {
             return None;
         }
-        let manifest = lines.next()?.strip_prefix("manifest\t")?.to_owned();
-        let replace = lines.next()?.strip_prefix("replace\t")? == "true";
-        let uploads = lines.map(parse_upload_line).collect::<Option<Vec<_>>>()?;
+        let manifest = run.str()?.to_owned();
+        let replace = run.u8()? == 1;
+        let uploads = records.map(parse_upload).collect::<Option<Vec<_>>>()?;
         Some(Journal {
             manifest,
             replace,
@@ -96,28 +114,41 @@ impl Journal {
     }
 }
 
-/// `upload KEY ID SIZE ETAG,ETAG…` lines, tab-separated, one per upload.
-fn upload_lines(uploads: &[Upload]) -> String {
-    let line = |u: &Upload| {
-        let parts = u.parts.join(",");
-        format!("upload\t{}\t{}\t{}\t{parts}\n", u.key, u.id, u.size)
-    };
-    uploads.iter().map(line).collect()
+/// Every record of a journal object, if it is whole: an object is written
+/// in one request, so a record missing from its end is damage, not a
+/// crash's doing.
+fn whole_records(bytes: &[u8]) -> Option<Vec<&[u8]>> {
+    let decoded = journal::decode(bytes, KIND).ok()?;
+    (decoded.valid_len == bytes.len()).then_some(decoded.records)
 }
 
-/// Reads one of [`upload_lines`]' lines back.
-fn parse_upload_line(line: &str) -> Option<Upload> {
-    let mut fields = line.strip_prefix("upload\t")?.split('\t');
-    let (key, id) = (fields.next()?, fields.next()?);
-    let (size, parts) = (fields.next()?.parse().ok()?, fields.next()?);
-    let parts = parts
-        .split(',')
-        .filter(|p| !p.is_empty())
-        .map(str::to_owned);
+/// An upload's record: key, id, size, then its parts' ETags.
+fn upload_record(u: &Upload) -> Vec<u8> {
+    let mut record = Vec::new();
+    let mut fields = FieldWriter(&mut record);
+    fields.u8(UPLOAD).str(&u.key).str(&u.id).u64(u.size);
+    fields.u32(u32::try_from(u.parts.len()).expect("S3 allows 10,000 parts"));
+    for part in &u.parts {
+        fields.str(part);
+    }
+    record
+}
+
+/// Reads one of [`upload_record`]'s records back.
+fn parse_upload(record: &[u8]) -> Option<Upload> {
+    let mut fields = FieldReader::new(record);
+    if fields.u8()? != UPLOAD {
+        return None;
+    }
+    let (key, id, size) = (fields.str()?, fields.str()?, fields.u64()?);
+    let count = fields.u32()?;
+    let parts = (0..count)
+        .map(|_| fields.str().map(str::to_owned))
+        .collect::<Option<Vec<_>>>()?;
     Some(Upload {
         key: key.to_owned(),
         id: id.to_owned(),
-        parts: parts.collect(),
+        parts,
         size,
     })
 }
@@ -146,7 +177,7 @@ impl<'a> RunObjects<'a> {
     }
 
     fn journal(&self) -> String {
-        format!("{}journal.tsv", self.staging)
+        format!("{}journal", self.staging)
     }
 
     fn committing(&self) -> String {
@@ -162,7 +193,7 @@ impl<'a> RunObjects<'a> {
         manifest: Vec<u8>,
     ) -> std::io::Result<()> {
         store.put(&format!("{}{}", self.staging, journal.manifest), manifest)?;
-        store.put(&self.journal(), journal.to_text().into_bytes())
+        store.put(&self.journal(), journal.encode())
     }
 
     /// Names the uploads just begun, as begun-segment `segment`, before
@@ -173,8 +204,12 @@ impl<'a> RunObjects<'a> {
         segment: usize,
         uploads: &[Upload],
     ) -> std::io::Result<()> {
-        let key = format!("{}begun-{segment:06}.tsv", self.staging);
-        store.put(&key, upload_lines(uploads).into_bytes())
+        let key = format!("{}begun-{segment:06}", self.staging);
+        let records: Vec<Vec<u8>> = uploads.iter().map(upload_record).collect();
+        store.put(
+            &key,
+            journal::encode(KIND, records.iter().map(Vec::as_slice)),
+        )
     }
 
     /// Every upload the run's begun-segments name.
@@ -188,12 +223,9 @@ impl<'a> RunObjects<'a> {
             let Some(text) = store.get(&key)? else {
                 continue;
             };
-            let text = String::from_utf8_lossy(&text);
-            match text
-                .lines()
-                .map(parse_upload_line)
-                .collect::<Option<Vec<_>>>()
-            {
+            let named: Option<Vec<Upload>> = whole_records(&text)
+                .and_then(|records| records.into_iter().map(parse_upload).collect());
+            match named {
                 Some(named) => uploads.extend(named),
                 None => {
                     return Err(std::io::Error::other(format!(
@@ -207,11 +239,10 @@ impl<'a> RunObjects<'a> {
 
     /// The run's journal, if it wrote one.
     pub fn read_journal(&self, store: &Store) -> std::io::Result<Option<Journal>> {
-        let Some(text) = store.get(&self.journal())? else {
+        let Some(bytes) = store.get(&self.journal())? else {
             return Ok(None);
         };
-        let text = String::from_utf8_lossy(&text);
-        match Journal::parse(&text) {
+        match Journal::decode(&bytes) {
             Some(journal) => Ok(Some(journal)),
             None => Err(std::io::Error::other(format!(
                 "{}: not a journal spool reads",
@@ -351,7 +382,9 @@ mod tests {
                 },
             ],
         };
-        assert_eq!(Journal::parse(&journal.to_text()), Some(journal));
-        assert_eq!(Journal::parse("something else\n"), None);
+        let bytes = journal.encode();
+        assert_eq!(Journal::decode(&bytes), Some(journal));
+        assert_eq!(Journal::decode(b"something else\n"), None);
+        assert_eq!(Journal::decode(&bytes[..bytes.len() - 1]), None);
     }
 }

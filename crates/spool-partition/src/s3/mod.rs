@@ -8,10 +8,10 @@
 //!   └ beside it (early)            a file's whole 8 MiB parts sent as soon
 //!                                  as it holds them, then punched out of
 //!                                  the local file; uploads begun, their ids
-//!                                  written (begun-N.tsv) before any part
+//!                                  written (begun-N) before any part
 //!  the rest (upload::send_rest)    every file's unsent tail, small files
 //!                                  whole; uploads left pending
-//!  journal                         _staging-RUNID/journal.tsv: the uploads'
+//!  journal                         _staging-RUNID/journal: the uploads'
 //!                                  keys, ids and parts; the manifest beside
 //!  commit                          _staging-RUNID/committing; complete each
 //!                                  upload; list the prefix: every object
