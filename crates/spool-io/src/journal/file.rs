@@ -6,7 +6,7 @@ use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::frame::{
-    check_header, frame_checks, header, payload_len, push_frame, Kind, FRAME_OVERHEAD, HEADER_LEN,
+    check_header, frame_checks, frame_len, header, payload_len, Kind, FRAME_OVERHEAD, HEADER_LEN,
 };
 use crate::input::{read_up_to, with_path};
 
@@ -16,7 +16,6 @@ use crate::input::{read_up_to, with_path};
 pub struct Journal {
     out: BufWriter<File>,
     path: PathBuf,
-    frame: Vec<u8>,
 }
 
 impl Journal {
@@ -64,7 +63,6 @@ impl Journal {
         Journal {
             out: BufWriter::with_capacity(1 << 16, file),
             path: path.to_path_buf(),
-            frame: Vec::new(),
         }
     }
 
@@ -78,12 +76,32 @@ impl Journal {
     ///
     /// If `payload` is longer than [`MAX_RECORD_LEN`](super::MAX_RECORD_LEN).
     pub fn append(&mut self, payload: &[u8]) -> io::Result<()> {
-        let mut frame = std::mem::take(&mut self.frame);
-        frame.clear();
-        push_frame(&mut frame, payload);
-        let written = self.write(&frame);
-        self.frame = frame;
-        written
+        self.append_parts(&[payload])
+    }
+
+    /// Appends one record whose payload is `parts` one after another (a
+    /// record's fixed fields and its bulk, say), without joining them
+    /// first.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be written; the error names it.
+    ///
+    /// # Panics
+    ///
+    /// If the parts together are longer than
+    /// [`MAX_RECORD_LEN`](super::MAX_RECORD_LEN).
+    pub fn append_parts(&mut self, parts: &[&[u8]]) -> io::Result<()> {
+        let len = parts.iter().map(|p| p.len()).sum::<usize>();
+        let len_bytes = frame_len(len);
+        let sum = parts.iter().fold(crc32c::crc32c(&len_bytes), |sum, p| {
+            crc32c::crc32c_append(sum, p)
+        });
+        self.write(&len_bytes)?;
+        for part in parts {
+            self.write(part)?;
+        }
+        self.write(&sum.to_le_bytes())
     }
 
     /// Hands every appended record to the operating system: from here on

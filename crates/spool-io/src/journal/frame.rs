@@ -62,20 +62,27 @@ fn kind_name(kind: &[u8]) -> String {
         .to_owned()
 }
 
+/// The first four bytes of the frame of a `len`-byte payload.
+///
+/// # Panics
+///
+/// If `len` is over [`MAX_RECORD_LEN`]: a writer's bug, not input.
+pub(super) fn frame_len(len: usize) -> [u8; 4] {
+    assert!(
+        len <= MAX_RECORD_LEN,
+        "a journal record of {len} bytes, more than {MAX_RECORD_LEN}"
+    );
+    (len as u32).to_le_bytes()
+}
+
 /// Appends `payload`'s frame to `out`.
 ///
 /// # Panics
 ///
-/// If `payload` is longer than [`MAX_RECORD_LEN`]: a writer's bug, not
-/// input.
+/// If `payload` is longer than [`MAX_RECORD_LEN`].
 pub(super) fn push_frame(out: &mut Vec<u8>, payload: &[u8]) {
-    assert!(
-        payload.len() <= MAX_RECORD_LEN,
-        "a journal record of {} bytes, more than {MAX_RECORD_LEN}",
-        payload.len()
-    );
     let start = out.len();
-    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(&frame_len(payload.len()));
     out.extend_from_slice(payload);
     let sum = crc32c::crc32c(&out[start..]);
     out.extend_from_slice(&sum.to_le_bytes());

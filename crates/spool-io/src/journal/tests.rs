@@ -62,10 +62,12 @@ proptest! {
 
         let mut journal = Journal::resume(&path, KIND, valid_len).unwrap();
         journal.append(b"after").unwrap();
+        journal.append_parts(&[b"in ", b"", b"parts"]).unwrap();
         journal.flush().unwrap();
         let (got, _) = replay(&path).unwrap();
-        prop_assert_eq!(got.len(), whole_before + 1);
+        prop_assert_eq!(got.len(), whole_before + 2);
         prop_assert_eq!(&got[whole_before], b"after");
+        prop_assert_eq!(&got[whole_before + 1], b"in parts");
     }
 
     #[test]
