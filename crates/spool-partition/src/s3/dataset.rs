@@ -7,7 +7,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use super::early::{self, Early};
-use super::journal::{staging_root, Committed, Journal, RunObjects};
+use super::journal::{staging_root, CommitPlan, Committed, RunObjects};
 use super::local_staging::{self, LocalStaging};
 use super::store::{Listed, Store};
 use super::upload;
@@ -159,7 +159,7 @@ fn commit(
             return Err(e.into());
         }
     };
-    let journal = Journal {
+    let journal = CommitPlan {
         manifest: manifest_name,
         replace,
         uploads,

@@ -59,9 +59,10 @@ pub(crate) enum Committed {
     Lost(Vec<Missing>),
 }
 
-/// What `_staging-RUNID/journal.tsv` holds.
+/// What a run's commit must do, as its journal (`_staging-RUNID/journal`)
+/// holds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Journal {
+pub(crate) struct CommitPlan {
     /// The manifest's name (`_partitions.tsv`, `_partitions-ID.tsv`).
     pub manifest: String,
     /// The run replaces the dataset (`--force`).
@@ -75,7 +76,7 @@ const KIND: Kind = *b"s3commit";
 const RUN: u8 = 1;
 const UPLOAD: u8 = 2;
 
-impl Journal {
+impl CommitPlan {
     /// The journal as bytes, in spool-io's journal format: a record with
     /// the manifest's name and `replace`, then one record per upload.
     pub fn encode(&self) -> Vec<u8> {
@@ -97,7 +98,7 @@ impl Journal {
 
     /// Reads [`encode`](Self::encode)'s bytes back; `None` if they are not
     /// a whole journal of a run.
-    pub fn decode(bytes: &[u8]) -> Option<Journal> {
+    pub fn decode(bytes: &[u8]) -> Option<CommitPlan> {
         let mut records = whole_records(bytes)?.into_iter();
         let mut run = FieldReader::new(records.next()?);
         if run.u8()? != RUN {
@@ -106,7 +107,7 @@ impl Journal {
         let manifest = run.str()?.to_owned();
         let replace = run.u8()? == 1;
         let uploads = records.map(parse_upload).collect::<Option<Vec<_>>>()?;
-        Some(Journal {
+        Some(CommitPlan {
             manifest,
             replace,
             uploads,
@@ -189,7 +190,7 @@ impl<'a> RunObjects<'a> {
     pub fn write_journal(
         &self,
         store: &Store,
-        journal: &Journal,
+        journal: &CommitPlan,
         manifest: Vec<u8>,
     ) -> std::io::Result<()> {
         store.put(&format!("{}{}", self.staging, journal.manifest), manifest)?;
@@ -238,11 +239,11 @@ impl<'a> RunObjects<'a> {
     }
 
     /// The run's journal, if it wrote one.
-    pub fn read_journal(&self, store: &Store) -> std::io::Result<Option<Journal>> {
+    pub fn read_journal(&self, store: &Store) -> std::io::Result<Option<CommitPlan>> {
         let Some(bytes) = store.get(&self.journal())? else {
             return Ok(None);
         };
-        match Journal::decode(&bytes) {
+        match CommitPlan::decode(&bytes) {
             Some(journal) => Ok(Some(journal)),
             None => Err(std::io::Error::other(format!(
                 "{}: not a journal spool reads",
@@ -261,7 +262,7 @@ impl<'a> RunObjects<'a> {
     pub fn commit(
         &self,
         store: &Store,
-        journal: &Journal,
+        journal: &CommitPlan,
         in_flight: usize,
     ) -> std::io::Result<Committed> {
         store.put(&self.committing(), Vec::new())?;
@@ -273,7 +274,7 @@ impl<'a> RunObjects<'a> {
     pub fn roll_forward(
         &self,
         store: &Store,
-        journal: &Journal,
+        journal: &CommitPlan,
         in_flight: usize,
     ) -> std::io::Result<Committed> {
         let refused = complete_all(store, &journal.uploads, in_flight)?;
@@ -318,7 +319,7 @@ impl<'a> RunObjects<'a> {
     fn undo_commit(
         &self,
         store: &Store,
-        journal: &Journal,
+        journal: &CommitPlan,
         listing: &[Listed],
     ) -> std::io::Result<()> {
         let manifest = format!("{}{}", self.prefix, journal.manifest);
@@ -364,7 +365,7 @@ mod tests {
 
     #[test]
     fn a_journal_reads_back() {
-        let journal = Journal {
+        let journal = CommitPlan {
             manifest: "_partitions-t1.tsv".into(),
             replace: true,
             uploads: vec![
@@ -383,8 +384,8 @@ mod tests {
             ],
         };
         let bytes = journal.encode();
-        assert_eq!(Journal::decode(&bytes), Some(journal));
-        assert_eq!(Journal::decode(b"something else\n"), None);
-        assert_eq!(Journal::decode(&bytes[..bytes.len() - 1]), None);
+        assert_eq!(CommitPlan::decode(&bytes), Some(journal));
+        assert_eq!(CommitPlan::decode(b"something else\n"), None);
+        assert_eq!(CommitPlan::decode(&bytes[..bytes.len() - 1]), None);
     }
 }
