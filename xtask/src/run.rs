@@ -31,6 +31,9 @@ pub fn to_workspace_root() -> std::io::Result<()> {
 /// A command to run, printed before it runs.
 pub struct Job {
     command: Command,
+    /// The program as printed: `cargo` rather than the path of the cargo
+    /// that runs this job.
+    name: String,
 }
 
 /// `cargo ARGS`, with the same cargo that runs this job.
@@ -38,14 +41,20 @@ pub fn cargo(args: &[&str]) -> Job {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command.args(args);
-    Job { command }
+    Job {
+        command,
+        name: "cargo".into(),
+    }
 }
 
 /// `program ARGS`.
 pub fn program(program: &str, args: &[&str]) -> Job {
     let mut command = Command::new(program);
     command.args(args);
-    Job { command }
+    Job {
+        command,
+        name: program.into(),
+    }
 }
 
 impl Job {
@@ -68,7 +77,7 @@ impl Job {
     }
 
     fn line(&self) -> String {
-        let mut line = self.command.get_program().to_string_lossy().into_owned();
+        let mut line = self.name.clone();
         for arg in self.command.get_args() {
             line.push(' ');
             line.push_str(&arg.to_string_lossy());

@@ -60,7 +60,7 @@ pub(crate) fn publish(
     let key_len = kind.byte_len();
     let whole = shape.kept == key_len;
     let read = journal::read(path, shape, |frame| {
-        etags.push(frame.prefix, &frame.etag);
+        etags.push(frame.prefix, frame.etag);
         let bytes = match (frame.origin, previous) {
             (Origin::Kept, Some(p)) => {
                 published.not_modified += 1;
@@ -76,9 +76,9 @@ pub(crate) fn publish(
                 let before = p.hashes(frame.prefix).map_err(io::Error::other)?;
                 published.changed_hashes.0 += before as u64;
                 published.changed_hashes.1 += u64::from(frame.hashes);
-                &frame.records[..]
+                frame.records
             }
-            (Origin::Fetched, None) => &frame.records[..],
+            (Origin::Fetched, None) => frame.records,
         };
         if bytes.len() != frame.hashes as usize * shape.record_len() {
             return Err(io::Error::new(

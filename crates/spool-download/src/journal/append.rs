@@ -2,20 +2,16 @@
 //! started), then appended to frame by frame, synced at least every
 //! [`SYNC_EVERY`].
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::Path;
 use std::time::Instant;
 
-use super::scan::scan;
-use super::{
-    frame_crc, header, Frame, Resumed, Shape, FRAME_HEAD, HEADER_LEN, SETTINGS_LEN, SYNC_EVERY,
-};
+use super::scan::replay;
+use super::{settings, Frame, Resumed, Shape, KIND, SETTINGS_LEN, SYNC_EVERY};
 
 /// An open journal, appended to.
 pub struct Journal {
-    path: PathBuf,
-    out: BufWriter<File>,
+    out: spool_io::journal::Journal,
     shape: Shape,
     synced: Instant,
 }
@@ -27,54 +23,45 @@ impl Journal {
     /// # Errors
     ///
     /// I/O errors naming `path`, and `InvalidData` if the file is a journal
-    /// of another shape (another kind or format) or no journal at all.
+    /// of other settings (another hash kind or format) or no journal at all.
     pub fn open(path: &Path, shape: Shape) -> io::Result<(Journal, Resumed)> {
-        let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .map_err(named)?;
-        let header = header(shape);
         let fresh = Resumed {
             next: shape.first,
             hashes: 0,
+            started_over: false,
         };
-        let (end, resumed) = if file.metadata().map_err(named)?.len() < HEADER_LEN as u64 {
-            file.set_len(0).map_err(named)?;
-            file.write_all(&header).map_err(named)?;
-            (HEADER_LEN as u64, fresh)
-        } else {
-            let mut found = [0u8; HEADER_LEN];
-            file.read_exact(&mut found).map_err(named)?;
-            if found[..SETTINGS_LEN] != header[..SETTINGS_LEN] {
+        let (out, resumed) = match replay(path, shape)? {
+            // None, or killed before its settings were whole.
+            None => (start(path, shape)?, fresh),
+            Some(found) if found.settings[..SETTINGS_LEN] != settings(shape)[..SETTINGS_LEN] => {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
                     format!(
-                        "{}: a download journal of other settings (hash kind or --format/--text/--ranges) or not a journal; \
+                        "{}: a download journal of other settings (hash kind or --format/--text/--ranges); \
                          run with the settings it was started with, or remove it to start over",
                         path.display()
                     ),
                 ));
             }
-            if found != header {
+            Some(found) if found.settings != settings(shape) => {
                 // Started against another previous index: its kept frames
                 // point into that one. Start over.
-                file.set_len(0).map_err(named)?;
-                file.seek(SeekFrom::Start(0)).map_err(named)?;
-                file.write_all(&header).map_err(named)?;
-                (HEADER_LEN as u64, fresh)
-            } else {
-                scan(&mut file, shape, |_| Ok(())).map_err(named)?
+                let started_over = true;
+                (
+                    start(path, shape)?,
+                    Resumed {
+                        started_over,
+                        ..fresh
+                    },
+                )
+            }
+            Some(found) => {
+                let out = spool_io::journal::Journal::resume(path, KIND, found.valid_len)?;
+                (out, found.resumed)
             }
         };
-        file.set_len(end).map_err(named)?;
-        file.seek(SeekFrom::Start(end)).map_err(named)?;
         let journal = Journal {
-            path: path.to_path_buf(),
-            out: BufWriter::with_capacity(1 << 20, file),
+            out,
             shape,
             synced: Instant::now(),
         };
@@ -93,23 +80,16 @@ impl Journal {
         } else {
             &[]
         };
-        let mut head = [0u8; FRAME_HEAD];
+        let mut head = [0u8; super::FRAME_HEAD];
         head[..4].copy_from_slice(&frame.prefix.to_le_bytes());
         head[4..8].copy_from_slice(&frame.hashes.to_le_bytes());
         head[8] = frame.origin as u8;
         head[9] = etag.len() as u8;
-        let crc = frame_crc(&head, etag, &frame.records);
-        let result = (|| {
-            self.out.write_all(&head)?;
-            self.out.write_all(etag)?;
-            self.out.write_all(&frame.records)?;
-            self.out.write_all(&crc.to_le_bytes())?;
-            if self.synced.elapsed() >= SYNC_EVERY {
-                self.sync()?;
-            }
-            Ok(())
-        })();
-        result.map_err(|e: io::Error| self.error(e))
+        self.out.append_parts(&[&head, etag, &frame.records])?;
+        if self.synced.elapsed() >= SYNC_EVERY {
+            self.sync()?;
+        }
+        Ok(())
     }
 
     /// Flushes and syncs what was appended.
@@ -118,13 +98,17 @@ impl Journal {
     ///
     /// I/O errors naming the journal.
     pub fn sync(&mut self) -> io::Result<()> {
-        self.out.flush().map_err(|e| self.error(e))?;
-        self.out.get_ref().sync_data().map_err(|e| self.error(e))?;
+        self.out.sync()?;
         self.synced = Instant::now();
         Ok(())
     }
+}
 
-    fn error(&self, e: io::Error) -> io::Error {
-        io::Error::new(e.kind(), format!("{}: {e}", self.path.display()))
-    }
+/// A new journal at `path` holding the settings of `shape`, synced (so a
+/// resume finds them whole).
+fn start(path: &Path, shape: Shape) -> io::Result<spool_io::journal::Journal> {
+    let mut out = spool_io::journal::Journal::create(path, KIND)?;
+    out.append(&settings(shape))?;
+    out.sync()?;
+    Ok(out)
 }

@@ -1,28 +1,32 @@
 //! The journal of a download: every range accepted so far, in prefix
 //! order, in a file beside the output that survives any interruption.
 //!
+//! It is a journal in spool-io's format ([`spool_io::journal`]: records
+//! appended in order, each with its length and CRC-32C, replayed up to the
+//! last whole one), of kind `download`, and holds two kinds of record:
+//!
 //! ```text
-//!  header   "SPOOLDL2" | kind code u8 | kept hash bytes u8 | 6 zero bytes
-//!           | first prefix u32 | end prefix u32 (the prefixes fetched)
-//!           | previous index: records u64 | total count u64 | data CRC u32
-//!           | 4 zero bytes                        (all zero in a download)
-//!  frame    prefix u32 | hashes u32 | origin u8 | ETag length u8 | ETag
-//!           | records (fetched frames only) | CRC-32C u32
-//!  records  hashes × (hash bytes 2..kept | count u32)
+//!  settings  kind code u8 | kept hash bytes u8 | first prefix u32
+//!            | end prefix u32 (the prefixes fetched)
+//!            | previous index: records u64 | total count u64 | data CRC u32
+//!                                                (all zero in a download)
+//!  frame     prefix u32 | hashes u32 | origin u8 | ETag length u8 | ETag
+//!            | records (fetched frames only)
+//!  records   hashes × (hash bytes 2..kept | count u32)
 //! ```
 //!
-//! All integers little-endian. A frame holds one range: the range's ETag
-//! (empty if none or longer than 255 bytes), its number of hashes and
-//! whether it was fetched (origin 0) or is the previous index's, unchanged
-//! (origin 1: the server answered `304`). A fetched frame holds the
-//! range's hashes with the first two bytes dropped (the prefix gives them
-//! back); a kept frame holds none: the range is copied from the previous
-//! index when the index is written (`publish.rs`), which is what makes an
-//! update with few changes cheap — the unchanged ranges, nearly the whole
-//! index, never pass through the journal. The checksum covers the frame's
-//! bytes before it.
+//! All integers little-endian. The settings come first, once. A frame holds
+//! one range: the range's ETag (empty if none or longer than 255 bytes),
+//! its number of hashes and whether it was fetched (origin 0) or is the
+//! previous index's, unchanged (origin 1: the server answered `304`). A
+//! fetched frame holds the range's hashes with the first two bytes dropped
+//! (the prefix gives them back); a kept frame holds none: the range is
+//! copied from the previous index when the index is written
+//! (`publish.rs`), which is what makes an update with few changes cheap —
+//! the unchanged ranges, nearly the whole index, never pass through the
+//! journal.
 //!
-//! Since kept frames point into the previous index, the header names it
+//! Since kept frames point into the previous index, the settings name it
 //! (its header's record count, total and data checksum): a journal
 //! started against another previous index (the input was replaced
 //! meanwhile, e.g. by this very update renaming its output over it) is
@@ -31,7 +35,7 @@
 //! # Resume
 //!
 //! Frames are only ever appended, in prefix order, and flushed and synced
-//! at least every [`SYNC_EVERY`]. Reopening walks the frames from the
+//! at least every [`SYNC_EVERY`]. Reopening replays the frames from the
 //! start and keeps every one that is whole, checks out and has the next
 //! prefix; the file is cut after the last such frame and the download
 //! goes on from the prefix after it. A kill at any moment loses at most
@@ -43,7 +47,7 @@
 //! # Files
 //!
 //! - `mod.rs`: the layout (above), the types a frame is made of, the
-//!   header and a frame's checksum;
+//!   settings record and a frame's parsing;
 //! - `append.rs`: [`Journal`], opened (resuming what it holds) and
 //!   appended to;
 //! - `scan.rs`: walking the frames, to resume and to [`read`] the whole.
@@ -53,10 +57,11 @@
 //! `kept` is the hash's whole length when the index is `full` or text
 //! (`--text`, `--ranges`) is written too, and 8 bytes otherwise (t64 and
 //! filter use only a hash's first 64 bits): 22 bytes per SHA-1 hash, or
-//! 10, plus 14 bytes and the ETag per range.
+//! 10, plus 18 bytes and the ETag per range.
 
 use std::time::Duration;
 
+use spool_io::journal::{FieldReader, FieldWriter, Kind};
 use spool_pwned::HashKind;
 
 mod append;
@@ -70,13 +75,14 @@ pub use scan::read;
 /// The longest time between two syncs of the journal while appending.
 pub const SYNC_EVERY: Duration = Duration::from_secs(2);
 
-const MAGIC: &[u8; 8] = b"SPOOLDL2";
-const HEADER_LEN: usize = 48;
-/// Bytes of the header that say what the journal is for (the rest names
-/// the previous index).
-const SETTINGS_LEN: usize = 24;
+/// The journal's kind in spool-io's format.
+const KIND: Kind = *b"download";
 /// Bytes of a frame before its ETag.
 const FRAME_HEAD: usize = 10;
+/// Bytes of the settings record up to the previous index, and in all.
+const SETTINGS_LEN: usize = 10;
+#[cfg(test)]
+const SETTINGS_RECORD_LEN: usize = SETTINGS_LEN + 20;
 
 /// Where a range's hashes came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,26 +160,66 @@ pub struct Resumed {
     pub next: u32,
     /// Hashes in the frames kept.
     pub hashes: u64,
+    /// A journal of an update from another previous index was found and
+    /// started over.
+    pub started_over: bool,
 }
 
-fn header(shape: Shape) -> [u8; HEADER_LEN] {
-    let mut header = [0u8; HEADER_LEN];
-    header[..8].copy_from_slice(MAGIC);
-    header[8] = shape.kind.code();
-    header[9] = shape.kind.byte_len().min(shape.kept) as u8;
-    header[16..20].copy_from_slice(&shape.first.to_le_bytes());
-    header[20..24].copy_from_slice(&shape.end.to_le_bytes());
-    if let Some(previous) = shape.previous {
-        header[24..32].copy_from_slice(&previous.records.to_le_bytes());
-        header[32..40].copy_from_slice(&previous.total.to_le_bytes());
-        header[40..44].copy_from_slice(&previous.data_crc.to_le_bytes());
+/// The settings record of a journal of `shape`.
+fn settings(shape: Shape) -> Vec<u8> {
+    let mut record = Vec::new();
+    let previous = shape.previous.unwrap_or_default();
+    FieldWriter(&mut record)
+        .u8(shape.kind.code())
+        .u8(shape.kind.byte_len().min(shape.kept) as u8)
+        .u32(shape.first)
+        .u32(shape.end)
+        .u64(previous.records)
+        .u64(previous.total)
+        .u32(previous.data_crc);
+    record
+}
+
+/// A frame as read back, borrowed from the replay's buffer (a frame's
+/// records are not copied again on their way to the index).
+pub struct FrameView<'a> {
+    /// The range's prefix.
+    pub prefix: u32,
+    /// Number of hashes.
+    pub hashes: u32,
+    /// Fetched or kept.
+    pub origin: Origin,
+    /// The ETag.
+    pub etag: &'a [u8],
+    /// The records (fetched frames only).
+    pub records: &'a [u8],
+}
+
+/// Reads `payload` as the frame with prefix `next`; `None` if it is not
+/// one (another prefix, an origin or a length that does not fit).
+fn parse_frame(payload: &[u8], shape: Shape, next: u32) -> Option<FrameView<'_>> {
+    let mut fields = FieldReader::new(payload);
+    let (prefix, hashes) = (fields.u32()?, fields.u32()?);
+    let origin = match fields.u8()? {
+        0 => Origin::Fetched,
+        1 => Origin::Kept,
+        _ => return None,
+    };
+    let etag_end = FRAME_HEAD + usize::from(fields.u8()?);
+    let records_len = match origin {
+        Origin::Fetched => hashes as usize * shape.record_len(),
+        Origin::Kept => 0,
+    };
+    // A range has far fewer hashes than this; a larger number is a
+    // damaged frame.
+    if prefix != next || hashes > 1 << 24 || payload.len() != etag_end + records_len {
+        return None;
     }
-    header
-}
-
-/// The checksum of a frame: CRC-32C of its head, ETag and records.
-fn frame_crc(head: &[u8; FRAME_HEAD], etag: &[u8], records: &[u8]) -> u32 {
-    [&head[..], etag, records]
-        .iter()
-        .fold(0, |crc, part| crc32c::crc32c_append(crc, part))
+    Some(FrameView {
+        prefix,
+        hashes,
+        origin,
+        etag: &payload[FRAME_HEAD..etag_end],
+        records: &payload[etag_end..],
+    })
 }

@@ -3,7 +3,12 @@
 
 use std::io;
 
+use spool_io::journal::HEADER_LEN;
+
 use super::*;
+
+/// Bytes of a journal holding only its settings.
+const STARTED: usize = HEADER_LEN + 8 + SETTINGS_RECORD_LEN;
 
 fn shape(previous: Option<PreviousId>) -> Shape {
     Shape {
@@ -50,12 +55,12 @@ fn kept_frames_resume_against_their_previous_index_only() {
     journal.sync().unwrap();
     drop(journal);
     // The same previous index: both frames are kept (a kept frame is
-    // its head alone).
+    // its head and ETag alone).
     let (journal, resumed) = Journal::open(&path, shape(one)).unwrap();
     assert_eq!((resumed.next, resumed.hashes), (2, 6));
     drop(journal);
     let len = std::fs::metadata(&path).unwrap().len();
-    assert_eq!(len, (HEADER_LEN + 2 * (FRAME_HEAD + 4) + 3 + 22) as u64);
+    assert_eq!(len, (STARTED + 2 * (8 + FRAME_HEAD) + 3 + 22) as u64);
     // Another previous index: started over.
     let other = Some(PreviousId {
         data_crc: 31,
@@ -63,6 +68,7 @@ fn kept_frames_resume_against_their_previous_index_only() {
     });
     let (journal, resumed) = Journal::open(&path, shape(other)).unwrap();
     assert_eq!((resumed.next, resumed.hashes), (0, 0));
+    assert!(resumed.started_over);
     drop(journal);
     // Other settings: refused, the journal left as it is.
     let settings = Shape {
@@ -71,6 +77,6 @@ fn kept_frames_resume_against_their_previous_index_only() {
     };
     let err = Journal::open(&path, settings).err().unwrap();
     assert_eq!(err.kind(), io::ErrorKind::InvalidData);
-    assert_eq!(std::fs::metadata(&path).unwrap().len(), HEADER_LEN as u64);
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), STARTED as u64);
     std::fs::remove_dir_all(&dir).unwrap();
 }
