@@ -2,7 +2,8 @@
 # codec_sv2's decoder on spool's buffer_sv2 against crates.io's buffer_sv2
 # (its BufferPool and its BufferFromSystemMemory), in the same run:
 # 1,000,000 frames of 41 bytes on average, plain and Noise, each frame
-# dropped at once or the last 16 kept alive (compat/sv2-tests/src/bin/sv2-bench.rs).
+# dropped at once or the last 16 kept alive, and plain with the first frame
+# kept alive to the end (compat/sv2-tests/src/bin/sv2-bench.rs).
 #
 #   scripts/bench-sv2.sh [ROUNDS] [FRAMES]
 #

@@ -8,6 +8,12 @@
 #      without the patch), each with codec_sv2's pool and with its heap
 #      buffer. Every line must be the same in all four, except the cases
 #      crates.io's pool cannot run, which it prints as `skipped`;
+#   1b. codec_sv2 3.x (what roles_logic_sv2 5.x, network_helpers_sv2 4.x
+#      and stratum-common 4.x use) on spool's buffer_sv2 2.x face
+#      (compat/buffer_sv2-2) and on crates.io's buffer_sv2 2.0.0
+#      (compat/sv2-tests/v2 and v2/real): frames dropped at once, 16 held,
+#      one held through 100,000, 3,000 held, larger than the pool; the same
+#      lines from both, and `cargo tree` showing spool's crates in use;
 #   2. the clone-hazard test on both crates (it must find the hazard on
 #      crates.io's and not on spool's);
 #   3. codec_sv2's own unit tests and examples, from its crates.io package,
@@ -49,6 +55,21 @@ if grep -vxF -f "$reference" "$out/real-pool-ran.txt"; then
     exit 1
 fi
 echo "    $(wc -l <"$reference") cases the same on all four builds ($(grep -c ' skipped: ' "$out/real-with_buffer_pool.txt") skipped on crates.io's pool)"
+
+echo "==> codec_sv2 3.x on spool's buffer_sv2 2.x face and on crates.io's buffer_sv2 2.0.0, pool"
+# The heap buffer of the 2.x face is the 3.x face's, checked above; the
+# pool builds are the ones that differ.
+v2=$tests/v2
+(cd "$v2" && cargo build --release --locked --bin sv2-roundtrip-v2 --features with_buffer_pool)
+"$bin/sv2-roundtrip-v2" >"$out/v2-spool-pool.txt"
+(cd "$v2/real" && cargo build --release --locked --bin sv2-roundtrip-v2-real --features with_buffer_pool)
+"$bin/sv2-roundtrip-v2-real" >"$out/v2-real-pool.txt"
+diff -u "$out/v2-real-pool.txt" "$out/v2-spool-pool.txt"
+echo "    $(wc -l <"$out/v2-spool-pool.txt") cases the same on both"
+# The switch is real: cargo resolves buffer_sv2 2.x to spool's face, whose
+# items are the 3.x face's.
+(cd "$v2" && cargo tree --locked -i buffer_sv2@2.0.0 --features with_buffer_pool) | head -1 | grep -F "compat/buffer_sv2-2)"
+(cd "$v2" && cargo tree --locked -i buffer_sv2@3.0.1) | head -1 | grep -F "compat/buffer_sv2)"
 
 echo "==> the clone hazard: present on crates.io's buffer_sv2, absent on spool's"
 (cd "$tests" && cargo test --release --locked --test clone_hazard)

@@ -52,9 +52,18 @@
 //! - `Slice` is also `Sync`, derefs to `[u8]` and converts into
 //!   `bytes::Bytes` without a copy: it is [`spool::pool::Slice`].
 //!
-//! Not provided: buffer_sv2's public fields (`Slice::index`,
-//! `Slice::shared_state`, `Slice::owned`, `BufferPool::mode`), which expose
-//! its 8-slot bookkeeping; no crate of Stratum V2 reads them.
+//! The one difference in the API: buffer_sv2's public fields
+//! (`Slice::index`, `Slice::shared_state`, `Slice::owned`,
+//! `BufferPool::mode`) are not here. They are its 8-slot bookkeeping — the
+//! slot a frame took, the pool's shared bit mask, the `Vec` of a frame that
+//! went to the heap, the pool's back/front/heap mode — and have no
+//! counterpart in spool's pool, whose `Slice` (the type here) holds a slot
+//! and a span instead; fields cannot be computed on access, and exposing
+//! the pool's own would let a caller break its release protocol. No crate
+//! of Stratum V2 or sv2-apps reads them (their types, `SharedState` and
+//! `PoolMode`, cannot even be named outside buffer_sv2); code that does
+//! will not compile against this crate and should use [`Slice::is_pooled`]
+//! and [`BufferPool::is_alloc_mode`].
 //!
 //! ## API
 //!
@@ -63,7 +72,7 @@
 //! | [`Buffer`] (`type Slice`, `get_writable`, `get_data_owned`, `get_data_by_ref`, `get_data_by_ref_`, `len`, `is_empty`, `danger_set_start`, `is_droppable`) | the same trait, item for item |
 //! | [`BufferPool<T>`] (`new`, `is_back_mode`, `is_front_mode`, `is_alloc_mode`, `droppable`, `Buffer`, `AsRef`/`AsMut<[u8]>`, `AeadBuffer`, `Debug`, `Send`, `Sync`) | spool's pool; `T` kept for the type's name only |
 //! | [`BufferFromSystemMemory`] (`new`, `Default`, `Buffer<Slice = Vec<u8>>`, `AsRef`/`AsMut<[u8]>`, `AeadBuffer`, `Debug`) | spool's `HeapBuffer` |
-//! | [`Slice`] (`len`, `is_empty`, `Clone`, `From<Vec<u8>>`, `AsRef`/`AsMut<[u8]>`, indexing, `Debug`, `Send`) | [`spool::pool::Slice`] |
+//! | [`Slice`] (`len`, `is_empty`, `Clone`, `From<Vec<u8>>`, `AsRef`/`AsMut<[u8]>`, `Index`/`IndexMut` by `usize` and ranges, `Debug`, `Send`) | [`spool::pool::Slice`] (one `Index`/`IndexMut` impl over every `SliceIndex<[u8]>`, which covers buffer_sv2's seven) |
 //! | [`Write`], [`WriteError`] (impls for `Vec<u8>` and `&mut [u8]`) | the same |
 //! | [`AeadBuffer`] | the same trait (`aead` 0.5's `Buffer`) |
 //! | features `debug`, `fuzz` | accepted, no effect |

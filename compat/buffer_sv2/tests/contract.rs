@@ -283,3 +283,39 @@ fn thread_safety_matches_or_exceeds_buffer_sv2() {
     send::<Slice>();
     sync::<Slice>();
 }
+
+/// buffer_sv2's `Slice` implements `Index` for `usize`, `Range`,
+/// `RangeFrom` and `RangeFull` and `IndexMut` for the first three: code
+/// bounded on those impls takes this crate's `Slice` too, and a write
+/// through one of a shared frame's handles copies it first.
+#[test]
+fn slice_has_buffer_sv2s_seven_index_impls() {
+    use core::ops::{Index, IndexMut, Range, RangeFrom, RangeFull};
+
+    fn generic<S>(s: &mut S)
+    where
+        S: Index<usize, Output = u8>
+            + IndexMut<usize>
+            + Index<RangeFrom<usize>, Output = [u8]>
+            + IndexMut<RangeFrom<usize>>
+            + Index<Range<usize>, Output = [u8]>
+            + IndexMut<Range<usize>>
+            + Index<RangeFull, Output = [u8]>,
+    {
+        s[0] = b'h';
+        s[1..3].copy_from_slice(b"el");
+        s[3..].copy_from_slice(b"lo");
+        assert_eq!((s[4], &s[..]), (b'o', &b"hello"[..]));
+    }
+
+    let mut pool = BufferPool::new(64);
+    pool.get_writable(5).copy_from_slice(b"-----");
+    let mut frame = pool.get_data_owned();
+    let shared = frame.clone();
+    generic(&mut frame);
+    assert_eq!(
+        (shared.as_ref(), frame.as_ref()),
+        (&b"-----"[..], &b"hello"[..])
+    );
+    generic(&mut Slice::from(vec![0; 5]));
+}

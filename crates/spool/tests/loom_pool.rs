@@ -5,8 +5,9 @@
 //! and reuses its space, the pool dropped while slices are dropped
 //! elsewhere (the shared memory must be freed exactly once, by whoever goes
 //! last), clones made and dropped on other threads while the producer
-//! reclaims or the pool is dropped, and a write through a slice (copy on
-//! write) racing the drop of its clone.
+//! reclaims or the pool is dropped, a write through a slice (copy on
+//! write) racing the drop of its clone, and a frame released behind a held
+//! one while the producer, out of slots, scans for it and reuses its space.
 #![cfg(loom)]
 
 use loom::thread;
@@ -144,5 +145,36 @@ fn write_through_a_slice_while_its_clone_drops() {
         assert_eq!(pool.stats().live, usize::from(a.is_pooled()));
         drop(a);
         assert_eq!(pool.stats().live, 0);
+    });
+}
+
+#[test]
+fn released_behind_a_held_frame_while_producer_scans() {
+    loom::model(|| {
+        let mut pool = BufferPool::with_config(PoolConfig {
+            capacity: 12,
+            slots: 2,
+        });
+        pool.reserve(4).fill(1);
+        let a = pool.freeze();
+        pool.reserve(4).fill(2);
+        let b = pool.freeze();
+        let t = thread::spawn(move || {
+            assert_eq!(&b[..], &[2; 4]);
+            drop(b);
+        });
+        // No slot is free and the held `a` is at the front: `c` takes
+        // `b`'s slot if the scan sees its release, else the heap; `d` then
+        // lands on `b`'s bytes, past `a`, or on the heap.
+        pool.reserve(4).fill(3);
+        let c = pool.freeze();
+        pool.reserve(4).fill(4);
+        let d = pool.freeze();
+        t.join().unwrap();
+        assert_eq!(&a[..], &[1; 4]);
+        assert_eq!(&c[..], &[3; 4]);
+        assert_eq!(&d[..], &[4; 4]);
+        let pooled = [&a, &c, &d].iter().filter(|s| s.is_pooled()).count();
+        assert_eq!(pool.stats().live, pooled);
     });
 }

@@ -1,7 +1,9 @@
 //! Decoding speed of codec_sv2 on this build's buffer: 1,000,000 frames of
 //! 41 bytes on average (a 6-byte header and a 0–70-byte payload), plain and
 //! Noise, each frame dropped at once or the last 16 kept alive (a role
-//! holding a queue of shares). Prints one line per case with nanoseconds
+//! holding a queue of shares), and plain with the first frame kept alive
+//! while all the others drop at once (a pool that reclaims its slots only
+//! in order sends every frame after that one to the heap). Prints one line per case with nanoseconds
 //! per frame, after checking that every frame and every byte came out and
 //! that the last frame is the one sent.
 //!
@@ -16,9 +18,13 @@ use codec_sv2::{Decoder, NoiseDecoder, SerializedFrame};
 use sv2_tests::{buffer_name, noise, plain, small_frames};
 
 /// Where decoded frames go: counted, the last one copied, and either
-/// dropped at once or kept in a queue of `keep`.
+/// dropped at once or kept in a queue of `keep`; with `keep_first`, the
+/// first frame is kept until the end (a long-lived frame in front of all
+/// the short-lived ones).
 struct Sink {
     keep: usize,
+    keep_first: bool,
+    first: Option<SerializedFrame>,
     held: VecDeque<SerializedFrame>,
     frames: u64,
     bytes: u64,
@@ -33,7 +39,9 @@ impl Sink {
         if self.frames == self.want_frames {
             self.last = frame.as_bytes().to_vec();
         }
-        if self.keep > 0 {
+        if self.keep_first && self.first.is_none() {
+            self.first = Some(frame);
+        } else if self.keep > 0 {
             self.held.push_back(frame);
             if self.held.len() > self.keep {
                 black_box(self.held.pop_front());
@@ -47,9 +55,16 @@ impl Sink {
 /// Times `decode` (which hands every frame to the sink), checks that all
 /// of `sent` came out, and prints nanoseconds per frame. The sink, and the
 /// frames it holds, are dropped before this returns.
-fn timed(case: &str, keep: usize, sent: &[Vec<u8>], decode: impl FnOnce(&mut Sink)) {
+fn timed(
+    case: &str,
+    (keep, keep_first): (usize, bool),
+    sent: &[Vec<u8>],
+    decode: impl FnOnce(&mut Sink),
+) {
     let mut sink = Sink {
         keep,
+        keep_first,
+        first: None,
         held: VecDeque::with_capacity(keep + 1),
         frames: 0,
         bytes: 0,
@@ -80,12 +95,11 @@ fn main() {
     let mut session = noise::handshake(43);
     let sealed = noise::encode(&mut session.sender, &sent);
     let mut receiver = Some(session.receiver);
-    for keep in [0, 16] {
-        let held = if keep == 0 {
-            "dropped at once"
-        } else {
-            "16 kept alive"
-        };
+    for (held, keep) in [
+        ("dropped at once", (0, false)),
+        ("16 kept alive", (16, false)),
+        ("first kept alive", (0, true)),
+    ] {
         // The decoder outlives the frames the sink holds: buffer_sv2's
         // pool would spin in `Drop` otherwise.
         let mut decoder = Decoder::new();
@@ -105,7 +119,7 @@ fn main() {
             .take()
             .unwrap_or_else(|| noise::handshake(43).receiver);
         let mut decoder = NoiseDecoder::new();
-        timed(&format!("noise, {held}"), keep, &sent, |sink| {
+        timed(&format!("noise, {held}"), (keep, false), &sent, |sink| {
             noise::decode(&mut decoder, state, &sealed, |f| sink.take(f));
         });
     }

@@ -146,16 +146,4 @@ impl BufferPool {
             }
         }
     }
-
-    /// Reclaims released frames at the front of the span order.
-    pub(super) fn reclaim_front(&mut self) {
-        while let Some(span) = self.spans.front() {
-            if !self.shared().is_released(span.slot as usize) {
-                break;
-            }
-            let span = self.spans.pop_front().expect("front exists");
-            self.in_spans -= span.end - span.start;
-            self.free_slots.push(span.slot);
-        }
-    }
 }

@@ -33,10 +33,13 @@
 //! the free gap ahead runs out, the producer reclaims spans at the front of
 //! that order whose holder count reads 0; a span still held there is
 //! skipped over (the pending message moves past it and the span goes to the
-//! back of the order), so one long-lived frame does not stall the pool. At
-//! the arena's end the pending message wraps to the start. Only when no gap
-//! anywhere fits does the message spill to the heap — counted in
-//! [`PoolStats::fallbacks`] — and the next message tries the arena again.
+//! back of the order). At the arena's end the pending message wraps to the
+//! start. Slots come back in any order too: a freeze that finds none free
+//! takes back every released frame wherever it lies (`reclaim.rs`), so one
+//! long-lived frame stalls neither the arena nor the slots. Only when no
+//! gap anywhere fits, or every slot is held, does the message spill to the
+//! heap — counted in [`PoolStats::fallbacks`] — and the next message tries
+//! the arena again.
 //!
 //! Bounds: the arena (`capacity` bytes), one `u32` count per slot and the
 //! producer's span queue (16 bytes per slot) are allocated up front; at
@@ -64,6 +67,7 @@ mod config;
 mod gaps;
 pub(crate) mod loom;
 mod pending;
+mod reclaim;
 mod shared;
 mod slice;
 mod stats;
@@ -122,6 +126,9 @@ pub struct BufferPool {
     high_water: usize,
     in_spans: usize,
     fallbacks: u64,
+    /// Freezes that find no free slot before the next full scan of the
+    /// spans (see `reclaim.rs`).
+    scan_wait: usize,
 }
 
 // SAFETY: the pool is the producer: it owns the pending region and the span
@@ -187,6 +194,7 @@ impl BufferPool {
             high_water: 0,
             in_spans: 0,
             fallbacks: 0,
+            scan_wait: 0,
         }
     }
 
@@ -268,6 +276,9 @@ impl BufferPool {
         }
         if self.free_slots.is_empty() {
             self.reclaim_front();
+        }
+        if self.free_slots.is_empty() {
+            self.reclaim_released();
         }
         let Some(slot) = self.free_slots.pop() else {
             self.spill();

@@ -11,8 +11,9 @@
 use alloc::vec::Vec;
 
 use core::fmt;
-use core::ops::{Deref, DerefMut};
+use core::ops::{Deref, DerefMut, Index, IndexMut};
 use core::ptr::NonNull;
+use core::slice::SliceIndex;
 
 use super::shared::Shared;
 
@@ -240,6 +241,46 @@ impl DerefMut for Slice {
             },
             Inner::Heap(b) => b,
         }
+    }
+}
+
+impl<I: SliceIndex<[u8]>> Index<I> for Slice {
+    type Output = I::Output;
+
+    /// Indexes the bytes, as `[u8]` does: `slice[i]`, `slice[a..b]`,
+    /// `slice[a..]`, `slice[..]` and the other ranges. (Indexing works
+    /// through [`Deref`] too; this impl is for code generic over
+    /// `Index`, which `buffer_sv2`'s `Slice` implements.)
+    ///
+    /// # Panics
+    ///
+    /// If the index is out of bounds, as for `[u8]`.
+    ///
+    /// ```
+    /// use core::ops::Index;
+    /// fn first<T: Index<usize, Output = u8>>(bytes: &T) -> u8 {
+    ///     bytes[0]
+    /// }
+    /// let slice = spool::pool::Slice::from(vec![7, 8, 9]);
+    /// assert_eq!(first(&slice), 7);
+    /// assert_eq!(&slice[1..], [8, 9]);
+    /// ```
+    fn index(&self, index: I) -> &I::Output {
+        &(**self)[index]
+    }
+}
+
+impl<I: SliceIndex<[u8]>> IndexMut<I> for Slice {
+    /// As [`DerefMut`]: copies a shared span first.
+    ///
+    /// ```
+    /// let mut slice = spool::pool::Slice::from(vec![7, 8, 9]);
+    /// slice[0] = 1;
+    /// slice[1..].fill(0);
+    /// assert_eq!(&slice[..], [1, 0, 0]);
+    /// ```
+    fn index_mut(&mut self, index: I) -> &mut I::Output {
+        &mut (**self)[index]
     }
 }
 

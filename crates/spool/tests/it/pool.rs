@@ -9,7 +9,7 @@ use std::io::Cursor;
 
 use spool::codec::sv2::{PayloadTooLarge, Sv2Decoder, HEADER_LEN};
 use spool::pool::compat::Sv2BufferExt;
-use spool::pool::{Buffer, BufferPool, HeapBuffer, PoolConfig, PoolStats, Slice};
+use spool::pool::{Buffer, BufferPool, HeapBuffer, PoolConfig, PoolStats, Slice, DEFAULT_SLOTS};
 
 fn frame(pool: &mut BufferPool, len: usize, byte: u8) -> Slice {
     pool.reserve(len).fill(byte);
@@ -68,6 +68,72 @@ fn a_long_lived_frame_is_skipped_over() {
     }
     assert_eq!(&keeper[..], &[9; 100][..]);
     assert_eq!(pool.stats().fallbacks, 0);
+}
+
+/// One frame held while 200,000 short ones are made and dropped at once:
+/// the held frame sits at the front of the span order, and every slot
+/// must still come back (none of the 200,000 falls back), whatever the
+/// arena's size and wherever the held frame lies. (Before slots were
+/// reclaimed behind a held frame, frame 1,023 and all after it fell back
+/// in the 1 MiB arena.)
+#[test]
+fn one_held_frame_never_sends_short_ones_to_the_heap() {
+    // Debug builds check the placement invariant over every span at each
+    // freeze: a tenth as many frames there.
+    let many = if cfg!(debug_assertions) {
+        20_000
+    } else {
+        200_000
+    };
+    for (capacity, before, count) in [
+        (1 << 20, 0, many),
+        (1 << 20, 5000, 20_000),
+        (10_000, 0, 20_000),
+        (10_000, 37, 20_000),
+    ] {
+        let mut pool = BufferPool::new(capacity);
+        for i in 0..before {
+            drop(frame(&mut pool, 60, i as u8));
+        }
+        let keeper = frame(&mut pool, 100, 9);
+        for i in 0..count {
+            let f = frame(&mut pool, 40 + i % 50, i as u8);
+            assert!(f.is_pooled(), "frame {i} fell back (capacity {capacity})");
+        }
+        assert_eq!(&keeper[..], &[9; 100][..]);
+        assert_eq!(pool.stats().fallbacks, 0, "capacity {capacity}");
+        assert_eq!(pool.stats().live, 1);
+    }
+}
+
+/// Every slot held, then all released but the oldest: the slots come
+/// back after a bounded number of fallbacks (a scan that found nothing to
+/// free waits an eighth of the slots' worth of freezes before the next).
+#[test]
+fn slots_released_behind_a_held_frame_come_back() {
+    let mut pool = BufferPool::new(1 << 20);
+    let mut held: Vec<Slice> = (0..DEFAULT_SLOTS)
+        .map(|i| frame(&mut pool, 64, i as u8))
+        .collect();
+    for i in 0..1000usize {
+        assert!(
+            !frame(&mut pool, 64, i as u8).is_pooled(),
+            "no slot is free"
+        );
+    }
+    let full = pool.stats().fallbacks;
+    assert_eq!(full, 1000);
+    held.truncate(1);
+    for i in 0..10_000usize {
+        drop(frame(&mut pool, 64, i as u8));
+    }
+    let after = pool.stats().fallbacks - full;
+    assert!(
+        after <= (DEFAULT_SLOTS / 8) as u64,
+        "{after} fallbacks after the release"
+    );
+    assert!(frame(&mut pool, 64, 0).is_pooled());
+    assert!(held[0].iter().all(|&b| b == 0));
 }
 
 #[test]

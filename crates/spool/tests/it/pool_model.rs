@@ -4,6 +4,11 @@
 //! every slice keeps exactly the bytes written into it (a write through a
 //! clone changes that clone only), whatever happens afterwards; the pending
 //! message reads the same through `pending` and `pending_ref`.
+//!
+//! Slots come back in any order: a freeze that finds no free slot while
+//! fewer than `slots` frames are live (the model knows which are) may fall
+//! back to the heap only while the pool waits out a scan that freed
+//! little — at most `slots / 8` such freezes in a row, none below 8 slots.
 
 use proptest::prelude::*;
 use spool::pool::{BufferPool, PoolConfig, Slice};
@@ -63,12 +68,27 @@ fn check_live(live: &[Live]) {
     }
 }
 
+/// Frames holding a slot: distinct freezes with a live pooled handle.
+fn live_frames(live: &[Live]) -> usize {
+    let mut frames: Vec<usize> = live
+        .iter()
+        .filter(|l| l.slice.is_pooled())
+        .map(|l| l.freeze)
+        .collect();
+    frames.sort_unstable();
+    frames.dedup();
+    frames.len()
+}
+
 fn run(ops: &[Op], capacity: usize, slots: usize) {
     let mut pool = BufferPool::with_config(PoolConfig { capacity, slots });
     let mut live: Vec<Live> = Vec::new();
     let mut pending: Vec<u8> = Vec::new();
     let mut counter = 0u8;
     let mut freezes = 0;
+    // Freezes in a row that fell back for want of a slot while one was
+    // released.
+    let mut starved = 0;
     for op in ops {
         match *op {
             Op::Write(len) => {
@@ -86,8 +106,21 @@ fn run(ops: &[Op], capacity: usize, slots: usize) {
                 pending.truncate(len);
             }
             Op::Freeze => {
+                // A message in the arena that freezes into a heap slice
+                // found no slot.
+                let in_arena = !pool.is_spilled() && !pool.is_empty();
                 let slice = pool.freeze();
                 assert_eq!(&slice[..], &pending[..]);
+                if slice.is_pooled() {
+                    starved = 0;
+                } else if in_arena && live_frames(&live) < slots {
+                    starved += 1;
+                    assert!(
+                        starved <= slots / 8,
+                        "{starved} freezes in a row found no slot with {} of {slots} frames live",
+                        live_frames(&live)
+                    );
+                }
                 freezes += 1;
                 live.push(Live {
                     slice,
