@@ -2,7 +2,7 @@
 //! environment names no key: the profile `AWS_PROFILE` (else `default`)
 //! in `AWS_SHARED_CREDENTIALS_FILE` (else `~/.aws/credentials`), as the
 //! AWS CLI and SDKs read it. Only static keys are read (no SSO, no role
-//! to assume, no process to run).
+//! to assume, no process to run); the file is parsed by `rust-ini`.
 
 use std::path::PathBuf;
 
@@ -17,24 +17,18 @@ pub(crate) fn credentials() -> Option<(String, String, Option<String>)> {
     from_ini(&std::fs::read_to_string(path).ok()?, &profile)
 }
 
-/// The keys of `profile` in the text of a credentials file.
+/// The keys of `profile` in the text of a credentials file (INI, read by
+/// `rust-ini` without escapes: a secret key's `/` and `+` are taken as
+/// they are).
 fn from_ini(text: &str, profile: &str) -> Option<(String, String, Option<String>)> {
-    let (mut key, mut secret, mut token) = (None, None, None);
-    let mut inside = false;
-    for line in text.lines().map(str::trim) {
-        if let Some(section) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            inside = section.trim() == profile;
-        } else if let (true, Some((name, value))) = (inside, line.split_once('=')) {
-            let value = Some(value.trim().to_owned());
-            match name.trim() {
-                "aws_access_key_id" => key = value,
-                "aws_secret_access_key" => secret = value,
-                "aws_session_token" => token = value,
-                _ => {}
-            }
-        }
-    }
-    Some((key?, secret?, token))
+    let ini = ini::Ini::load_from_str_noescape(text).ok()?;
+    let section = ini.section(Some(profile))?;
+    let value = |name: &str| section.get(name).map(str::to_owned);
+    Some((
+        value("aws_access_key_id")?,
+        value("aws_secret_access_key")?,
+        value("aws_session_token"),
+    ))
 }
 
 #[cfg(test)]
@@ -50,5 +44,13 @@ mod tests {
         let work = super::from_ini(text, "work");
         assert_eq!(work, Some(("C".into(), "D".into(), Some("E".into()))));
         assert_eq!(super::from_ini(text, "other"), None);
+        // Comments, blank lines, spaces around names, a secret with `/`,
+        // `+` and a backslash, taken as written.
+        let text = "# keys\n[ ci ]\n; the test account\naws_access_key_id = K\n\n\
+                    aws_secret_access_key = a/b+c\\d\n";
+        assert_eq!(
+            super::from_ini(text, "ci"),
+            Some(("K".into(), "a/b+c\\d".into(), None))
+        );
     }
 }
