@@ -58,6 +58,7 @@
 //! | module | its job |
 //! |---|---|
 //! | `options` | what a run is asked to do ([`Options`]) |
+//! | `typed` | a Parquet run whose inputs are Parquet: record batches routed by key, the input's types kept |
 //! | `source` | the inputs as an ordered list of files, their format, each read as text records ([`Sources`]) |
 //! | [`memory_plan`] | where each byte of `--memory` goes ([`MemoryPlan`]) |
 //! | [`open_files`] | how many output files fit the process's open-file limit |
@@ -113,6 +114,7 @@ pub mod s3;
 mod source;
 mod staging;
 mod summary;
+mod typed;
 mod workers;
 mod writer_memory;
 

@@ -129,18 +129,23 @@ impl<'a> Run<'a> {
         let sources = Sources::resolve(options)?;
         let options = match sources.format() {
             SourceFormat::Text => Cow::Borrowed(options),
-            // The transcoder writes a header naming the fields.
-            SourceFormat::Ndjson => Cow::Owned(Options {
+            // The transcoder writes a header naming the fields (a Parquet
+            // run with Parquet output reads none: see `typed`).
+            SourceFormat::Ndjson | SourceFormat::Parquet => Cow::Owned(Options {
                 header: true,
                 ..options.clone()
             }),
-            SourceFormat::Parquet => {
-                return usage(format!(
-                    "{} is Parquet, which this version reads for --format parquet only",
-                    sources.paths()[0].display()
-                ))
-            }
         };
+        if let (SourceFormat::Parquet, OutputFormat::Parquet(p)) =
+            (sources.format(), &options.format)
+        {
+            if !p.schema.0.is_empty() {
+                return usage(
+                    "--schema types text columns; a Parquet input's columns keep their own types"
+                        .into(),
+                );
+            }
+        }
         let memory = MemoryPlan::new(&options)?;
         Ok(Run {
             options,
@@ -185,6 +190,11 @@ impl<'a> Run<'a> {
             return crate::s3::execute(self, url);
         }
         let options: &Options = &self.options;
+        let parquet_out = matches!(options.format, OutputFormat::Parquet(_));
+        if parquet_out && self.sources.format() == SourceFormat::Parquet {
+            let before_publish = self.before_publish.unwrap_or(&|| {});
+            return crate::typed::execute(options, &self.sources, &self.memory, before_publish);
+        }
         // Locks the output (or the run id), removes dead runs' staging
         // directories and starts this run's; dropped on any error below, it
         // removes what was written.

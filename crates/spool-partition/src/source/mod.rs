@@ -32,6 +32,7 @@
 //! | `json_fields`, `ndjson` | an NDJSON line's fields; NDJSON as text records |
 //! | `parquet_text` | a Parquet file as text records |
 //! | `text_out` | values written as one record of the run's dialect |
+//! | `text_reader` | a transcoder's records as a `Read` |
 //! | `blocks` | the sources read ahead, in order, errors naming the user's file |
 
 mod blocks;
@@ -40,7 +41,9 @@ mod expand;
 mod hive;
 mod json_fields;
 mod ndjson;
+pub(crate) mod parquet_text;
 mod text_out;
+mod text_reader;
 
 use std::io::{self, BufReader, Read};
 use std::path::PathBuf;
@@ -49,6 +52,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 pub(crate) use blocks::SourceBlocks;
 use text_out::TextDialect;
+
+use arrow_array::RecordBatchReader;
 
 use crate::{Options, PartitionError};
 
@@ -117,15 +122,56 @@ pub(crate) struct Transcoding {
     errors: Mutex<foldhash::HashMap<usize, PartitionError>>,
     /// Set by the first source opened that has records.
     columns: OnceLock<Arc<Columns>>,
+    /// The first Parquet source's schema, which the others must match.
+    schema: OnceLock<arrow_schema::SchemaRef>,
 }
 
 impl Transcoding {
+    /// The header record naming `columns` (their names were checked to
+    /// be writable when the columns were set).
+    pub fn header(&self, columns: &Columns) -> Vec<u8> {
+        let mut out = Vec::new();
+        let names = columns.names.iter().map(|n| n.as_bytes());
+        let written = self.dialect.record(names, &mut out);
+        debug_assert!(written.is_ok(), "names checked when the columns were set");
+        out
+    }
+
+    /// A record of source `file` that cannot be written: counted with
+    /// `--skip-invalid`, else `error()` is kept for the reader and the
+    /// read fails.
+    #[cold]
+    pub fn invalid(&self, file: usize, error: impl FnOnce() -> PartitionError) -> io::Result<()> {
+        if self.skip_invalid {
+            self.skipped.fetch_add(1, Ordering::Relaxed);
+            return Ok(());
+        }
+        Err(self.fail(file, error()))
+    }
+
     /// Keeps `error` (about source `file`) for the reader; the I/O error
     /// the transcoder's read returns instead.
     pub fn fail(&self, file: usize, error: PartitionError) -> io::Error {
         let mut errors = self.errors.lock().unwrap_or_else(|e| e.into_inner());
         errors.entry(file).or_insert(error);
         io::Error::other("transcoding failed")
+    }
+}
+
+/// What a transcoder writes one source's records with.
+pub(crate) struct Target {
+    /// The source's index.
+    pub file: usize,
+    pub shared: Arc<Transcoding>,
+    pub columns: Arc<Columns>,
+    /// The source's hive key values, as `columns.hive`.
+    pub hive: Vec<Vec<u8>>,
+}
+
+impl Target {
+    /// The header record.
+    fn header(&self) -> Vec<u8> {
+        self.shared.header(&self.columns)
     }
 }
 
@@ -224,6 +270,7 @@ impl Sources {
                 skipped: AtomicU64::new(0),
                 errors: Mutex::default(),
                 columns: OnceLock::new(),
+                schema: OnceLock::new(),
             }),
         })
     }
@@ -282,14 +329,76 @@ impl Sources {
         counter: Arc<AtomicU64>,
     ) -> Result<Box<dyn Read + Send>, PartitionError> {
         let path = &self.list[index].path;
+        if self.format == SourceFormat::Parquet {
+            return self.open_parquet(index, counter);
+        }
         let (input, _) = spool_io::input::open_counted(path, Some(counter))?;
         match self.format {
-            SourceFormat::Text => Ok(input),
             SourceFormat::Ndjson => self.open_ndjson(index, input),
-            SourceFormat::Parquet => Err(PartitionError::Usage(
-                "Parquet inputs are read by the typed path".into(),
-            )),
+            _ => Ok(input),
         }
+    }
+
+    /// Opens Parquet source `index` for reading in batches, checking its
+    /// schema against the first source's; its size is added to `counter`.
+    ///
+    /// # Errors
+    ///
+    /// Not a Parquet file, or other columns than the first source's.
+    pub(crate) fn open_batches(
+        &self,
+        index: usize,
+        counter: &AtomicU64,
+    ) -> Result<parquet::arrow::arrow_reader::ParquetRecordBatchReader, PartitionError> {
+        let path = &self.list[index].path;
+        let file = std::fs::File::open(path).map_err(|e| spool_io::input::with_path(e, path))?;
+        counter.fetch_add(file.metadata().map_or(0, |m| m.len()), Ordering::Relaxed);
+        let reader = parquet_text::open_reader(file, path)?;
+        let schema = reader.schema();
+        let first = self.shared.schema.get_or_init(|| schema.clone());
+        let first_path = &self.list[0].path;
+        parquet_text::check_schema(first, first_path, &schema, path)?;
+        Ok(reader)
+    }
+
+    /// The first Parquet source's schema (read from its footer if no
+    /// source was opened yet).
+    ///
+    /// # Errors
+    ///
+    /// As [`open_batches`](Self::open_batches).
+    pub(crate) fn parquet_schema(&self) -> Result<arrow_schema::SchemaRef, PartitionError> {
+        if let Some(schema) = self.shared.schema.get() {
+            return Ok(schema.clone());
+        }
+        self.open_batches(0, &AtomicU64::new(0))?;
+        Ok(self.shared.schema.get().expect("set by the open").clone())
+    }
+
+    fn target(&self, index: usize, columns: Arc<Columns>) -> Target {
+        Target {
+            file: index,
+            shared: self.shared.clone(),
+            columns,
+            hive: self.list[index].hive.clone(),
+        }
+    }
+
+    fn open_parquet(
+        &self,
+        index: usize,
+        counter: Arc<AtomicU64>,
+    ) -> Result<Box<dyn Read + Send>, PartitionError> {
+        let reader = self.open_batches(index, &counter)?;
+        let columns = self.shared.columns.get_or_init(|| {
+            let schema = reader.schema();
+            let own = schema.fields().iter().map(|f| f.name().clone()).collect();
+            Arc::new(Columns::new(own, &self.hive_names))
+        });
+        Ok(Box::new(parquet_text::ParquetText::reader(
+            reader,
+            self.target(index, columns.clone()),
+        )))
     }
 
     fn open_ndjson(
@@ -325,12 +434,9 @@ impl Sources {
             }
         };
         let input = io::Cursor::new(sample).chain(input);
-        Ok(Box::new(ndjson::NdjsonText::new(
+        Ok(Box::new(ndjson::NdjsonText::reader(
             Box::new(input),
-            index,
-            self.shared.clone(),
-            columns,
-            self.list[index].hive.clone(),
+            self.target(index, columns),
         )))
     }
 }

@@ -18,12 +18,11 @@
 //! sample is at most [`SAMPLE_LINES`] lines or [`SAMPLE_BYTES`] bytes (and
 //! one line), read once and then transcoded like the rest.
 
-use std::io::{self, BufRead, Read};
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::io::{self, BufRead};
 
 use super::json_fields::{self, Fields};
-use super::{Columns, Transcoding};
+use super::text_reader::{Records, TextReader};
+use super::{Columns, Target, Transcoding};
 use crate::PartitionError;
 
 /// Lines of the first input whose fields name the columns.
@@ -60,61 +59,38 @@ pub(crate) fn sample_columns(
     Ok(names)
 }
 
-/// One NDJSON input as text records; see the module docs.
+/// One NDJSON input's records; see the module docs.
 pub(crate) struct NdjsonText {
     input: Box<dyn BufRead + Send>,
-    /// The input's index among the run's sources.
-    file: usize,
-    shared: Arc<Transcoding>,
-    columns: Arc<Columns>,
-    /// This input's hive key values, by column past the JSON fields.
-    hive: Vec<Vec<u8>>,
-    out: Vec<u8>,
-    /// Bytes of `out` handed out.
-    given: usize,
+    to: Target,
     line: Vec<u8>,
     line_number: u64,
     offset: u64,
-    ended: bool,
 }
 
 impl NdjsonText {
-    /// Reads `input`, source `file`, writing `columns` (and the header
-    /// first); `hive` are the input's path key values.
-    pub fn new(
-        input: Box<dyn BufRead + Send>,
-        file: usize,
-        shared: Arc<Transcoding>,
-        columns: Arc<Columns>,
-        hive: Vec<Vec<u8>>,
-    ) -> Self {
-        let mut out = Vec::with_capacity(OUT_BUFFER + 4096);
-        let names = columns.names.iter().map(|n| n.as_bytes());
-        let header = shared.dialect.record(names, &mut out);
-        debug_assert!(header.is_ok(), "names checked when the columns were set");
-        NdjsonText {
+    /// Reads `input` as records of `to`'s columns, after their header.
+    pub fn reader(input: Box<dyn BufRead + Send>, to: Target) -> TextReader<Self> {
+        let header = to.header();
+        let records = NdjsonText {
             input,
-            file,
-            shared,
-            columns,
-            hive,
-            out,
-            given: 0,
+            to,
             line: Vec::new(),
             line_number: 0,
             offset: 0,
-            ended: false,
-        }
+        };
+        TextReader::new(records, header)
     }
+}
 
+impl Records for NdjsonText {
     /// Writes lines until `out` holds [`OUT_BUFFER`] bytes or the input ends.
-    fn fill(&mut self) -> io::Result<()> {
-        while self.out.len() < OUT_BUFFER {
+    fn more(&mut self, out: &mut Vec<u8>) -> io::Result<bool> {
+        while out.len() < OUT_BUFFER {
             self.line.clear();
             let n = self.input.read_until(b'\n', &mut self.line)?;
             if n == 0 {
-                self.ended = true;
-                return Ok(());
+                return Ok(false);
             }
             self.line_number += 1;
             let at = self.offset;
@@ -122,38 +98,18 @@ impl NdjsonText {
             if self.line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let written = write_line(
-                &self.line,
-                &self.columns,
-                &self.hive,
-                &self.shared,
-                &mut self.out,
-            );
-            if let Err(message) = written {
-                self.invalid(at, message)?;
+            let (columns, hive, shared) = (&self.to.columns, &self.to.hive, &self.to.shared);
+            if let Err(message) = write_line(&self.line, columns, hive, shared, out) {
+                let (file, line) = (self.to.file, self.line_number);
+                self.to.shared.invalid(file, || PartitionError::Input {
+                    file: shared.paths[file].display().to_string(),
+                    line,
+                    offset: at,
+                    message: format!("{message} (use --skip-invalid to skip such lines)"),
+                })?;
             }
         }
-        Ok(())
-    }
-
-    /// A line that cannot be written: counted with `--skip-invalid`, else
-    /// the run's error (kept for the reader to report, see the `blocks`
-    /// module).
-    #[cold]
-    fn invalid(&self, offset: u64, message: String) -> io::Result<()> {
-        if self.shared.skip_invalid {
-            self.shared.skipped.fetch_add(1, Ordering::Relaxed);
-            return Ok(());
-        }
-        Err(self.shared.fail(
-            self.file,
-            PartitionError::Input {
-                file: self.shared.paths[self.file].display().to_string(),
-                line: self.line_number,
-                offset,
-                message: format!("{message} (use --skip-invalid to skip such lines)"),
-            },
-        ))
+        Ok(true)
     }
 }
 
@@ -181,31 +137,7 @@ fn write_line<'l>(
     }
     let record = values.iter().map(|v| v.as_deref().unwrap_or(b""));
     shared.dialect.record(record, out).map_err(|_| {
-        let column = values.iter().position(|v| {
-            let mut probe = Vec::new();
-            (shared
-                .dialect
-                .record([v.as_deref().unwrap_or(b"")], &mut probe))
-            .is_err()
-        });
-        let name = column.map_or("?", |c| columns.names[c].as_str());
-        format!("the value of {name:?} {}", shared.dialect.unwritable_hint())
+        let values = values.iter().map(|v| v.as_deref().unwrap_or(b""));
+        shared.dialect.unwritable(&columns.names, values)
     })
-}
-
-impl Read for NdjsonText {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.given == self.out.len() {
-            if self.ended {
-                return Ok(0);
-            }
-            self.out.clear();
-            self.given = 0;
-            self.fill()?;
-        }
-        let n = buf.len().min(self.out.len() - self.given);
-        buf[..n].copy_from_slice(&self.out[self.given..self.given + n]);
-        self.given += n;
-        Ok(n)
-    }
 }

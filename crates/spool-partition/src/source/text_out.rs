@@ -76,6 +76,21 @@ impl TextDialect {
         "holds a tab or line break, which TSV cannot hold; read it as CSV \
          (--delimiter comma), which quotes such values"
     }
+
+    /// What to tell a user whose record of `values` (columns `names`)
+    /// [`record`](Self::record) refused: which value, and why.
+    pub fn unwritable<'v>(
+        &self,
+        names: &[String],
+        values: impl IntoIterator<Item = &'v [u8]>,
+    ) -> String {
+        let mut probe = Vec::new();
+        let column = (values.into_iter()).position(|v| self.field(v, &mut probe).is_err());
+        let name = column
+            .and_then(|c| names.get(c))
+            .map_or("?", String::as_str);
+        format!("the value of {name:?} {}", self.unwritable_hint())
+    }
 }
 
 #[cfg(test)]

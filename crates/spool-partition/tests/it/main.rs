@@ -11,3 +11,4 @@ mod partition_failures;
 mod partition_parquet;
 mod partition_parquet_misfits;
 mod sources;
+mod sources_parquet;
