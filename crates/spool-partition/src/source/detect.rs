@@ -17,18 +17,18 @@ use super::SourceFormat;
 /// Bytes looked at: enough for white space before a first `{`.
 const HEAD: usize = 256;
 
-/// What `path`'s first bytes and its name say it holds.
-///
-/// # Errors
-///
-/// A file that cannot be opened or read (the message names it).
-pub(crate) fn detect(path: &Path) -> std::io::Result<SourceFormat> {
+/// What `path`'s first bytes and its name say it holds. Only a regular
+/// file is looked into: a named pipe's bytes would be gone once read, so
+/// its name alone decides. A file that cannot be opened or read (missing,
+/// a corrupt compressed file) is left for the run to report where it
+/// reads it: what could be read decides.
+pub(crate) fn detect(path: &Path) -> SourceFormat {
     let mut head = Vec::with_capacity(HEAD);
-    let input = spool_io::input::open(path)?;
-    // A read error (a corrupt compressed file) is left for the run to
-    // report where it reads the file; what was read decides.
-    let _ = input.take(HEAD as u64).read_to_end(&mut head);
-    Ok(from_head_and_name(&head, path))
+    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    if let Some(input) = regular.then(|| spool_io::input::open(path).ok()).flatten() {
+        let _ = input.take(HEAD as u64).read_to_end(&mut head);
+    }
+    from_head_and_name(&head, path)
 }
 
 /// [`detect`] on bytes already read.

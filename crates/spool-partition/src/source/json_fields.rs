@@ -32,17 +32,23 @@ pub(crate) fn parse(line: &[u8]) -> Result<Fields<'_>, String> {
 
 /// A value as text: a string unescaped, `null` empty, anything else (a
 /// number, `true`, an object, an array) as written.
-pub(crate) fn text(value: &RawValue) -> Cow<'_, [u8]> {
+///
+/// # Errors
+///
+/// A string whose escapes are not text (a lone surrogate, `"\ud800"`):
+/// checked only here, since a [`RawValue`] keeps a string as written.
+pub(crate) fn text(value: &RawValue) -> Result<Cow<'_, [u8]>, String> {
     let raw = value.get();
-    match raw.as_bytes()[0] {
+    Ok(match raw.as_bytes()[0] {
         b'"' if !raw.contains('\\') => Cow::Borrowed(&raw.as_bytes()[1..raw.len() - 1]),
         b'"' => {
-            let unescaped: String = serde_json::from_str(raw).expect("a string RawValue");
+            let unescaped: String = serde_json::from_str(raw)
+                .map_err(|e| format!("a string that is not text: {raw}: {e}"))?;
             Cow::Owned(unescaped.into_bytes())
         }
         b'n' => Cow::Borrowed(b""),
         _ => Cow::Borrowed(raw.as_bytes()),
-    }
+    })
 }
 
 impl<'de> Deserialize<'de> for Fields<'de> {
@@ -106,7 +112,12 @@ mod tests {
             br#"{"z":"a\"b\u00e9","a":null,"n":-1.5e3,"o":{"y":[1, 2],"x":true},"k\u0041":"x"}"#;
         let fields = parse(line).unwrap();
         let got: Vec<(&str, String)> = (fields.0.iter())
-            .map(|(k, v)| (&k[..], String::from_utf8(text(v).into_owned()).unwrap()))
+            .map(|(k, v)| {
+                (
+                    &k[..],
+                    String::from_utf8(text(v).unwrap().into_owned()).unwrap(),
+                )
+            })
             .collect();
         let want = [
             ("z", "a\"bé"),

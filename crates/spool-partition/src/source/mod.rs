@@ -205,7 +205,7 @@ impl Sources {
             let this = match options.source_format {
                 Some(forced) => forced,
                 None if f.path.as_os_str() == "-" => SourceFormat::Text,
-                None => detect::detect(&f.path)?,
+                None => detect::detect(&f.path),
             };
             match format {
                 None => format = Some(this),

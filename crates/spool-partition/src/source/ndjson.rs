@@ -130,7 +130,7 @@ fn write_line<'l>(
                 columns.names.join(", ")
             ));
         };
-        values[column] = Some(json_fields::text(value));
+        values[column] = Some(json_fields::text(value)?);
     }
     for (&column, value) in columns.hive.iter().zip(hive) {
         values[column].get_or_insert(std::borrow::Cow::Borrowed(value));
