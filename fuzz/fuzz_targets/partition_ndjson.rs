@@ -35,7 +35,10 @@ fn scratch() -> PathBuf {
     } else {
         std::env::temp_dir()
     };
-    base.join(format!("spool-fuzz-partition-ndjson-{}", std::process::id()))
+    base.join(format!(
+        "spool-fuzz-partition-ndjson-{}",
+        std::process::id()
+    ))
 }
 
 fn csv_files(out: &Path) -> Vec<PathBuf> {
@@ -51,7 +54,12 @@ fn csv_files(out: &Path) -> Vec<PathBuf> {
 
 fuzz_target!(|input: Input| {
     let mut data = input.data;
-    if let Some(cut) = data.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(MAX_LINES) {
+    if let Some(cut) = data
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .nth(MAX_LINES)
+    {
         data.truncate(cut.0 + 1);
     }
     let root = scratch();
@@ -64,7 +72,10 @@ fuzz_target!(|input: Input| {
     (options.delimiter, options.quote) = (b',', Some(b'"'));
     (options.workers, options.skip_invalid) = (1, input.skip_invalid);
     let lines: Vec<&[u8]> = data.split(|b| *b == b'\n').collect();
-    let records = lines.iter().filter(|l| !l.iter().all(u8::is_ascii_whitespace)).count() as u64;
+    let records = lines
+        .iter()
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .count() as u64;
     let summary = match run(&options) {
         Err(PartitionError::Input { file, line, .. }) => {
             assert!(!input.skip_invalid);
@@ -86,10 +97,21 @@ fuzz_target!(|input: Input| {
     let mut header: Option<Vec<String>> = None;
     let mut rows = Vec::new();
     for file in csv_files(&out) {
-        let key = file.parent().unwrap().file_name().unwrap().to_str().unwrap();
+        let key = file
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap();
         let key = unescape(key.strip_prefix("k=").unwrap()).expect("short keys");
         let mut reader = csv::ReaderBuilder::new().from_path(&file).unwrap();
-        let this: Vec<String> = reader.headers().unwrap().iter().map(str::to_owned).collect();
+        let this: Vec<String> = reader
+            .headers()
+            .unwrap()
+            .iter()
+            .map(str::to_owned)
+            .collect();
         let k = this.iter().position(|n| n == "k").unwrap();
         assert!(header.as_ref().is_none_or(|h| *h == this));
         for record in reader.byte_records() {
@@ -111,7 +133,14 @@ fuzz_target!(|input: Input| {
             continue;
         }
         let want: Vec<Vec<u8>> = (header.iter())
-            .map(|n| object.get(n).and_then(|v| v.as_str()).unwrap_or("").as_bytes().to_vec())
+            .map(|n| {
+                object
+                    .get(n)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("")
+                    .as_bytes()
+                    .to_vec()
+            })
             .collect();
         assert!(rows.contains(&want), "{want:?} not written");
     }
