@@ -43,7 +43,7 @@ const SIGNAL_POLL: Duration = Duration::from_millis(100);
 #[pyfunction]
 #[pyo3(signature = (
     inputs, out, by, *,
-    header = false, delimiter = "tab", quote = None, r#where = Vec::new(),
+    header = false, delimiter = None, quote = None, input_format = None, r#where = Vec::new(),
     format = "text", compress = None, level = None, schema = None,
     row_group_size = DEFAULT_ROW_GROUP_ROWS, encodings = None, memory = None, threads = None,
     max_open = None, layout = "hive", skip_invalid = false, force = false,
@@ -57,8 +57,9 @@ pub(crate) fn partition<'py>(
     out: PathBuf,
     by: &Bound<'py, PyAny>,
     header: bool,
-    delimiter: &str,
+    delimiter: Option<&str>,
     quote: Option<&str>,
+    input_format: Option<&str>,
     r#where: Vec<String>,
     format: &str,
     compress: Option<&str>,
@@ -80,7 +81,17 @@ pub(crate) fn partition<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let usage = |e: PartitionError| to_python(py, e);
     let mut options = Options::new(paths(inputs)?, out, columns(by)?);
-    options.delimiter = choices::delimiter(delimiter).map_err(usage)?;
+    let input_format = input_format
+        .map(choices::input_format)
+        .transpose()
+        .map_err(usage)?;
+    // `csv` brings its comma unless `delimiter` names another.
+    let implied = input_format.and_then(|(_, implied)| implied);
+    options.delimiter = match delimiter {
+        Some(name) => choices::delimiter(name).map_err(usage)?,
+        None => implied.unwrap_or(b'\t'),
+    };
+    options.source_format = input_format.map(|(format, _)| format);
     let quote = quote.map(str::parse::<Quote>).transpose().map_err(usage)?;
     options.quote = choices::quote_for(options.delimiter, quote);
     options.header = header;

@@ -141,6 +141,7 @@ def test_runs_append_into_one_dataset(cities, tmp_path):
         (dict(by=0), "column number from 1"),
         (dict(append=True), "needs --run-id"),
         (dict(run_id="../up", append=True), "run id"),
+        (dict(input_format="xml"), "is not an input format"),
     ],
 )
 def test_bad_options_are_value_errors(cities, tmp_path, kwargs, message):
@@ -149,6 +150,20 @@ def test_bad_options_are_value_errors(cities, tmp_path, kwargs, message):
         spool.partition(cities[0], tmp_path / "out", **kwargs)
     assert not isinstance(raised.value, spool.PartitionError)
     assert not (tmp_path / "out").exists()
+
+
+def test_ndjson_from_a_glob_spool_expands(tmp_path):
+    (tmp_path / "in" / "b").mkdir(parents=True)
+    (tmp_path / "in" / "a").mkdir()
+    (tmp_path / "in" / "b" / "1.log").write_text('{"k": "x", "n": 2}\n')
+    (tmp_path / "in" / "a" / "1.log").write_text('{"k": "x", "n": 1}\n{"k": "y", "n": {"deep": [1]}}\n')
+    summary = spool.partition(
+        str(tmp_path / "in" / "*" / "*.log"), tmp_path / "out", by="k",
+        input_format="ndjson", delimiter="comma",
+    )
+    got = {g["key"]: pathlib.Path(g["path"]).read_text() for g in summary["groups"]}
+    # Files in path order (a/ before b/); a nested value as its JSON text.
+    assert got == {b"x": "k,n\nx,1\nx,2\n", b"y": 'k,n\ny,"{""deep"": [1]}"\n'}
 
 
 def test_missing_input_is_file_not_found_naming_it(tmp_path):

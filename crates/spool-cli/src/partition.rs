@@ -14,7 +14,7 @@ use spool_io::progress::Progress;
 use spool_partition::choices::{self, Codec, Quote};
 use spool_partition::parquet::{Encodings, ParquetOptions, SchemaSpec};
 use spool_partition::{
-    ColumnRef, DatasetLayout, Filter, Options, OutputFormat, PartitionError, Run,
+    ColumnRef, DatasetLayout, Filter, Options, OutputFormat, PartitionError, Run, SourceFormat,
 };
 
 use crate::progress::{input_size, show_while};
@@ -45,9 +45,19 @@ Exit status: 0 on success, 2 on error, 130 when interrupted."
 pub struct Args {
     #[command(subcommand)]
     tool: Option<crate::partition_tools::Tool>,
-    /// Input files (plain, gzip or zstd, detected by content); `-` is stdin.
+    /// Inputs: files (plain, gzip or zstd, detected by content),
+    /// directories (every file under them), globs such as
+    /// 'data/**/*.csv.gz' (quoted: spool expands them; a directory's or a
+    /// glob's files are read in path order, names starting with . or _
+    /// left out); `-` is stdin.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
+    /// What the inputs hold: csv, tsv (text in the dialect --delimiter and
+    /// --quote give; csv sets a comma), ndjson (one JSON object per line;
+    /// --by names a top-level field), parquet. Default: detected per file
+    /// from its first bytes and name (.parquet, .ndjson/.jsonl/.json).
+    #[arg(long, value_name = "FORMAT", value_parser = parse_input_format)]
+    input_format: Option<(SourceFormat, Option<u8>)>,
     /// Output directory (created if missing; must be empty unless --force).
     /// Its parent holds the run's hidden staging directory and a lock file,
     /// `.OUT.spool-lock`.
@@ -197,6 +207,10 @@ enum LayoutArg {
     Flat,
 }
 
+fn parse_input_format(s: &str) -> Result<(SourceFormat, Option<u8>), String> {
+    choices::input_format(s).map_err(|e| e.to_string())
+}
+
 fn parse_delimiter(s: &str) -> Result<u8, String> {
     choices::delimiter(s).map_err(|e| e.to_string())
 }
@@ -261,8 +275,14 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         out.clone(),
         args.by.into_iter().map(ColumnRef).collect(),
     );
-    options.delimiter = args.delimiter;
-    options.quote = choices::quote_for(args.delimiter, args.quote);
+    // `csv` brings its comma unless --delimiter named another.
+    let delimiter = match args.input_format {
+        Some((_, Some(implied))) if args.delimiter == b'\t' => implied,
+        _ => args.delimiter,
+    };
+    options.source_format = args.input_format.map(|(format, _)| format);
+    options.delimiter = delimiter;
+    options.quote = choices::quote_for(delimiter, args.quote);
     options.header = args.header;
     options.filters = args
         .filters
@@ -313,7 +333,8 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     crate::allocator::keep_freed_blocks(run.memory().arena_slack());
     let signal = crate::interrupt::cancel_on_signal("spool partition", cancel);
     let show = !args.quiet && std::io::stderr().is_terminal();
-    let total = input_size(&args.inputs);
+    let total = input_size(run.sources().paths());
+    let inputs = run.sources().len();
     let result = show_while(&progress, total, show, || run.execute());
     let summary = match result {
         Ok(summary) => summary,
@@ -332,7 +353,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
          {:.1} MB written; {} filtered out, {} invalid skipped, {} reopened; {:.2}s from the last byte read to the dataset visible",
         written,
         summary.bytes_in as f64 / 1e6,
-        args.inputs.len(),
+        inputs,
         summary.groups.iter().map(|g| u64::from(g.files)).sum::<u64>(),
         summary.groups.len(),
         out.display(),

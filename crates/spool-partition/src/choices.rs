@@ -9,7 +9,7 @@
 use std::str::FromStr;
 
 use crate::parquet::ParquetCompression;
-use crate::PartitionError;
+use crate::{PartitionError, SourceFormat};
 use spool_io::write::Compression;
 
 /// The delimiter a name stands for: `tab`, `comma`, `space`, `pipe`,
@@ -38,6 +38,37 @@ pub fn delimiter(name: &str) -> Result<u8, PartitionError> {
         _ if name.len() == 1 && name.as_bytes()[0] != b'\n' => Ok(name.as_bytes()[0]),
         _ => Err(PartitionError::Usage(format!(
             "'{name}' is not a delimiter: use tab, comma, space, pipe, semicolon or one ASCII character"
+        ))),
+    }
+}
+
+/// What an input format's name (`--input-format`) stands for: the
+/// format, and the delimiter `csv` and `tsv` imply when no other is given
+/// (`None` keeps the delimiter given).
+///
+/// # Errors
+///
+/// [`PartitionError::Usage`] for a name other than `csv`, `tsv`,
+/// `ndjson` (or `jsonl`) and `parquet`.
+///
+/// # Examples
+///
+/// ```
+/// use spool_partition::choices::input_format;
+/// use spool_partition::SourceFormat;
+/// assert_eq!(input_format("csv")?, (SourceFormat::Text, Some(b',')));
+/// assert_eq!(input_format("jsonl")?, (SourceFormat::Ndjson, None));
+/// assert!(input_format("xml").is_err());
+/// # Ok::<(), spool_partition::PartitionError>(())
+/// ```
+pub fn input_format(name: &str) -> Result<(SourceFormat, Option<u8>), PartitionError> {
+    match name {
+        "csv" => Ok((SourceFormat::Text, Some(b','))),
+        "tsv" => Ok((SourceFormat::Text, Some(b'\t'))),
+        "ndjson" | "jsonl" => Ok((SourceFormat::Ndjson, None)),
+        "parquet" => Ok((SourceFormat::Parquet, None)),
+        _ => Err(PartitionError::Usage(format!(
+            "'{name}' is not an input format: use csv, tsv, ndjson or parquet"
         ))),
     }
 }

@@ -58,6 +58,8 @@
 //! | module | its job |
 //! |---|---|
 //! | `options` | what a run is asked to do ([`Options`]) |
+//! | `typed` | a Parquet run whose inputs are Parquet: record batches routed by key, the input's types kept |
+//! | `source` | the inputs as an ordered list of files, their format, each read as text records ([`Sources`]) |
 //! | [`memory_plan`] | where each byte of `--memory` goes ([`MemoryPlan`]) |
 //! | [`open_files`] | how many output files fit the process's open-file limit |
 //! | `run` | the whole run, in order: plan, stage, read, finish or abort ([`Run`]) |
@@ -109,8 +111,10 @@ mod rescan;
 mod router;
 mod run;
 pub mod s3;
+mod source;
 mod staging;
 mod summary;
+mod typed;
 mod workers;
 mod writer_memory;
 
@@ -120,4 +124,5 @@ pub use file_layout::MANIFEST_PREFIX;
 pub use memory_plan::MemoryPlan;
 pub use options::{BufferSizes, DatasetLayout, Options, OutputFormat, DEFAULT_MEMORY};
 pub use run::{run, Run};
+pub use source::{SourceFormat, Sources};
 pub use summary::{GroupSummary, Summary};

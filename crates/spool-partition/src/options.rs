@@ -18,6 +18,7 @@ use spool_io::write::Compression;
 
 use crate::columns::{ColumnRef, Filter};
 use crate::parquet::ParquetOptions;
+use crate::source::SourceFormat;
 use crate::PartitionError;
 
 /// Default memory target for a whole run (`--memory`).
@@ -88,7 +89,9 @@ impl FileLimits {
 /// What to partition and how.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Input paths, read in this order (`-` is standard input).
+    /// Inputs, read in this order: files, directories (every file under
+    /// them), globs (expanded by the run, not a shell), `-` for standard
+    /// input; see [`Sources`](crate::Sources).
     pub inputs: Vec<PathBuf>,
     /// Output directory; created if missing.
     pub out: PathBuf,
@@ -160,6 +163,9 @@ pub struct Options {
     /// can leave a published dataset with missing data. Off by default (as
     /// in DuckDB, Polars and xsv): the run then does not wait for the disk.
     pub fsync: bool,
+    /// What the inputs hold (`--input-format`); `None` detects it from
+    /// each file's first bytes and name (see [`Sources`](crate::Sources)).
+    pub source_format: Option<SourceFormat>,
     /// How inputs are read.
     pub read: ReadOptions,
     /// Inputs read ahead at once.
@@ -200,6 +206,7 @@ impl Options {
             max_rows_per_file: None,
             max_bytes_per_file: None,
             fsync: false,
+            source_format: None,
             read: ReadOptions::default(),
             parallel_inputs: 2,
             cancel: None,

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use spool_io::write::Chunk;
 
 use crate::file_layout::{part_path, FileLayout};
-use crate::workers::{Job, Workers, WriterFormat};
+use crate::workers::{Job, Payload, Workers, WriterFormat};
 use crate::{MemoryPlan, Options, PartitionError};
 
 /// One group's output file.
@@ -189,6 +189,24 @@ impl Outputs {
     ///
     /// If a worker failed or stopped, or the run was cancelled.
     pub fn send(&mut self, gid: u32, data: Chunk) -> Result<(), PartitionError> {
+        self.send_payload(gid, Payload::Text(data))
+    }
+
+    /// Sends rows of a Parquet input to group `gid`'s worker, as
+    /// [`send`](Self::send) sends text.
+    ///
+    /// # Errors
+    ///
+    /// As [`send`](Self::send).
+    pub fn send_batches(
+        &mut self,
+        gid: u32,
+        batches: Vec<arrow_array::RecordBatch>,
+    ) -> Result<(), PartitionError> {
+        self.send_payload(gid, Payload::Batches(batches))
+    }
+
+    fn send_payload(&mut self, gid: u32, data: Payload) -> Result<(), PartitionError> {
         let g = gid as usize;
         let create = (!self.files[g].created).then(|| part_path(&self.path(g), self.files[g].part));
         self.files[g].created = true;

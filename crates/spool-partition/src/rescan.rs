@@ -35,10 +35,10 @@ use crate::{Options, OutputFormat, PartitionError};
 /// Whether the writers check a run's records (see the module docs): a
 /// Parquet run without `--skip-invalid` whose inputs are all regular
 /// files (compressed or not), which can be read again.
-pub(crate) fn writers_check(options: &Options) -> bool {
+pub(crate) fn writers_check(options: &Options, inputs: &[std::path::PathBuf]) -> bool {
     matches!(options.format, OutputFormat::Parquet(_))
         && !options.skip_invalid
-        && options.inputs.iter().all(|path| rereadable(path))
+        && inputs.iter().all(|path| rereadable(path))
 }
 
 fn rereadable(path: &Path) -> bool {

@@ -44,6 +44,8 @@ struct ResolvedFilter {
 /// Records to groups; see the module docs.
 pub(crate) struct Router<'a> {
     options: &'a Options,
+    /// The input files, in order.
+    inputs: &'a [std::path::PathBuf],
     columns: Vec<Column>,
     filters: Vec<ResolvedFilter>,
     /// The header as read (without its line break) once seen, to compare
@@ -71,7 +73,7 @@ pub(crate) struct Router<'a> {
 }
 
 impl<'a> Router<'a> {
-    /// A router for `options`; `parquet` for a Parquet run, whose records
+    /// A router for `options` reading `inputs`; `parquet` for a Parquet run, whose records
     /// the router checks itself when `checks_typed`. Without a header the
     /// columns are resolved now, naming `outputs`' columns.
     ///
@@ -80,12 +82,14 @@ impl<'a> Router<'a> {
     /// A `--by` or `--where` column that cannot be resolved.
     pub fn new(
         options: &'a Options,
+        inputs: &'a [std::path::PathBuf],
         parquet: Option<Arc<ParquetRun>>,
         checks_typed: bool,
         outputs: &mut Outputs,
     ) -> Result<Self, PartitionError> {
         let mut router = Router {
             options,
+            inputs,
             columns: Vec::new(),
             filters: Vec::new(),
             header: None,
@@ -95,7 +99,7 @@ impl<'a> Router<'a> {
             parquet,
             checks_typed,
             check_only: false,
-            invalid: InvalidRecords::new(&options.inputs, options.skip_invalid),
+            invalid: InvalidRecords::new(inputs, options.skip_invalid),
             records_in: 0,
             filtered: 0,
         };
@@ -291,7 +295,7 @@ impl<'a> Router<'a> {
             }
             let message = format!(
                 "header differs from the first input's header ({})",
-                self.options.inputs[0].display()
+                self.inputs[0].display()
             );
             return Err(self.invalid.error(file, record, message));
         }

@@ -18,11 +18,11 @@
 //!                      inputs again (see the `rescan` module)
 //! ```
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use spool_io::progress::Phase;
-use spool_io::read::FileBlocks;
 use spool_io::write::told_in_target;
 
 use crate::buffers::Buffers;
@@ -30,6 +30,7 @@ use crate::options::FileLimits;
 use crate::outputs::Outputs;
 use crate::parquet::ParquetRun;
 use crate::router::{Router, MAX_GROUPINGS};
+use crate::source::{SourceBlocks, SourceFormat, Sources};
 use crate::staging::Staging;
 use crate::workers::WriterFormat;
 use crate::Summary;
@@ -80,7 +81,10 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
 /// # Ok::<(), spool_partition::PartitionError>(())
 /// ```
 pub struct Run<'a> {
-    options: &'a Options,
+    /// As given, or (NDJSON inputs) with the header the transcoder
+    /// writes turned on.
+    options: Cow<'a, Options>,
+    sources: Sources,
     memory: MemoryPlan,
     /// Called once the files are written, before they are published.
     before_publish: Option<&'a (dyn Fn() + Sync)>,
@@ -88,12 +92,14 @@ pub struct Run<'a> {
 
 impl<'a> Run<'a> {
     /// Checks `options` (the groupings, the inputs, the format and its
-    /// layout, the delimiter and quote) and plans the run's memory.
+    /// layout, the delimiter and quote), finds the inputs' files and
+    /// their format ([`Sources::resolve`]) and plans the run's memory.
     ///
     /// # Errors
     ///
     /// [`PartitionError::Usage`] for options that cannot work together,
-    /// or a `--memory` too small ([`MemoryPlan::new`]).
+    /// inputs that name no file or files of different formats, or a
+    /// `--memory` too small ([`MemoryPlan::new`]).
     pub fn new(options: &'a Options) -> Result<Self, PartitionError> {
         let usage = |message: String| Err(PartitionError::Usage(message));
         if options.by.is_empty() || options.by.len() > MAX_GROUPINGS {
@@ -120,9 +126,30 @@ impl<'a> Run<'a> {
             return usage("a file limit (--max-rows-per-file, --max-bytes-per-file) of 0".into());
         }
         options.input_format()?;
-        let memory = MemoryPlan::new(options)?;
+        let sources = Sources::resolve(options)?;
+        let options = match sources.format() {
+            SourceFormat::Text => Cow::Borrowed(options),
+            // The transcoder writes a header naming the fields (a Parquet
+            // run with Parquet output reads none: see `typed`).
+            SourceFormat::Ndjson | SourceFormat::Parquet => Cow::Owned(Options {
+                header: true,
+                ..options.clone()
+            }),
+        };
+        if let (SourceFormat::Parquet, OutputFormat::Parquet(p)) =
+            (sources.format(), &options.format)
+        {
+            if !p.schema.0.is_empty() {
+                return usage(
+                    "--schema types text columns; a Parquet input's columns keep their own types"
+                        .into(),
+                );
+            }
+        }
+        let memory = MemoryPlan::new(&options)?;
         Ok(Run {
             options,
+            sources,
             memory,
             before_publish: None,
         })
@@ -139,8 +166,13 @@ impl<'a> Run<'a> {
     }
 
     /// What the run was asked to do.
-    pub fn options(&self) -> &'a Options {
-        self.options
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The files it reads, in order, and their format.
+    pub fn sources(&self) -> &Sources {
+        &self.sources
     }
 
     /// Where the run's memory goes.
@@ -157,14 +189,19 @@ impl<'a> Run<'a> {
         if let Some(url) = crate::s3::S3Url::parse(&self.options.out)? {
             return crate::s3::execute(self, url);
         }
-        let options = self.options;
+        let options: &Options = &self.options;
+        let parquet_out = matches!(options.format, OutputFormat::Parquet(_));
+        if parquet_out && self.sources.format() == SourceFormat::Parquet {
+            let before_publish = self.before_publish.unwrap_or(&|| {});
+            return crate::typed::execute(options, &self.sources, &self.memory, before_publish);
+        }
         // Locks the output (or the run id), removes dead runs' staging
         // directories and starts this run's; dropped on any error below, it
         // removes what was written.
         let staging = Staging::begin(options)?;
         let stale_removed = staging.stale_removed().to_vec();
         let staging_dir = staging.dir().to_owned();
-        let mut running = Running::start(options, &self.memory, staging)?;
+        let mut running = Running::start(options, &self.sources, &self.memory, staging)?;
         let result = match running.read_inputs() {
             Ok(()) => running.finish(self.before_publish),
             // A worker's own error says more than the router's "write failed".
@@ -184,6 +221,9 @@ impl<'a> Run<'a> {
             other => other,
         })?;
         summary.stale_removed = stale_removed;
+        // Lines a transcoder skipped never reached the router.
+        summary.records_in += self.sources.skipped();
+        summary.skipped_invalid += self.sources.skipped();
         Ok(summary)
     }
 }
@@ -191,6 +231,7 @@ impl<'a> Run<'a> {
 /// A run under way: its parts, each with one job.
 struct Running<'a> {
     options: &'a Options,
+    sources: &'a Sources,
     router: Router<'a>,
     buffers: Buffers,
     outputs: Outputs,
@@ -207,11 +248,12 @@ impl<'a> Running<'a> {
     /// Starts the writer threads and makes the buffers and the router.
     fn start(
         options: &'a Options,
+        sources: &'a Sources,
         memory: &MemoryPlan,
         staging: Staging,
     ) -> Result<Self, PartitionError> {
         let buffers = Buffers::new(memory.buffers(), options);
-        let writers_check = rescan::writers_check(options);
+        let writers_check = rescan::writers_check(options, sources.paths());
         let (format, parquet) = match (&options.format, buffers.writer_memory()) {
             (OutputFormat::Parquet(p), Some(writer_memory)) => {
                 let run = Arc::new(ParquetRun::new(
@@ -228,9 +270,16 @@ impl<'a> Running<'a> {
             _ => (WriterFormat::Text(options.compression), None),
         };
         let mut outputs = Outputs::new(options, memory, &format, staging.dir())?;
-        let router = Router::new(options, parquet, !writers_check, &mut outputs)?;
+        let router = Router::new(
+            options,
+            sources.paths(),
+            parquet,
+            !writers_check,
+            &mut outputs,
+        )?;
         Ok(Running {
             options,
+            sources,
             router,
             buffers,
             outputs,
@@ -274,16 +323,13 @@ impl<'a> Running<'a> {
 
     /// The inputs' blocks, in order, and a counter of the bytes read from
     /// the files (before decompression).
-    fn blocks(&self) -> Result<(FileBlocks, Arc<AtomicU64>), PartitionError> {
+    fn blocks(&self) -> Result<(SourceBlocks<'a>, Arc<AtomicU64>), PartitionError> {
         let mut read = self.options.read.clone();
         read.format = self.options.input_format()?;
-        let inputs = self.options.inputs.clone();
         let raw_bytes = Arc::new(AtomicU64::new(0));
-        let mut blocks = FileBlocks::new(inputs, read, self.options.parallel_inputs)
-            .count_raw_bytes(raw_bytes.clone());
-        if let Some(cancel) = &self.options.cancel {
-            blocks = blocks.cancel_on(cancel.clone());
-        }
+        let parallel = self.options.parallel_inputs;
+        let cancel = self.options.cancel.clone();
+        let blocks = SourceBlocks::new(self.sources, read, parallel, raw_bytes.clone(), cancel);
         Ok((blocks, raw_bytes))
     }
 
@@ -357,10 +403,7 @@ impl<'a> Running<'a> {
 /// The next block, or `None` after the last; a cancellation as
 /// [`PartitionError::Interrupted`].
 fn next_block(
-    blocks: &mut FileBlocks,
+    blocks: &mut SourceBlocks<'_>,
 ) -> Result<Option<(usize, spool_io::read::Block)>, PartitionError> {
-    match blocks.next_block() {
-        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Err(PartitionError::Interrupted),
-        next => Ok(next?),
-    }
+    blocks.next_block()
 }

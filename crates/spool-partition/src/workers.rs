@@ -29,6 +29,7 @@ use spool_io::input::with_path;
 use spool_io::write::{BlockEncoder, Chunk, Compression};
 
 use crate::parquet::{spill, ParquetRun, ParquetSink};
+use crate::typed::{TypedRun, TypedSink};
 use crate::{MemoryPlan, Options, PartitionError};
 
 /// How often an idle Parquet writer looks at the pressure epoch.
@@ -43,8 +44,25 @@ pub(crate) struct Job {
     /// The `--by` column the group belongs to.
     pub grouping: usize,
     pub create: Option<PathBuf>,
-    /// A pool chunk (goes back to the pool when written).
-    pub data: Chunk,
+    pub data: Payload,
+}
+
+/// What a job carries.
+pub(crate) enum Payload {
+    /// Records as text: a pool chunk (goes back to the pool when written).
+    Text(Chunk),
+    /// Rows of a Parquet input, in its types (a typed run).
+    Batches(Vec<arrow_array::RecordBatch>),
+}
+
+impl Payload {
+    /// The text of a text or Parquet-from-text run's job.
+    fn text(&self) -> &[u8] {
+        match self {
+            Payload::Text(chunk) => chunk,
+            Payload::Batches(_) => unreachable!("batches go to typed writers only"),
+        }
+    }
 }
 
 /// What a worker did, reported when it ends; the reports of all, added
@@ -66,6 +84,8 @@ pub(crate) enum WriterFormat {
     Text(Compression),
     /// Parquet part files.
     Parquet(Arc<ParquetRun>),
+    /// Parquet part files from record batches (a typed run).
+    Typed(Arc<TypedRun>),
 }
 
 /// A running worker.
@@ -199,6 +219,10 @@ fn spawn(
             let sink = ParquetSink::new(parquet.clone(), max_open, spill_log);
             builder.spawn(move || run_parquet(rx, sink, &failed))?
         }
+        WriterFormat::Typed(typed) => {
+            let sink = TypedSink::new(typed.clone(), max_open);
+            builder.spawn(move || run_typed(rx, sink, &failed))?
+        }
     };
     Ok(Worker { jobs, thread })
 }
@@ -219,7 +243,7 @@ fn run_parquet(jobs: Receiver<Job>, mut sink: ParquetSink, failed: &AtomicBool) 
             continue; // drain: chunks go back to the pool as jobs drop
         }
         let result = match job {
-            Some(job) => sink.write(job.group, job.grouping, job.create, &job.data),
+            Some(job) => sink.write(job.group, job.grouping, job.create, job.data.text()),
             None => Ok(()),
         }
         .and_then(|()| sink.relieve());
@@ -231,6 +255,37 @@ fn run_parquet(jobs: Receiver<Job>, mut sink: ParquetSink, failed: &AtomicBool) 
         match sink.finish() {
             Ok(parts) => report.parts = parts,
             Err(e) => fail(&mut report, e),
+        }
+    }
+    if report.error.is_some() {
+        report.parts = sink.parts();
+        sink.discard();
+    }
+    report.bytes_out = sink.bytes_out();
+    report
+}
+
+fn run_typed(jobs: Receiver<Job>, mut sink: TypedSink, failed: &AtomicBool) -> Report {
+    let mut report = Report::default();
+    for job in jobs {
+        if report.error.is_some() {
+            continue; // drain
+        }
+        let Payload::Batches(batches) = &job.data else {
+            unreachable!("a typed run sends batches");
+        };
+        if let Err(e) = sink.write(job.group, job.grouping, job.create, batches) {
+            report.error = Some(e);
+            failed.store(true, Ordering::Relaxed);
+        }
+    }
+    if report.error.is_none() {
+        match sink.finish() {
+            Ok(parts) => report.parts = parts,
+            Err(e) => {
+                report.error = Some(e);
+                failed.store(true, Ordering::Relaxed);
+            }
         }
     }
     if report.error.is_some() {
@@ -293,7 +348,7 @@ fn write_job(
         open.push(job.group, file);
     }
     let file = open.get_mut(&job.group).expect("just opened");
-    let block = encoder.encode(&job.data)?;
+    let block = encoder.encode(job.data.text())?;
     file.write_all(block)
         .map_err(|e| with_path(e, &paths[&job.group]))?;
     report.bytes_out += block.len() as u64;

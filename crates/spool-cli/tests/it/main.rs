@@ -15,6 +15,7 @@ mod partition_cli;
 mod partition_csv_cli;
 mod partition_csv_errors;
 mod partition_file_limits;
+mod partition_inputs_cli;
 mod partition_open_file_limit;
 mod partition_parquet_encodings;
 mod partition_parquet_manifest;

@@ -10,3 +10,5 @@ mod partition_csv;
 mod partition_failures;
 mod partition_parquet;
 mod partition_parquet_misfits;
+mod sources;
+mod sources_parquet;

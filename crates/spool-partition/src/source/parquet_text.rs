@@ -1,0 +1,174 @@
+//! A Parquet file read as records of the run's text dialect, for text
+//! output (`--format text`): a header of the column names (then the hive
+//! keys), and each row's values as Arrow displays them: numbers and
+//! decimals as written, dates and timestamps in ISO 8601 (a timestamp
+//! with a zone as its UTC time, `+00:00`), binary as hex, nested values in Arrow's text
+//! form, null as an empty value.
+//!
+//! A Parquet run with Parquet output never comes here: it keeps the
+//! types (see the `typed` module).
+//!
+//! # Bounds
+//!
+//! One record batch of [`BATCH_ROWS`] rows decoded at a time, and its
+//! text.
+
+use std::fs::File;
+use std::io::{self, Write};
+
+use arrow_array::RecordBatch;
+use arrow_cast::display::{ArrayFormatter, FormatOptions};
+use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+
+use super::text_reader::{Records, TextReader};
+use super::Target;
+use crate::PartitionError;
+
+/// Rows decoded at a time.
+pub(crate) const BATCH_ROWS: usize = 8192;
+
+/// Opens `file` (at `path`) for reading in batches of [`BATCH_ROWS`].
+///
+/// # Errors
+///
+/// Not a Parquet file, or one whose footer cannot be read; the message
+/// names the path.
+pub(crate) fn open_reader(
+    file: File,
+    path: &std::path::Path,
+) -> Result<ParquetRecordBatchReader, PartitionError> {
+    (ParquetRecordBatchReaderBuilder::try_new(file))
+        .and_then(|builder| builder.with_batch_size(BATCH_ROWS).build())
+        .map_err(|e| not_parquet(path, e))
+}
+
+/// An error reading `path` as Parquet.
+pub(crate) fn not_parquet(path: &std::path::Path, e: impl std::fmt::Display) -> PartitionError {
+    PartitionError::Io(io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{}: cannot be read as Parquet: {e}", path.display()),
+    ))
+}
+
+/// One Parquet input's records; see the module docs.
+pub(crate) struct ParquetText {
+    reader: ParquetRecordBatchReader,
+    to: Target,
+    rows: u64,
+}
+
+impl ParquetText {
+    /// Reads `reader` as records of `to`'s columns, after their header.
+    pub fn reader(reader: ParquetRecordBatchReader, to: Target) -> TextReader<Self> {
+        let header = to.header();
+        let records = ParquetText {
+            reader,
+            to,
+            rows: 0,
+        };
+        TextReader::new(records, header)
+    }
+
+    /// An error about this file, kept for the reader to report.
+    fn fail(&self, e: impl std::fmt::Display) -> io::Error {
+        let path = &self.to.shared.paths[self.to.file];
+        self.to.shared.fail(self.to.file, not_parquet(path, e))
+    }
+
+    fn write_batch(&mut self, batch: &RecordBatch, out: &mut Vec<u8>) -> io::Result<()> {
+        let options = FormatOptions::new().with_null("");
+        let columns = (batch.columns().iter())
+            .map(crate::typed::displayable)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.fail(e))?;
+        let formatters = (columns.iter())
+            .map(|array| ArrayFormatter::try_new(array.as_ref(), &options))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.fail(e))?;
+        let width = self.to.columns.names.len();
+        let mut values: Vec<Vec<u8>> = vec![Vec::new(); width];
+        for (&column, value) in self.to.columns.hive.iter().zip(&self.to.hive) {
+            if column >= formatters.len() {
+                values[column].clone_from(value);
+            }
+        }
+        for row in 0..batch.num_rows() {
+            self.rows += 1;
+            for (value, formatter) in values.iter_mut().zip(&formatters) {
+                value.clear();
+                write!(value, "{}", formatter.value(row))?;
+            }
+            let record = values.iter().map(Vec::as_slice);
+            if self.to.shared.dialect.record(record, out).is_err() {
+                let (path, row) = (&self.to.shared.paths[self.to.file], self.rows);
+                let values = values.iter().map(Vec::as_slice);
+                let message = self
+                    .to
+                    .shared
+                    .dialect
+                    .unwritable(&self.to.columns.names, values);
+                self.to.shared.invalid(self.to.file, || {
+                    PartitionError::Usage(format!(
+                        "{}: row {row}: {message} (use --skip-invalid to skip such rows)",
+                        path.display()
+                    ))
+                })?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Records for ParquetText {
+    /// Writes the next batch's rows.
+    fn more(&mut self, out: &mut Vec<u8>) -> io::Result<bool> {
+        match self.reader.next() {
+            None => Ok(false),
+            Some(Err(e)) => Err(self.fail(format!("after row {}: {e}", self.rows))),
+            Some(Ok(batch)) => self.write_batch(&batch, out).map(|()| true),
+        }
+    }
+}
+
+/// Checks that `this` (the schema of `path`) has the columns and types of
+/// `first` (the first Parquet input's, at `first_path`); nullability and
+/// metadata may differ.
+///
+/// # Errors
+///
+/// The first column that differs, naming both files.
+pub(crate) fn check_schema(
+    first: &arrow_schema::Schema,
+    first_path: &std::path::Path,
+    this: &arrow_schema::Schema,
+    path: &std::path::Path,
+) -> Result<(), PartitionError> {
+    let names = |s: &arrow_schema::Schema| -> Vec<String> {
+        s.fields().iter().map(|f| f.name().clone()).collect()
+    };
+    let differs = |what: String| {
+        Err(PartitionError::Usage(format!(
+            "{}: {what}, in {}: inputs of one run hold the same columns",
+            path.display(),
+            first_path.display()
+        )))
+    };
+    if names(first) != names(this) {
+        return differs(format!(
+            "the columns are [{}], not [{}]",
+            names(this).join(", "),
+            names(first).join(", ")
+        ));
+    }
+    for (a, b) in first.fields().iter().zip(this.fields()) {
+        if a.data_type() != b.data_type() {
+            return differs(format!(
+                "column {:?} is {}, not {}",
+                a.name(),
+                b.data_type(),
+                a.data_type()
+            ));
+        }
+    }
+    Ok(())
+}

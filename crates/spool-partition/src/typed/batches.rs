@@ -1,0 +1,177 @@
+//! The Parquet sources' record batches, decoded a few files ahead on
+//! threads of their own and handed out in input order, each with the
+//! run's schema: the first file's columns (every one nullable), then the
+//! hive keys as string columns.
+//!
+//! # Bounds
+//!
+//! At most `parallel` files are open, each with [`AHEAD`] decoded batches
+//! waiting (of `BATCH_ROWS` rows).
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use arrow_array::{new_null_array, ArrayRef, RecordBatch, RecordBatchReader, StringArray};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use crossbeam_channel::Receiver;
+
+use crate::source::parquet_text::not_parquet;
+use crate::{PartitionError, Sources};
+
+/// Decoded batches waiting per open file.
+const AHEAD: usize = 2;
+
+/// The run's schema for Parquet sources whose first file has `file`:
+/// its fields, nullable, then the hive keys it does not hold itself.
+pub(crate) fn run_schema(file: &Schema, hive_names: &[String]) -> SchemaRef {
+    let mut fields: Vec<Field> = (file.fields().iter())
+        .map(|f| f.as_ref().clone().with_nullable(true))
+        .collect();
+    for name in hive_names {
+        if file.field_with_name(name).is_err() {
+            fields.push(Field::new(name, DataType::Utf8, true));
+        }
+    }
+    Arc::new(Schema::new(fields))
+}
+
+type Decoded = Result<RecordBatch, PartitionError>;
+
+/// Batches of every source in order; see the module docs.
+pub(crate) struct Batches<'s> {
+    sources: &'s Sources,
+    schema: SchemaRef,
+    parallel: usize,
+    next_to_open: usize,
+    open: VecDeque<(usize, Receiver<Decoded>, JoinHandle<()>)>,
+    counter: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+    cancel: Option<Arc<AtomicBool>>,
+}
+
+impl<'s> Batches<'s> {
+    /// Reads `sources` as batches of `schema` ([`run_schema`]), up to
+    /// `parallel` files at once, adding each file's size to `counter` as
+    /// it is opened.
+    pub fn new(
+        sources: &'s Sources,
+        schema: SchemaRef,
+        parallel: usize,
+        counter: Arc<AtomicU64>,
+        cancel: Option<Arc<AtomicBool>>,
+    ) -> Self {
+        Batches {
+            sources,
+            schema,
+            parallel: parallel.max(1),
+            next_to_open: 0,
+            open: VecDeque::new(),
+            counter,
+            stop: Arc::new(AtomicBool::new(false)),
+            cancel,
+        }
+    }
+
+    /// The next batch and its source's index, or `None` after the last.
+    ///
+    /// # Errors
+    ///
+    /// A file that cannot be read as Parquet or whose columns differ from
+    /// the first's (naming it), or [`PartitionError::Interrupted`].
+    pub fn next_batch(&mut self) -> Result<Option<(usize, RecordBatch)>, PartitionError> {
+        loop {
+            if (self.cancel.as_ref()).is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return Err(PartitionError::Interrupted);
+            }
+            while self.open.len() < self.parallel && self.next_to_open < self.sources.len() {
+                self.start(self.next_to_open)?;
+                self.next_to_open += 1;
+            }
+            let Some((index, batches, _)) = self.open.front() else {
+                return Ok(None);
+            };
+            let index = *index;
+            match batches.recv() {
+                Ok(batch) => return batch.map(|b| Some((index, b))),
+                Err(_) => {
+                    let (_, _, thread) = self.open.pop_front().expect("front");
+                    let _ = thread.join();
+                }
+            }
+        }
+    }
+
+    /// Opens source `index` and starts decoding it.
+    fn start(&mut self, index: usize) -> Result<(), PartitionError> {
+        let reader = self.sources.open_batches(index, &self.counter)?;
+        let path = self.sources.paths()[index].clone();
+        let hive: Vec<Option<String>> = (self.sources.hive_values(index).iter())
+            .map(|v| (!v.is_empty()).then(|| String::from_utf8_lossy(v).into_owned()))
+            .collect();
+        let own = reader.schema().fields().len();
+        let hive_names = self.sources.hive_names().to_vec();
+        let schema = self.schema.clone();
+        let stop = self.stop.clone();
+        let (tx, rx) = crossbeam_channel::bounded(AHEAD);
+        let thread = std::thread::Builder::new()
+            .name("spool-partition-parquet-reader".into())
+            .spawn(move || {
+                let mut rows = 0u64;
+                for batch in reader {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let batch = batch
+                        .map_err(|e| not_parquet(&path, format!("after row {rows}: {e}")))
+                        .and_then(|batch| {
+                            rows += batch.num_rows() as u64;
+                            with_hive(batch, own, &hive_names, &hive, &schema)
+                                .map_err(|e| not_parquet(&path, e))
+                        });
+                    let failed = batch.is_err();
+                    if tx.send(batch).is_err() || failed {
+                        return;
+                    }
+                }
+            })
+            .map_err(PartitionError::Io)?;
+        self.open.push_back((index, rx, thread));
+        Ok(())
+    }
+}
+
+impl Drop for Batches<'_> {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for (_, batches, thread) in self.open.drain(..) {
+            drop(batches); // a blocked send returns
+            let _ = thread.join();
+        }
+    }
+}
+
+/// `batch` (a file's, `own` columns) with the hive columns the run's
+/// `schema` adds, each one value (`None`: null) repeated.
+fn with_hive(
+    batch: RecordBatch,
+    own: usize,
+    hive_names: &[String],
+    hive: &[Option<String>],
+    schema: &SchemaRef,
+) -> Result<RecordBatch, arrow_schema::ArrowError> {
+    let rows = batch.num_rows();
+    let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
+    for field in &schema.fields()[own..] {
+        let at = hive_names.iter().position(|n| n == field.name());
+        let array: ArrayRef = match at.and_then(|i| hive[i].as_deref()) {
+            Some(value) => Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
+                value, rows,
+            ))),
+            None => new_null_array(&DataType::Utf8, rows),
+        };
+        columns.push(array);
+    }
+    RecordBatch::try_new(schema.clone(), columns)
+}

@@ -1,0 +1,239 @@
+//! A Parquet run whose inputs are Parquet: the rows never become text.
+//! Each file is decoded into Arrow record batches of its own types, each
+//! batch's rows are taken per key, and each group's rows are appended to
+//! its Parquet part by an [`ArrowWriter`](parquet::arrow::ArrowWriter) —
+//! so every type the input holds (integers of every width, decimals,
+//! dates, timestamps with their unit and zone, binary, dictionary-encoded
+//! strings, nested lists and structs, carried whole) is the output's type.
+//!
+//! ```text
+//!  sources ──► Batches ──────► TypedRouter ─────────────► writer threads
+//!  (decoded a   (hive keys as    key per row (as text);      TypedSink: one
+//!   few files    string          rows taken per group,       ArrowWriter per
+//!   ahead)       columns)        sent at `send_bytes`        group, LRU of
+//!                                                            open files
+//! ```
+//!
+//! Everything around is the text run's: the staging directory, the file
+//! layout and names, the writer threads' queues ([`Outputs`]), the
+//! manifest and the publish (the `commit` module), so a typed run appends,
+//! rolls over at the file limits and writes to S3 as any other.
+//!
+//! | module | its job |
+//! |---|---|
+//! | `batches` | the sources' batches, in order, with the hive columns |
+//! | `keys` | a key column's values as key bytes |
+//! | `router` | rows to groups, gathered and sent within the budget |
+//! | `sink` | a writer thread's Parquet parts |
+
+mod batches;
+mod keys;
+mod router;
+mod sink;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use arrow_schema::Schema;
+use spool_io::progress::Phase;
+use spool_io::write::told_in_target;
+
+pub(crate) use keys::displayable;
+pub(crate) use sink::{TypedRun, TypedSink};
+
+use crate::columns::check_distinct;
+use crate::options::FileLimits;
+use crate::outputs::Outputs;
+use crate::staging::Staging;
+use crate::workers::WriterFormat;
+use crate::{
+    commit, GroupSummary, MemoryPlan, Options, OutputFormat, PartitionError, Sources, Summary,
+};
+use batches::{run_schema, Batches};
+use router::{TypedFilter, TypedRouter};
+
+/// An Arrow error as the run's.
+pub(crate) fn arrow_error(e: arrow_schema::ArrowError) -> PartitionError {
+    PartitionError::Io(std::io::Error::other(e.to_string()))
+}
+
+/// Runs a Parquet-to-Parquet run: see the module docs.
+///
+/// # Errors
+///
+/// As [`Run::execute`](crate::Run::execute).
+pub(crate) fn execute(
+    options: &Options,
+    sources: &Sources,
+    memory: &MemoryPlan,
+    before_publish: &(dyn Fn() + Sync),
+) -> Result<Summary, PartitionError> {
+    let OutputFormat::Parquet(parquet) = &options.format else {
+        unreachable!("a typed run writes Parquet");
+    };
+    let schema = run_schema(&*sources.parquet_schema()?, sources.hive_names());
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    let columns = (options.by.iter())
+        .map(|c| c.resolve(Some(&names)))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_distinct(&options.by, &columns)?;
+    for c in &columns {
+        if c.index >= names.len() {
+            return Err(PartitionError::Usage(format!(
+                "--by {}: the inputs have {} columns",
+                c.name,
+                names.len()
+            )));
+        }
+        keys::check_key_type(&c.name, schema.field(c.index).data_type())?;
+    }
+    let filters = (options.filters.iter())
+        .map(|f| {
+            let index = f.column.resolve(Some(&names))?.index;
+            let field = schema.fields().get(index).ok_or_else(|| {
+                PartitionError::Usage(format!(
+                    "--where {}: the inputs have {} columns",
+                    f.column.0,
+                    names.len()
+                ))
+            })?;
+            keys::check_key_type(field.name(), field.data_type())?;
+            Ok(TypedFilter {
+                index,
+                regex: f.regex.clone(),
+                negate: f.negate,
+            })
+        })
+        .collect::<Result<Vec<_>, PartitionError>>()?;
+    let keep: Vec<Vec<usize>> = (columns.iter())
+        .map(|c| (0..names.len()).filter(|&i| i != c.index).collect())
+        .collect();
+    let files = (keep.iter())
+        .map(|k| Arc::new(schema.project(k).expect("indices in range")))
+        .collect::<Vec<Arc<Schema>>>();
+    let budget = memory.buffers().budget;
+    let threads = memory.writer_threads().max(1);
+    let run = Arc::new(TypedRun {
+        files,
+        properties: parquet.writer_properties(memory.row_group_bytes())?,
+        row_group_bytes: memory.row_group_bytes(),
+        thread_budget: budget / 2 / threads,
+        limits: FileLimits::of(options),
+    });
+    let staging = Staging::begin(options)?;
+    let stale_removed = staging.stale_removed().to_vec();
+    let staging_dir = staging.dir().to_owned();
+    let mut outputs = Outputs::new(options, memory, &WriterFormat::Typed(run), staging.dir())?;
+    let send_bytes = memory.buffers().max_chunk;
+    let mut router = TypedRouter::new(
+        columns.iter().map(|c| c.index).collect(),
+        keep,
+        filters,
+        send_bytes,
+        budget / 2,
+    );
+    let finishing = std::time::Instant::now();
+    let result = outputs
+        .layout
+        .set_columns(columns.iter().map(|c| c.name.as_str()))
+        .and_then(|()| read(options, sources, &schema, &mut router, &mut outputs));
+    let result = result.and_then(|bytes_in| {
+        if let Some(progress) = &options.progress {
+            progress.set_phase(Phase::Finishing);
+        }
+        router.flush_all(&mut outputs)?;
+        Ok(bytes_in)
+    });
+    let bytes_in = match result {
+        Ok(bytes_in) => bytes_in,
+        Err(e) => {
+            // A worker's own error says more than the router's "write failed".
+            let worker = match outputs.join_workers() {
+                Err(PartitionError::Io(w)) => Some(w),
+                _ => None,
+            };
+            drop(staging);
+            let e = worker.map_or(e, PartitionError::Io);
+            return Err(match e {
+                PartitionError::Io(e) => {
+                    PartitionError::Io(told_in_target(e, &staging_dir, &options.out))
+                }
+                other => other,
+            });
+        }
+    };
+    let mut groups: Vec<GroupSummary> = (0..outputs.len())
+        .map(|gid| GroupSummary {
+            column: columns[outputs.grouping(gid)].name.clone(),
+            key: outputs.key(gid).to_vec(),
+            path: outputs.final_path(gid),
+            records: router.records(gid),
+            files: 1,
+        })
+        .collect();
+    commit::publish(
+        &mut outputs,
+        staging,
+        &groups,
+        options.fsync,
+        before_publish,
+    )
+    .map_err(|e| match e {
+        PartitionError::Io(e) => PartitionError::Io(told_in_target(e, &staging_dir, &options.out)),
+        other => other,
+    })?;
+    for (gid, group) in groups.iter_mut().enumerate() {
+        group.files = outputs.part_paths(gid).len() as u32;
+    }
+    let (records_in, filtered) = router.counts();
+    Ok(Summary {
+        records_in,
+        filtered,
+        skipped_invalid: 0,
+        bytes_in,
+        bytes_out: outputs.bytes_out(),
+        reopened: 0,
+        early_flushes: 0,
+        over_budget_bytes: 0,
+        groups,
+        manifest: options.out.join(outputs.layout.manifest()),
+        stale_removed,
+        finishing: finishing.elapsed(),
+    })
+}
+
+/// Reads every batch and routes it; the bytes of the files read.
+fn read(
+    options: &Options,
+    sources: &Sources,
+    schema: &Arc<Schema>,
+    router: &mut TypedRouter,
+    outputs: &mut Outputs,
+) -> Result<u64, PartitionError> {
+    let raw = Arc::new(AtomicU64::new(0));
+    let mut batches = Batches::new(
+        sources,
+        schema.clone(),
+        options.parallel_inputs,
+        raw.clone(),
+        options.cancel.clone(),
+    );
+    while let Some((_, batch)) = batches.next_batch()? {
+        outputs.check()?;
+        let (before, _) = router.counts();
+        router.route(&batch, outputs)?;
+        if let Some(progress) = &options.progress {
+            let (records, _) = router.counts();
+            progress
+                .raw_bytes
+                .store(raw.load(Ordering::Relaxed), Ordering::Relaxed);
+            progress
+                .records
+                .fetch_add(records - before, Ordering::Relaxed);
+            progress
+                .groups
+                .store(outputs.len() as u64, Ordering::Relaxed);
+        }
+    }
+    Ok(raw.load(Ordering::Relaxed))
+}

@@ -1,0 +1,297 @@
+//! Parquet inputs: re-partitioned into Parquet, each key's rows are the
+//! input's rows of that key, in input order, with the input's types
+//! exactly (dictionary strings, decimals, zoned timestamps, lists carried
+//! whole), a hive dataset's path key as a column; into CSV, the values as
+//! Arrow displays them. A file that is not Parquet, or whose columns
+//! differ from the first's, is named.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::builder::{Int32Builder, ListBuilder};
+use arrow_array::types::Int32Type;
+use arrow_array::{
+    ArrayRef, BooleanArray, Decimal128Array, DictionaryArray, Float32Array, Int64Array, Int8Array,
+    RecordBatch, StringArray, TimestampNanosecondArray, UInt64Array,
+};
+use arrow_cast::display::{ArrayFormatter, FormatOptions};
+use arrow_schema::DataType;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ArrowWriter;
+use parquet::file::properties::WriterProperties;
+use spool_partition::parquet::ParquetOptions;
+use spool_partition::{run, BufferSizes, ColumnRef, Options, OutputFormat};
+
+use crate::support::{all_files, TempDir};
+
+const KEYS: [Option<&str>; 4] = [Some("a"), Some("b c"), None, Some("d")];
+
+/// `rows` rows of every kind of column, from `seed`.
+fn batch(rows: usize, seed: i64) -> RecordBatch {
+    let at = |i: usize| seed * 1000 + i as i64;
+    let key: StringArray = (0..rows).map(|i| KEYS[(at(i) % 4) as usize]).collect();
+    let i8s: Int8Array = (0..rows)
+        .map(|i| (i % 5 != 0).then_some((at(i) % 100) as i8))
+        .collect();
+    let u64s: UInt64Array = (0..rows).map(|i| Some(u64::MAX - at(i) as u64)).collect();
+    let f32s: Float32Array = (0..rows)
+        .map(|i| (i % 3 != 0).then_some(at(i) as f32 / 8.0))
+        .collect();
+    let decimals = Decimal128Array::from_iter(
+        (0..rows).map(|i| (i % 4 != 0).then_some(at(i) as i128 * 12_345)),
+    )
+    .with_precision_and_scale(20, 4)
+    .unwrap();
+    let stamps =
+        TimestampNanosecondArray::from_iter((0..rows).map(|i| Some(at(i) * 1_000_000_007)))
+            .with_timezone("+01:00");
+    let colours: DictionaryArray<Int32Type> = (0..rows)
+        .map(|i| (i % 6 != 0).then_some(["red", "green", "blue"][i % 3]))
+        .collect();
+    let flags: BooleanArray = (0..rows)
+        .map(|i| (i % 7 != 0).then_some(i % 2 == 0))
+        .collect();
+    let mut lists = ListBuilder::new(Int32Builder::new());
+    for i in 0..rows {
+        if i % 5 == 0 {
+            lists.append_null();
+        } else {
+            lists.append_value((0..(i % 3) as i32).map(Some));
+        }
+    }
+    let big: Int64Array = (0..rows).map(|i| Some(at(i) * -7)).collect();
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        ("key", Arc::new(key)),
+        ("i8", Arc::new(i8s)),
+        ("u64", Arc::new(u64s)),
+        ("f32", Arc::new(f32s)),
+        ("dec", Arc::new(decimals)),
+        ("at", Arc::new(stamps)),
+        ("colour", Arc::new(colours)),
+        ("flag", Arc::new(flags)),
+        ("list", Arc::new(lists.finish())),
+        ("big", Arc::new(big)),
+    ];
+    RecordBatch::try_from_iter(columns).unwrap()
+}
+
+fn write_parquet(path: &Path, batch: &RecordBatch) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let properties = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(300))
+        .build();
+    let mut writer = ArrowWriter::try_new(
+        fs::File::create(path).unwrap(),
+        batch.schema(),
+        Some(properties),
+    )
+    .unwrap();
+    writer.write(batch).unwrap();
+    writer.close().unwrap();
+}
+
+/// Each row of `batch` as text, all columns but `skip`.
+fn rows_text(batch: &RecordBatch, skip: &str) -> Vec<Vec<String>> {
+    let options = FormatOptions::new().with_null("∅");
+    let columns: Vec<(usize, ArrayFormatter)> = (batch.schema().fields().iter().enumerate())
+        .filter(|(_, f)| f.name() != skip)
+        .map(|(i, _)| {
+            (
+                i,
+                ArrayFormatter::try_new(batch.column(i).as_ref(), &options).unwrap(),
+            )
+        })
+        .collect();
+    (0..batch.num_rows())
+        .map(|row| {
+            columns
+                .iter()
+                .map(|(_, f)| f.value(row).to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// Rows as text by key directory name, in order.
+type ByKey = BTreeMap<String, Vec<Vec<String>>>;
+
+/// The input's rows by key (as its directory names it), in order.
+fn expected(batches: &[RecordBatch], key: &str) -> ByKey {
+    let mut out = ByKey::new();
+    for batch in batches {
+        let keys = batch.column_by_name(key).unwrap();
+        let options = FormatOptions::new().with_null("");
+        let keys = ArrayFormatter::try_new(keys.as_ref(), &options).unwrap();
+        for (row, text) in rows_text(batch, key).into_iter().enumerate() {
+            let k = keys.value(row).to_string();
+            let dir = if k.is_empty() {
+                "__HIVE_DEFAULT_PARTITION__".to_owned()
+            } else {
+                k
+            };
+            out.entry(dir).or_default().push(text);
+        }
+    }
+    out
+}
+
+/// Every part under `out`, by key directory in part order: rows, and the
+/// files' column types.
+fn read_back(out: &Path) -> (ByKey, Vec<Vec<DataType>>) {
+    let mut parts: Vec<PathBuf> = all_files(out)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
+    parts.sort();
+    let (mut rows, mut types) = (BTreeMap::new(), Vec::new());
+    for part in parts {
+        let dir = part
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let key = dir.split_once('=').unwrap().1.to_owned();
+        let reader = ParquetRecordBatchReaderBuilder::try_new(fs::File::open(&part).unwrap())
+            .unwrap()
+            .build()
+            .unwrap();
+        for batch in reader {
+            let batch = batch.unwrap();
+            types.push(
+                batch
+                    .schema()
+                    .fields()
+                    .iter()
+                    .map(|f| f.data_type().clone())
+                    .collect(),
+            );
+            rows.entry(key.clone())
+                .or_insert_with(Vec::new)
+                .extend(rows_text(&batch, ""));
+        }
+    }
+    (rows, types)
+}
+
+fn parquet_options(inputs: Vec<PathBuf>, out: PathBuf, by: &str) -> Options {
+    let mut options = Options::new(inputs, out, vec![ColumnRef(by.into())]);
+    options.format = OutputFormat::Parquet(ParquetOptions::default());
+    options
+}
+
+#[test]
+fn parquet_to_parquet_keeps_rows_order_and_types() {
+    let dir = TempDir::new();
+    let batches = [batch(1000, 1), batch(700, 2)];
+    write_parquet(&dir.0.join("in/2.parquet"), &batches[1]);
+    write_parquet(&dir.0.join("in/10.parquet"), &batches[0]);
+    let out = dir.0.join("out");
+    let mut options = parquet_options(vec![dir.0.join("in")], out.clone(), "key");
+    // Few open files and small sends: rows go out in many pieces, parts
+    // roll over as writers close.
+    (options.workers, options.max_open) = (1, 1);
+    options.buffer_sizes = Some(BufferSizes {
+        min_chunk: 4096,
+        max_chunk: 16384,
+        budget: 64 << 10,
+    });
+    let summary = run(&options).unwrap();
+    assert_eq!(summary.records_in, 1700);
+    let (rows, types) = read_back(&out);
+    assert_eq!(rows, expected(&batches, "key"));
+    let want: Vec<DataType> = (batches[0].schema().fields().iter())
+        .skip(1)
+        .map(|f| f.data_type().clone())
+        .collect();
+    assert!(types.iter().all(|t| *t == want), "{types:?}");
+    assert!(
+        summary.groups.iter().any(|g| g.files > 1),
+        "parts rolled over"
+    );
+}
+
+#[test]
+fn a_hive_dataset_keeps_its_path_keys_and_csv_output_has_the_values() {
+    let dir = TempDir::new();
+    let (eu, us) = (batch(300, 3), batch(200, 4));
+    write_parquet(&dir.0.join("in/region=eu/p.parquet"), &eu);
+    write_parquet(&dir.0.join("in/region=us/p.parquet"), &us);
+    let out = dir.0.join("out");
+    run(&parquet_options(
+        vec![dir.0.join("in/*/*.parquet")],
+        out.clone(),
+        "colour",
+    ))
+    .unwrap();
+    let (rows, types) = read_back(&out);
+    let with_region = |batch: &RecordBatch, region: &str| {
+        let mut columns: Vec<(String, ArrayRef)> = (batch.schema().fields().iter())
+            .map(|f| {
+                (
+                    f.name().clone(),
+                    batch.column_by_name(f.name()).unwrap().clone(),
+                )
+            })
+            .collect();
+        columns.push((
+            "region".into(),
+            Arc::new(StringArray::from(vec![region; batch.num_rows()])),
+        ));
+        RecordBatch::try_from_iter(columns).unwrap()
+    };
+    let all = [with_region(&eu, "eu"), with_region(&us, "us")];
+    assert_eq!(rows, expected(&all, "colour"));
+    assert_eq!(types[0].last(), Some(&DataType::Utf8));
+    // Into CSV: the same values, as text.
+    let csv_out = dir.0.join("csv");
+    let mut options = Options::new(
+        vec![dir.0.join("in")],
+        csv_out.clone(),
+        vec![ColumnRef("region".into())],
+    );
+    (options.delimiter, options.quote) = (b',', Some(b'"'));
+    run(&options).unwrap();
+    let text = fs::read_to_string(csv_out.join("region=us/part-00000.csv")).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("key,i8,u64,f32,dec,at,colour,flag,list,big,region")
+    );
+    // Row 0 of `us`: NULLs empty, the zoned timestamp in UTC.
+    let first = "a,,18446744073709547615,,,1970-01-01T01:06:40.000028Z,,,,-28000,us";
+    assert_eq!(lines.next(), Some(first));
+    let second = "b c,1,18446744073709547614,500.125,4939.2345,1970-01-01T01:06:41.000028007Z,green,false,[0],-28007,us";
+    assert_eq!(lines.next(), Some(second));
+}
+
+#[test]
+fn a_file_that_differs_or_is_not_parquet_is_named() {
+    let dir = TempDir::new();
+    write_parquet(&dir.0.join("a.parquet"), &batch(10, 1));
+    let other = batch(10, 2).project(&[0, 2, 1]).unwrap();
+    write_parquet(&dir.0.join("b.parquet"), &other);
+    let out = dir.0.join("out");
+    let options = parquet_options(vec![dir.0.join("*.parquet")], out.clone(), "key");
+    let err = run(&options).unwrap_err().to_string();
+    assert!(
+        err.contains("b.parquet: the columns are [key, u64, i8], not [key, i8, u64"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    let bytes = fs::read(dir.0.join("a.parquet")).unwrap();
+    fs::write(dir.0.join("cut.parquet"), &bytes[..bytes.len() - 10]).unwrap();
+    let options = parquet_options(vec![dir.0.join("cut.parquet")], out.clone(), "key");
+    let err = run(&options).unwrap_err().to_string();
+    assert!(
+        err.contains("cut.parquet: cannot be read as Parquet"),
+        "{err}"
+    );
+    let nested = parquet_options(vec![dir.0.join("a.parquet")], out.clone(), "list");
+    let err = run(&nested).unwrap_err().to_string();
+    assert!(err.contains("--by list: the column is List"), "{err}");
+    assert!(!out.exists());
+}
