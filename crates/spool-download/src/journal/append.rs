@@ -41,6 +41,7 @@ impl Journal {
         let fresh = Resumed {
             next: shape.first,
             hashes: 0,
+            started_over: false,
         };
         let (end, resumed) = if file.metadata().map_err(named)?.len() < HEADER_LEN as u64 {
             file.set_len(0).map_err(named)?;
@@ -65,7 +66,14 @@ impl Journal {
                 file.set_len(0).map_err(named)?;
                 file.seek(SeekFrom::Start(0)).map_err(named)?;
                 file.write_all(&header).map_err(named)?;
-                (HEADER_LEN as u64, fresh)
+                let started_over = true;
+                (
+                    HEADER_LEN as u64,
+                    Resumed {
+                        started_over,
+                        ..fresh
+                    },
+                )
             } else {
                 scan(&mut file, shape, |_| Ok(())).map_err(named)?
             }

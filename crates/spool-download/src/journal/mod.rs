@@ -154,6 +154,9 @@ pub struct Resumed {
     pub next: u32,
     /// Hashes in the frames kept.
     pub hashes: u64,
+    /// A journal of an update from another previous index was found and
+    /// started over.
+    pub started_over: bool,
 }
 
 fn header(shape: Shape) -> [u8; HEADER_LEN] {

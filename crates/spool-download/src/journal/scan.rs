@@ -47,6 +47,7 @@ pub(super) fn scan(
     let mut resumed = Resumed {
         next: shape.first,
         hashes: 0,
+        started_over: false,
     };
     let mut frame = Frame {
         prefix: 0,
