@@ -138,7 +138,7 @@ fn answer(
         answer.body.clear();
         return answer;
     }
-    let every_64th = prefix % 64 == 0;
+    let every_64th = prefix.is_multiple_of(64);
     if how.unframed_first && first && every_64th {
         // Cut at a line boundary: the last line is gone.
         let keep = answer.body.iter().rposition(|&b| b == b'\n').unwrap_or(0);
