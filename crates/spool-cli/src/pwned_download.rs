@@ -89,9 +89,9 @@ struct NetArgs {
     /// pointed: a range stored under another's prefix would be lost data.
     #[arg(long)]
     follow_redirects: bool,
-    /// Requests in flight at once; ranges arrive in any order and are
-    /// written in prefix order, so this is also how many ranges may wait in
-    /// memory for an earlier one.
+    /// Requests in flight at once. Ranges arrive in any order and are
+    /// written in prefix order; a range being retried does not stop the
+    /// others until eight times this many ranges wait in memory for it.
     #[arg(long, default_value_t = 256, value_parser = crate::count::parse_count)]
     concurrency: usize,
     /// Seconds one request may take, connecting included.

@@ -135,8 +135,8 @@ fn take_blocks(
     Ok(())
 }
 
-/// One lane: its blocks' prefixes fetched through its reorder window of
-/// `window` ranges, each block sent whole, until done, failed or no
+/// One lane: its blocks' prefixes fetched, `window` at a time, and put
+/// back in order (`reorder.rs`), each block sent whole, until done, failed or no
 /// longer wanted.
 fn run_lane(
     shared: Arc<Shared>,

@@ -6,13 +6,15 @@
 //!  prefixes ─► fetch tasks (HTTP/2 streams or HTTP/1.1 connections, retries)
 //!                 │ bodies checked, hashes packed
 //!                 ▼
-//!  reorder window (Options::concurrency ranges) ─► journal, in prefix order
+//!  reorder (REACH × concurrency ranges at most) ─► journal, in prefix order
 //!                                                   │ complete
 //!                                                   ▼
 //!                   index (full, t64 or filter) + ETags + text (file or folder)
 //! ```
 //!
 //! - `client.rs`: the HTTP client and the URL of a range;
+//! - `reorder.rs`: a lane's ranges handed out in prefix order, a slow
+//!   range not stopping the others;
 //! - `lanes.rs`: the fetching spread over the cores, one thread and
 //!   connection (or pool of them) per core, handing blocks of ranges to
 //!   the journal in prefix order;

@@ -35,8 +35,8 @@ pub struct Options {
     /// Update: the previous index, whose ranges are kept when the server
     /// answers `304 Not Modified` to their ETags.
     pub previous: Option<PathBuf>,
-    /// Requests in flight at once; also the reorder window (see the
-    /// crate docs).
+    /// Requests in flight at once; ranges waiting for an earlier one are
+    /// bounded by a multiple of it (see the crate docs).
     pub concurrency: usize,
     /// Speak HTTP/1.1 only, even to a server that offers HTTP/2 (some
     /// proxies pass HTTP/1.1 alone).
