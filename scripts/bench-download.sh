@@ -23,6 +23,16 @@
 # from nginx's port, is not run): the
 # downloads and the update, against a serve of the changed index.
 #
+# STEPS=compression compares, against nginx over the same folder, plain
+# bodies (--no-compression) with gzip made on the fly (`gzip on`, level 1)
+# and with gzip_static (`.txt.gz` files beside the range files, e.g. made
+# with `gzip -k -9`), and nginx with keepalive_requests 1000 (connections
+# recycled every 1,000 requests, HTTP/1.1 and HTTP/2) against unlimited;
+# PREFIXES=FIRST-LAST (hex) limits the ranges fetched (a folder of fewer,
+# realistically large range files). Each run's index is compared with
+# the plain run's; the line gives the body bytes received (the report's
+# MB) and the re-sent requests.
+#
 # Usage: RANGES=DIR HIBP_DOWNLOAD=/path/to/hibp-download scripts/bench-download.sh
 #   RANGES   a folder made by `spool pwned sample --lines N --crlf --ranges DIR`
 #            (it is changed by the update step and changed back at the end)
@@ -45,7 +55,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ranges="${RANGES:?a folder of range files}"
 lines="${LINES:?hashes in RANGES}"
-hibp="${HIBP_DOWNLOAD:?hibp-download}"
+hibp="${HIBP_DOWNLOAD:-}"
+[[ " ${STEPS:-} " == *" compression "* ]] || [ -n "$hibp" ] || { echo "HIBP_DOWNLOAD=/path/to/hibp-download is needed"; exit 1; }
 rounds="${ROUNDS:-1}"
 work="${WORK:-$(mktemp -d)}"
 steps="${STEPS:-download update}"
@@ -87,6 +98,32 @@ http {
     root $ranges;
     location ~ "^/([0-9A-F]{5})$" { try_files /\$1.txt =404; }
   }
+  # STEPS=compression: gzip on the fly, gzip_static, recycling.
+  server {
+    listen 127.0.0.1:8093 backlog=4096;
+    gzip on; gzip_types text/plain; gzip_min_length 0;
+    root $ranges;
+    location ~ "^/([0-9A-F]{5})$" { try_files /\$1.txt =404; }
+  }
+  server {
+    listen 127.0.0.1:8094 backlog=4096;
+    gzip_static on;
+    root $ranges;
+    location ~ "^/([0-9A-F]{5})$" { try_files /\$1.txt =404; }
+  }
+  server {
+    listen 127.0.0.1:8096 backlog=4096;
+    keepalive_requests 1000;
+    root $ranges;
+    location ~ "^/([0-9A-F]{5})$" { try_files /\$1.txt =404; }
+  }
+  server {
+    listen 127.0.0.1:8097 http2 backlog=4096;
+    http2_max_concurrent_streams 512;
+    keepalive_requests 1000;
+    root $ranges;
+    location ~ "^/([0-9A-F]{5})$" { try_files /\$1.txt =404; }
+  }
 }
 CONF
 nginx -c "$work/nginx.conf"
@@ -98,7 +135,7 @@ stop() {
 trap stop EXIT
 
 # Built once per WORK folder (a million range files take a while to read).
-[ -f "$work/reference.idx" ] || "$spool" pwned build -q -o "$work/reference.idx" "$ranges"
+[[ " $steps " == *" compression "* ]] || [ -f "$work/reference.idx" ] || "$spool" pwned build -q -o "$work/reference.idx" "$ranges"
 
 url='http://127.0.0.1:8090/{prefix}'
 [ -z "${H2C:-}" ] || url="http://127.0.0.1:$h2c_port/{prefix}"
@@ -121,6 +158,32 @@ timed() { # NAME COMMAND...: one line "NAME wall cpu peak_rss_kib"
   read -r wall user sys rss < "$work/time"
   echo "$name wall=${wall}s cpu=$(echo "$user + $sys" | bc)s rss=${rss}KiB"
 }
+if [[ " $steps " == *" compression "* ]]; then
+  limit=()
+  [ -z "${PREFIXES:-}" ] || limit=(--prefixes "$PREFIXES")
+  fetch() { # NAME PORT [ARGS...]: one timed download, its bytes and re-sends
+    local name=$1 port=$2; shift 2
+    rm -f "$work/c.idx" "$work/c.idx.etags" "$work/.c.idx.download"
+    timed "$name" "$spool" pwned download -q --concurrency 300 "${limit[@]}" "$@" \
+      --url "http://127.0.0.1:$port/{prefix}" -o "$work/c.idx"
+    grep -o 'fetched [0-9]* ranges ([0-9.]* MB)\|[0-9]* retries\|[0-9]* re-sent[a-z ]*\|over HTTP/[0-9.]*\|[0-9]* bodies compressed: [0-9.]* MB decoded' "$work/stderr" | tr '\n' ' '; echo
+    if [ "$name" = plain ]; then cp "$work/c.idx" "$work/plain.idx"; else cmp "$work/c.idx" "$work/plain.idx"; fi
+  }
+  for _ in $(seq "$rounds"); do
+    fetch plain 8090 --no-compression
+    fetch gzip-on 8093
+    fetch gzip-static 8094
+    fetch h1-keepalive-unlimited 8090 --no-compression
+    fetch h1-keepalive-1000 8096 --no-compression
+    fetch h2-keepalive-unlimited "$h2c_port" --no-compression
+    fetch h2-keepalive-1000 8097 --no-compression
+    fetch gzip-static 8094
+    fetch gzip-on 8093
+    fetch plain 8090 --no-compression
+  done
+  exit 0
+fi
+
 spool_run() {
   rm -f "$work/spool.idx" "$work/spool.idx.etags" "$work/.spool.idx.download"
   timed spool "$spool" pwned download -q --concurrency 300 "${proto[@]}" \

@@ -12,7 +12,7 @@ use std::time::Duration;
 use spool_download::{download, Options, Progress, Report, OFFICIAL};
 use spool_pwned::format::IndexLayout;
 use spool_pwned::range_body::RANGES;
-use spool_pwned::Index;
+use spool_pwned::AnyIndex;
 
 use crate::pwned::Format;
 
@@ -77,16 +77,31 @@ struct NetArgs {
     /// alone); `--concurrency` connections are then opened.
     #[arg(long)]
     http1: bool,
-    /// Requests in flight at once; ranges arrive in any order and are
-    /// written in prefix order, so this is also how many ranges may wait in
-    /// memory for an earlier one.
+    /// Ask for plain bodies only. By default requests ask for compressed
+    /// ones (`Accept-Encoding: br, gzip, zstd`), decoded as they arrive,
+    /// which moves fewer bytes over the link. For upstreams that mishandle
+    /// compression.
+    #[arg(long)]
+    no_compression: bool,
+    /// Follow a redirect to the same range's path and query on another
+    /// host or scheme (a CDN, HTTP to HTTPS). Any other redirect, and every
+    /// redirect without this, fails the run naming the range and where it
+    /// pointed: a range stored under another's prefix would be lost data.
+    #[arg(long)]
+    follow_redirects: bool,
+    /// Requests in flight at once. Ranges arrive in any order and are
+    /// written in prefix order; a range being retried does not stop the
+    /// others until eight times this many ranges wait in memory for it.
     #[arg(long, default_value_t = 256, value_parser = crate::count::parse_count)]
     concurrency: usize,
     /// Seconds one request may take, connecting included.
     #[arg(long, default_value_t = 30)]
     timeout: u64,
-    /// Attempts per range (connection errors, timeouts, 429, 5xx, cut or
-    /// malformed bodies are retried with growing pauses) before giving up.
+    /// Attempts per range (connection errors, timeouts, 429, 5xx, cut,
+    /// unframed or malformed bodies are retried with growing pauses)
+    /// before giving up. A request the server did not answer because it
+    /// closed or recycled the connection (HTTP/2 GOAWAY, a closed
+    /// keep-alive connection) is sent again at once and is not an attempt.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     attempts: u32,
     /// Failed attempts allowed over the whole run before giving up.
@@ -123,6 +138,8 @@ impl NetArgs {
     fn apply(&self, opts: &mut Options) {
         opts.url = self.url.clone();
         opts.http1 = self.http1;
+        opts.no_compression = self.no_compression;
+        opts.follow_redirects = self.follow_redirects;
         if let Some(lanes) = self.lanes {
             opts.lanes = lanes.max(1);
         }
@@ -156,7 +173,9 @@ pub fn run_download(args: DownloadArgs) -> anyhow::Result<ExitCode> {
 
 /// Runs `spool pwned update`.
 pub fn run_update(args: UpdateArgs) -> anyhow::Result<ExitCode> {
-    let kind = Index::open(&args.input)?.kind();
+    // Any layout opens here, so that a t64 or filter input gets the
+    // update's own message (only a full index can be updated).
+    let kind = AnyIndex::open(&args.input)?.kind();
     let mut opts = Options::new(args.output, kind);
     opts.layout = IndexLayout::Sorted;
     opts.previous = Some(args.input);

@@ -13,10 +13,17 @@
 //! the server's `SETTINGS_MAX_CONCURRENT_STREAMS` allows (the client
 //! queues the rest); HTTP/1.1 opens one connection per request in flight,
 //! reused from the lane's pool.
+//!
+//! Requests ask for compressed bodies (`body.rs` decodes them; reqwest's
+//! own decoding is off, so that the body's framing and bytes are seen as
+//! sent). Redirects are not followed ([`same_range`] with
+//! `Options::follow_redirects`).
 
 use std::time::Duration;
 
-use reqwest::{Client, StatusCode};
+use reqwest::header::{HeaderMap, HeaderValue, ACCEPT_ENCODING};
+use reqwest::redirect::Policy;
+use reqwest::{Client, StatusCode, Url};
 
 use crate::options::Options;
 
@@ -101,8 +108,30 @@ pub fn build(opts: &Options, protocol: Protocol) -> Result<Client, String> {
     // The process's rustls provider: ring, as spool-serve's. Installing it
     // a second time fails harmlessly.
     let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut headers = HeaderMap::new();
+    if !opts.no_compression {
+        headers.insert(
+            ACCEPT_ENCODING,
+            HeaderValue::from_static(crate::body::ACCEPT),
+        );
+    }
+    let redirects = if opts.follow_redirects {
+        Policy::custom(|attempt| match attempt.previous().first() {
+            _ if attempt.previous().len() > MAX_REDIRECTS => attempt.error("too many redirects"),
+            Some(first) if same_range(first, attempt.url()) => attempt.follow(),
+            _ => attempt.stop(),
+        })
+    } else {
+        Policy::none()
+    };
     let builder = Client::builder()
         .user_agent(concat!("spool/", env!("CARGO_PKG_VERSION")))
+        .default_headers(headers)
+        .no_gzip()
+        .no_brotli()
+        .no_zstd()
+        .no_deflate()
+        .redirect(redirects)
         .connect_timeout(opts.timeout)
         .pool_max_idle_per_host(opts.concurrency)
         .pool_idle_timeout(Duration::from_secs(30))
@@ -115,6 +144,27 @@ pub fn build(opts: &Options, protocol: Protocol) -> Result<Client, String> {
         Protocol::Http2 => builder,
     };
     builder.build().map_err(|e| format!("HTTP client: {e}"))
+}
+
+/// The most redirects followed for one request.
+const MAX_REDIRECTS: usize = 5;
+
+/// Whether a redirect from `from` to `to` stays on the same range: the
+/// same path and query, on any host or scheme (a CDN's other name, HTTP
+/// to HTTPS). Only such redirects are followed, and only when asked.
+///
+/// # Examples
+///
+/// ```
+/// use reqwest::Url;
+/// use spool_download::client::same_range;
+/// let from = Url::parse("http://a.example/range/5BAA6").unwrap();
+/// assert!(same_range(&from, &Url::parse("https://b.example/range/5BAA6").unwrap()));
+/// assert!(!same_range(&from, &Url::parse("http://a.example/range/5BAA7").unwrap()));
+/// assert!(!same_range(&from, &Url::parse("http://a.example/range/5BAA6?mode=ntlm").unwrap()));
+/// ```
+pub fn same_range(from: &Url, to: &Url) -> bool {
+    from.path() == to.path() && from.query() == to.query()
 }
 
 /// An error with its causes, one after the other: reqwest's own message

@@ -3,38 +3,40 @@
 //!
 //! An attempt fails, and is retried after a pause, when the connection
 //! cannot be made or breaks, the request times out, the server answers
-//! `429` or `5xx`, or the body is cut short, too large or not a valid
-//! range body ([`parse_range_body`]). The pause doubles from
+//! `429` or `5xx`, or the body is unframed, cut short, too large, badly
+//! compressed (`body.rs`) or not a valid range body ([`parse_range_body`]).
+//! The pause doubles from
 //! [`FIRST_PAUSE`] up to [`LONGEST_PAUSE`], and a random part of it is
 //! left out (jitter), so that ranges failed together do not come back
 //! together; a `Retry-After` of some seconds is honoured instead, up to
 //! [`LONGEST_RETRY_AFTER`]. A range fails the download after
 //! `Options::attempts` attempts, and the download fails when the failed
 //! attempts of all ranges exceed `Options::error_budget`. Any other answer
-//! (`404`, `403`, …) fails at once: retrying will not change it.
+//! (`404`, `403`, …) fails at once: retrying will not change it. So does a
+//! redirect (`3xx`): the client follows none, or with
+//! `Options::follow_redirects` only those to the same range's path
+//! (`client.rs`), and a range stored under another range's prefix would
+//! be silent loss.
 //!
-//! # Bounds
-//!
-//! A body is read up to [`MAX_BODY`]: the largest range of the corpus is
-//! tens of KB, so a body larger than that is not a range.
-
+//! A request the server never answered because it closed or recycled the
+//! connection (`closed.rs`) is not a failed attempt: it is sent again at
+//! once, on a new connection.
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{CONTENT_LENGTH, ETAG, IF_NONE_MATCH, RETRY_AFTER};
+use reqwest::header::{ETAG, IF_NONE_MATCH, LOCATION, RETRY_AFTER};
 use reqwest::{Client, StatusCode};
 use spool_pwned::range_body::{parse_range_body, prefix_hex};
 use spool_pwned::HashKind;
 
 use crate::client::{chain, range_url};
+use crate::closed::{closed_under, MAX_RESENDS};
 use crate::journal::{Frame, Origin, Shape};
 use crate::options::{Options, Progress};
 use crate::previous::Previous;
 use crate::DownloadError;
 
-/// The largest body taken as a range.
-pub const MAX_BODY: usize = 4 << 20;
 /// The pause after a range's first failed attempt.
 pub const FIRST_PAUSE: Duration = Duration::from_millis(100);
 /// The longest pause between two attempts at a range, without `Retry-After`.
@@ -56,6 +58,8 @@ pub(crate) struct Shared {
 struct Failure {
     why: String,
     retry_after: Option<Duration>,
+    /// The server closed the connection before answering (`closed.rs`).
+    closed: bool,
 }
 
 impl Failure {
@@ -63,6 +67,7 @@ impl Failure {
         Failure {
             why: why.into(),
             retry_after: None,
+            closed: false,
         }
     }
 }
@@ -74,11 +79,18 @@ pub(crate) async fn fetch_range(
     prefix: u32,
 ) -> Result<Frame, DownloadError> {
     let url = range_url(&shared.opts.url, prefix, shared.opts.kind == HashKind::Ntlm);
-    let mut attempt = 0;
+    let (mut attempt, mut resent) = (0, 0);
     loop {
         attempt += 1;
         let failure = match attempt_once(&shared, &client, prefix, &url).await {
             Ok(Ok(frame)) => return Ok(frame),
+            Ok(Err(failure)) if failure.closed && resent < MAX_RESENDS => {
+                // Not an attempt: the request was never answered.
+                attempt -= 1;
+                resent += 1;
+                Progress::add(&shared.progress.resent, 1);
+                continue;
+            }
             Ok(Err(failure)) => failure,
             Err(fatal) => return Err(fatal),
         };
@@ -126,9 +138,14 @@ async fn attempt_once(
     if let Some(tag) = etag {
         request = request.header(IF_NONE_MATCH, tag);
     }
-    let mut response = match request.send().await {
+    let response = match request.send().await {
         Ok(r) => r,
-        Err(e) => return Ok(Err(Failure::new(chain(&e)))),
+        Err(e) => {
+            return Ok(Err(Failure {
+                closed: closed_under(&e),
+                ..Failure::new(chain(&e))
+            }))
+        }
     };
     let status = response.status();
     if status == StatusCode::NOT_MODIFIED {
@@ -144,9 +161,22 @@ async fn attempt_once(
             .and_then(|v| v.trim().parse::<u64>().ok())
             .map(|s| Duration::from_secs(s).min(LONGEST_RETRY_AFTER));
         return Ok(Err(Failure {
-            why: format!("HTTP {status}"),
             retry_after,
+            ..Failure::new(format!("HTTP {status}"))
         }));
+    }
+    if status.is_redirection() && status != StatusCode::NOT_MODIFIED {
+        let range = String::from_utf8_lossy(&prefix_hex(prefix)).into_owned();
+        let location = response.headers().get(LOCATION);
+        return Err(DownloadError::Redirected {
+            range,
+            url: response.url().to_string(),
+            status: status.to_string(),
+            location: location.map_or_else(
+                || "nowhere (no Location)".to_string(),
+                |l| String::from_utf8_lossy(l.as_bytes()).into_owned(),
+            ),
+        });
     }
     if status != StatusCode::OK {
         return Err(DownloadError::Refused {
@@ -159,28 +189,10 @@ async fn attempt_once(
         .get(ETAG)
         .map(|v| v.as_bytes().to_vec())
         .unwrap_or_default();
-    let declared = response
-        .headers()
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY) {
-        return Ok(Err(Failure::new(format!(
-            "a body of {} bytes",
-            declared.unwrap_or(0)
-        ))));
-    }
-    let mut body = Vec::with_capacity(declared.unwrap_or(64 << 10));
-    loop {
-        match response.chunk().await {
-            Ok(Some(chunk)) if body.len() + chunk.len() <= MAX_BODY => {
-                body.extend_from_slice(&chunk)
-            }
-            Ok(Some(_)) => return Ok(Err(Failure::new("a body over the size limit"))),
-            Ok(None) => break,
-            Err(e) => return Ok(Err(Failure::new(chain(&e)))),
-        }
-    }
-    Progress::add(&shared.progress.bytes, body.len() as u64);
+    let body = match crate::body::read(response, &shared.progress).await {
+        Ok(body) => body,
+        Err(why) => return Ok(Err(Failure::new(why))),
+    };
     let shape = shared.shape;
     let mut records = Vec::with_capacity(body.len() / 2);
     let parsed = parse_range_body(shape.kind, prefix, &body, |hash, count| {

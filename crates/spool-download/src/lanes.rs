@@ -22,10 +22,11 @@
 //!
 //! # Bounds
 //!
-//! A lane has at most `concurrency / lanes` ranges in flight or waiting
-//! for an earlier one of its own (its reorder window), and besides them at
-//! most three blocks: the one it is filling, one in the channel to the
-//! caller, and one the caller is appending.
+//! A lane has at most `concurrency / lanes` ranges in flight, and at most
+//! [`REACH`](crate::reorder::REACH) times that in flight or waiting for
+//! an earlier one of its own (`reorder.rs`), and besides them at most
+//! three blocks: the one it is filling, one in the channel to the caller,
+//! and one the caller is appending.
 //!
 //! # Stopping
 //!
@@ -38,7 +39,6 @@ use std::ops::Range;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use futures_util::StreamExt as _;
 use reqwest::Client;
 use tokio::sync::mpsc;
 
@@ -46,6 +46,7 @@ use crate::client::{self, Protocol};
 use crate::fetch::{fetch_range, Shared};
 use crate::journal::{Frame, Journal};
 use crate::options::Progress;
+use crate::reorder::Reorder;
 use crate::{DownloadError, Parts};
 
 /// Prefixes in a block, the unit handed from a lane to the journal.
@@ -134,8 +135,8 @@ fn take_blocks(
     Ok(())
 }
 
-/// One lane: its blocks' prefixes fetched through its reorder window of
-/// `window` ranges, each block sent whole, until done, failed or no
+/// One lane: its blocks' prefixes fetched, `window` at a time, and put
+/// back in order (`reorder.rs`), each block sent whole, until done, failed or no
 /// longer wanted.
 fn run_lane(
     shared: Arc<Shared>,
@@ -156,20 +157,13 @@ fn run_lane(
     };
     let lengths: Vec<usize> = blocks.iter().map(|b| b.len()).collect();
     let fetch = async {
-        // `buffered` is the reorder window: it starts the next range's
-        // task only when the oldest of `window` is taken, and hands the
-        // ranges out in prefix order.
-        let mut ranges = futures_util::stream::iter(blocks.into_iter().flatten())
-            .map(|prefix| tokio::spawn(fetch_range(shared.clone(), client.clone(), prefix)))
-            .buffered(window);
+        let mut ranges = Reorder::new(blocks.into_iter().flatten(), window);
         for len in lengths {
             let mut frames = Vec::with_capacity(len);
             while frames.len() < len {
-                let joined = ranges.next().await.expect("a range per prefix");
-                let frame = joined
-                    .map_err(|e| io::Error::other(format!("a fetch task failed: {e}")).into())
-                    .and_then(|r| r);
-                match frame {
+                let launch =
+                    |prefix| tokio::spawn(fetch_range(shared.clone(), client.clone(), prefix));
+                match ranges.next(launch).await {
                     Ok(frame) => frames.push(frame),
                     Err(e) => {
                         let _ = tx.send(Err(e)).await;

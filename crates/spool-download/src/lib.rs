@@ -6,17 +6,22 @@
 //!  prefixes ─► fetch tasks (HTTP/2 streams or HTTP/1.1 connections, retries)
 //!                 │ bodies checked, hashes packed
 //!                 ▼
-//!  reorder window (Options::concurrency ranges) ─► journal, in prefix order
+//!  reorder (REACH × concurrency ranges at most) ─► journal, in prefix order
 //!                                                   │ complete
 //!                                                   ▼
 //!                   index (full, t64 or filter) + ETags + text (file or folder)
 //! ```
 //!
 //! - `client.rs`: the HTTP client and the URL of a range;
+//! - `reorder.rs`: a lane's ranges handed out in prefix order, a slow
+//!   range not stopping the others;
 //! - `lanes.rs`: the fetching spread over the cores, one thread and
 //!   connection (or pool of them) per core, handing blocks of ranges to
 //!   the journal in prefix order;
 //! - `fetch.rs`: one range, checked and retried until it arrives whole;
+//!   `body.rs`: its body, taken only if its end is proven, decoded if
+//!   compressed; `closed.rs`: a connection the server closed under a
+//!   request, which is re-sent rather than counted as a failure;
 //! - `journal.rs`: the ranges accepted so far, in prefix order, in a file
 //!   that survives any interruption: the next run resumes from it;
 //! - `publish.rs`: the complete journal made into the index by the
@@ -32,10 +37,12 @@
 //!
 //! # Bounds
 //!
-//! At most `Options::concurrency` ranges are in flight or waiting for an
-//! earlier one (the reorder windows, one per lane: ranges complete in any
-//! order and are written in prefix order, and a lane does not ask for a
-//! range until its range `concurrency / lanes` before it is taken), and
+//! At most `Options::concurrency` ranges are in flight, and at most
+//! `REACH` times that are in flight or waiting for an earlier one (one
+//! reorder per lane, `reorder.rs`: ranges complete in any order and are
+//! written in prefix order, and a lane asks for no range `REACH` windows
+//! past the oldest not yet taken, so that a range being retried does not
+//! stop the others), and
 //! three blocks of 128 ranges per lane wait to be appended (`lanes.rs`).
 //! Each range holds its hashes packed (22 bytes per SHA-1 hash) and, while
 //! it is read, its body of at most [`MAX_BODY`] bytes. The journal is a
@@ -63,7 +70,9 @@ use spool_io::write::OutputLock;
 use spool_pwned::format::IndexLayout;
 use spool_pwned::range_body::RANGES;
 
+mod body;
 pub mod client;
+mod closed;
 pub mod etags;
 mod fetch;
 pub mod journal;
@@ -71,9 +80,12 @@ mod lanes;
 mod options;
 mod previous;
 mod publish;
+mod reorder;
 mod text;
 
-pub use fetch::{FIRST_PAUSE, LONGEST_PAUSE, LONGEST_RETRY_AFTER, MAX_BODY};
+pub use body::{ACCEPT, MAX_BODY, ZSTD_WINDOW_LOG};
+pub use closed::MAX_RESENDS;
+pub use fetch::{FIRST_PAUSE, LONGEST_PAUSE, LONGEST_RETRY_AFTER};
 pub use options::{Options, Progress, Report, OFFICIAL};
 
 use journal::{Journal, Shape};
@@ -110,6 +122,22 @@ pub enum DownloadError {
         /// The status.
         status: String,
     },
+    /// The server answered a range with a redirect the download does not
+    /// follow.
+    #[error(
+        "range {range}: {url} answered {status}, redirecting to {location}; redirects are not \
+         followed (--follow-redirects follows those to the same range's path)"
+    )]
+    Redirected {
+        /// The range's prefix.
+        range: String,
+        /// The URL that answered.
+        url: String,
+        /// The status.
+        status: String,
+        /// Its `Location`.
+        location: String,
+    },
     /// No connection to the server.
     #[error("{0}")]
     Connect(String),
@@ -139,6 +167,13 @@ pub fn download(opts: &Options, progress: Arc<Progress>) -> Result<Report, Downl
     )?;
     let previous = opts.previous.as_deref().map(Previous::open).transpose()?;
     if let Some(p) = &previous {
+        // Every unchanged range is copied from it at the end: a damaged
+        // block found then would waste the whole run's requests.
+        p.index.verify().map_err(|e| {
+            DownloadError::Previous(format!(
+                "{e}; the index to update is damaged: build or download it again"
+            ))
+        })?;
         if opts.layout != IndexLayout::Sorted {
             return Err(DownloadError::Previous(format!(
                 "{}: an update writes a full index, not a {} one (convert it after)",
@@ -179,6 +214,7 @@ pub fn download(opts: &Options, progress: Arc<Progress>) -> Result<Report, Downl
     let mut report = Report {
         ranges: u64::from(end - first),
         resumed: u64::from(resumed.next - first),
+        started_over: resumed.started_over,
         ..Report::default()
     };
     let previous = if resumed.next < end {
@@ -197,7 +233,10 @@ pub fn download(opts: &Options, progress: Arc<Progress>) -> Result<Report, Downl
         report.protocol = Some(protocol);
         report.fetched = u64::from(end - resumed.next);
         report.retries = shared.failures.load(Ordering::Relaxed);
+        report.resent = progress.resent.load(Ordering::Relaxed);
         report.bytes = progress.bytes.load(Ordering::Relaxed);
+        report.decoded = progress.decoded.load(Ordering::Relaxed);
+        report.compressed = progress.compressed.load(Ordering::Relaxed);
         shared.previous
     } else {
         previous

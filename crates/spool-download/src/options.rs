@@ -35,12 +35,19 @@ pub struct Options {
     /// Update: the previous index, whose ranges are kept when the server
     /// answers `304 Not Modified` to their ETags.
     pub previous: Option<PathBuf>,
-    /// Requests in flight at once; also the reorder window (see the
-    /// crate docs).
+    /// Requests in flight at once; ranges waiting for an earlier one are
+    /// bounded by a multiple of it (see the crate docs).
     pub concurrency: usize,
     /// Speak HTTP/1.1 only, even to a server that offers HTTP/2 (some
     /// proxies pass HTTP/1.1 alone).
     pub http1: bool,
+    /// Ask for plain bodies only (no `Accept-Encoding`), for upstreams
+    /// that mishandle compression.
+    pub no_compression: bool,
+    /// Follow a redirect whose target has the requested range's path and
+    /// query (another host or scheme); any other redirect fails the
+    /// download, as without this.
+    pub follow_redirects: bool,
     /// Threads fetching, each with its own runtime and connections
     /// (`lanes.rs`): one per core by default.
     pub lanes: usize,
@@ -71,6 +78,8 @@ impl Options {
             previous: None,
             concurrency: 256,
             http1: false,
+            no_compression: false,
+            follow_redirects: false,
             lanes: std::thread::available_parallelism().map_or(1, usize::from),
             timeout: Duration::from_secs(30),
             attempts: 10,
@@ -86,12 +95,19 @@ impl Options {
 pub struct Progress {
     /// Ranges written to the journal (resumed ones included).
     pub ranges: AtomicU64,
-    /// Body bytes received.
+    /// Body bytes received (compressed, if they came so).
     pub bytes: AtomicU64,
+    /// Body bytes after decoding.
+    pub decoded: AtomicU64,
+    /// Bodies that came compressed.
+    pub compressed: AtomicU64,
     /// Hashes written to the journal.
     pub hashes: AtomicU64,
     /// Failed attempts retried.
     pub retries: AtomicU64,
+    /// Requests sent again because the server closed the connection
+    /// before answering them (not failed attempts).
+    pub resent: AtomicU64,
 }
 
 impl Progress {
@@ -109,6 +125,9 @@ pub struct Report {
     pub fetched: u64,
     /// Ranges found in the journal at the start.
     pub resumed: u64,
+    /// Update: a journal left by an update from another version of the
+    /// previous index (replaced since) was found and started over.
+    pub started_over: bool,
     /// Update: ranges the server answered `304` for, over the whole run
     /// (resumed part included).
     pub not_modified: u64,
@@ -116,10 +135,17 @@ pub struct Report {
     pub changed_hashes: (u64, u64),
     /// Hashes in the index.
     pub hashes: u64,
-    /// Body bytes received in this run.
+    /// Body bytes received in this run (compressed, if they came so).
     pub bytes: u64,
+    /// The same bodies' bytes after decoding.
+    pub decoded: u64,
+    /// Bodies that came compressed, in this run.
+    pub compressed: u64,
     /// Failed attempts retried in this run.
     pub retries: u64,
+    /// Requests sent again in this run because the server closed the
+    /// connection before answering them.
+    pub resent: u64,
     /// Seconds of this run.
     pub seconds: f64,
     /// The protocol spoken (none if nothing was left to fetch).
@@ -141,11 +167,30 @@ impl fmt::Display for Report {
             self.bytes as f64 / 1e6 / secs,
             self.retries,
         )?;
+        if self.resent > 0 {
+            write!(f, ", {} re-sent after a closed connection", self.resent)?;
+        }
         if let Some(p) = self.protocol {
             write!(f, " over {p}")?;
         }
+        if self.compressed > 0 {
+            write!(
+                f,
+                "; {} bodies compressed: {:.1} MB decoded ({:.2}x)",
+                self.compressed,
+                self.decoded as f64 / 1e6,
+                self.decoded as f64 / self.bytes.max(1) as f64
+            )?;
+        }
         if self.resumed > 0 {
             write!(f, "; {} ranges resumed from the journal", self.resumed)?;
+        }
+        if self.started_over {
+            write!(
+                f,
+                "; the journal of an earlier run was started over: it was made against another \
+                 version of the input index"
+            )?;
         }
         Ok(())
     }

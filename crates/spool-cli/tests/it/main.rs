@@ -23,6 +23,7 @@ mod partition_reliability;
 mod pwned_cli;
 mod pwned_download;
 mod pwned_download_ranges;
+mod pwned_download_upstream;
 mod pwned_formats_cli;
 mod pwned_quiet;
 mod pwned_reliability;

@@ -164,3 +164,85 @@ fn update_copies_unchanged_runs_wherever_they_are_and_equals_a_fresh_download() 
         &dir.0.join("fresh.idx.etags"),
     );
 }
+
+#[test]
+fn a_damaged_or_unfit_input_is_refused_before_any_request() {
+    use crate::support::upstream::{Behaviour, Upstream};
+    use std::sync::atomic::Ordering;
+    let dir = Dir::new("update-refused");
+    let (text, index) = served_sample(&dir, 50_000, 31, false);
+    let server = Upstream::http1(&index, Behaviour::default());
+    let new = dir.0.join("new.idx");
+    // One byte of OLD flipped: found before the first request.
+    let old = dir.0.join("old.idx");
+    let mut bytes = std::fs::read(&index).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x40;
+    std::fs::write(&old, bytes).unwrap();
+    let out = update(&server.url, SUBSET, &old, &new, &[])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("old.idx") && stderr.contains("damaged"),
+        "{stderr}"
+    );
+    // A t64 OLD: the message speaks of the file and what to do, not of
+    // the library's types.
+    let t64 = dir.0.join("old.t64");
+    build(&text, &t64, "t64", false);
+    let out = update(&server.url, SUBSET, &t64, &new, &[])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("old.t64") && stderr.contains("only a full one"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("AnyIndex"), "{stderr}");
+    assert_eq!(server.counts.requests.load(Ordering::Relaxed), 0);
+    assert!(!new.exists());
+}
+
+#[test]
+fn a_journal_against_a_replaced_input_is_started_over_and_says_so() {
+    use crate::support::upstream::{Behaviour, Upstream};
+    let dir = Dir::new("update-started-over");
+    let (text, index) = served_sample(&dir, 50_000, 32, false);
+    let old = dir.0.join("old.idx");
+    {
+        let served = Served::start(&index, false);
+        ok(download(&served.base, &old, false, false, &[]));
+    }
+    // A run that stops at range 00100 leaves its journal.
+    let stopping = Upstream::http1(
+        &index,
+        Behaviour {
+            redirect: Some((0x100, "http://127.0.0.1:1/elsewhere".into())),
+            ..Behaviour::default()
+        },
+    );
+    let new = dir.0.join("new.idx");
+    assert!(!update(&stopping.url, SUBSET, &old, &new, &[])
+        .output()
+        .unwrap()
+        .status
+        .success());
+    assert!(dir.0.join(".new.idx.download").exists());
+    // OLD replaced (another build), then the same command.
+    let other = dir.0.join("other.txt");
+    std::fs::write(
+        &other,
+        std::fs::read_to_string(&text)
+            .unwrap()
+            .replacen('\n', "0\n", 1),
+    )
+    .unwrap();
+    build(&other, &old, "full", false);
+    std::fs::remove_file(dir.0.join("old.idx.etags")).unwrap();
+    let served = Served::start(&index, false);
+    let stderr = ok(update(&served.base, SUBSET, &old, &new, &[]));
+    assert!(stderr.contains("started over"), "{stderr}");
+}

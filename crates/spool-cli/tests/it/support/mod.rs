@@ -5,6 +5,7 @@ pub mod csv;
 pub mod download;
 pub mod parquet;
 pub mod serve;
+pub mod upstream;
 
 use std::process::Command;
 
