@@ -2,7 +2,7 @@
 //! environment names no key: the profile `AWS_PROFILE` (else `default`)
 //! in `AWS_SHARED_CREDENTIALS_FILE` (else `~/.aws/credentials`), as the
 //! AWS CLI and SDKs read it. Only static keys are read (no SSO, no role
-//! to assume, no process to run); the file is parsed by `rust-ini`.
+//! to assume, no process to run); the file is parsed by `configparser`.
 
 use std::path::PathBuf;
 
@@ -18,12 +18,12 @@ pub(crate) fn credentials() -> Option<(String, String, Option<String>)> {
 }
 
 /// The keys of `profile` in the text of a credentials file (INI, read by
-/// `rust-ini` without escapes: a secret key's `/` and `+` are taken as
-/// they are).
+/// `configparser` with profile and key names case-sensitive, as the AWS
+/// CLI reads them).
 fn from_ini(text: &str, profile: &str) -> Option<(String, String, Option<String>)> {
-    let ini = ini::Ini::load_from_str_noescape(text).ok()?;
-    let section = ini.section(Some(profile))?;
-    let value = |name: &str| section.get(name).map(str::to_owned);
+    let mut ini = configparser::ini::Ini::new_cs();
+    ini.read(text.to_owned()).ok()?;
+    let value = |name: &str| ini.get(profile, name);
     Some((
         value("aws_access_key_id")?,
         value("aws_secret_access_key")?,
@@ -44,6 +44,7 @@ mod tests {
         let work = super::from_ini(text, "work");
         assert_eq!(work, Some(("C".into(), "D".into(), Some("E".into()))));
         assert_eq!(super::from_ini(text, "other"), None);
+        assert_eq!(super::from_ini(text, "Work"), None, "names are case-sensitive");
         // Comments, blank lines, spaces around names, a secret with `/`,
         // `+` and a backslash, taken as written.
         let text = "# keys\n[ ci ]\n; the test account\naws_access_key_id = K\n\n\
