@@ -21,7 +21,10 @@
 //! semver-compatible version: this one is 3.0.1, so it stands in for every
 //! `buffer_sv2 = "3"` (or `"^3.0"`) requirement — codec_sv2 7.x, framing_sv2
 //! 8.x and binary_sv2 7.x ask for `^3.0.0`. `cargo tree -i buffer_sv2`
-//! shows the path or git source once the patch is in use.
+//! shows the path or git source once the patch is in use. Builds on
+//! buffer_sv2 2.x (codec_sv2 3.x) take `compat/buffer_sv2-2` beside this
+//! crate, which re-exports its items; spool's docs/pool.md has the recipe
+//! for each kind of build (crates.io, git, the Stratum workspace).
 //!
 //! ## What changes
 //!

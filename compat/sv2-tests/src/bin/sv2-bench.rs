@@ -9,6 +9,8 @@
 //!
 //! `sv2-bench [FRAMES]`. scripts/bench-sv2.sh builds it on every buffer,
 //! runs the builds alternately under `benchlock` and takes medians.
+//! `SV2_BENCH_CASE=TEXT` runs only the cases whose name contains TEXT
+//! (to count one case's instructions under callgrind, say).
 
 use std::collections::VecDeque;
 use std::hint::black_box;
@@ -61,6 +63,9 @@ fn timed(
     sent: &[Vec<u8>],
     decode: impl FnOnce(&mut Sink),
 ) {
+    if std::env::var("SV2_BENCH_CASE").is_ok_and(|only| !case.contains(&only)) {
+        return;
+    }
     let mut sink = Sink {
         keep,
         keep_first,
