@@ -44,7 +44,11 @@ mod tests {
         let work = super::from_ini(text, "work");
         assert_eq!(work, Some(("C".into(), "D".into(), Some("E".into()))));
         assert_eq!(super::from_ini(text, "other"), None);
-        assert_eq!(super::from_ini(text, "Work"), None, "names are case-sensitive");
+        assert_eq!(
+            super::from_ini(text, "Work"),
+            None,
+            "names are case-sensitive"
+        );
         // Comments, blank lines, spaces around names, a secret with `/`,
         // `+` and a backslash, taken as written.
         let text = "# keys\n[ ci ]\n; the test account\naws_access_key_id = K\n\n\
