@@ -106,10 +106,18 @@ fn delimiter_help_and_docs_list_every_accepted_name() {
 #[test]
 fn readme_lists_the_ci_steps_in_their_order() {
     let run = repo_file(".ci/run");
-    let steps: Vec<&str> = run
+    // A step is a script (`scripts/…`) or a `cargo xtask` job with its
+    // arguments.
+    let steps: Vec<String> = run
         .lines()
         .filter(|l| !l.trim_start().starts_with('#'))
-        .filter_map(|l| l.split_whitespace().find(|w| w.starts_with("scripts/")))
+        .filter_map(|l| match l.find("cargo xtask") {
+            Some(at) => Some(l[at..].trim().to_string()),
+            None => l
+                .split_whitespace()
+                .find(|w| w.starts_with("scripts/"))
+                .map(str::to_string),
+        })
         .collect();
     assert!(steps.len() >= 4, "{steps:?}");
     let readme = passage(&repo_file("README.md"), "CI (`.ci/run`) runs");
