@@ -11,7 +11,8 @@ use std::sync::Arc;
 use axum::extract::{Request, State};
 use axum::http::header::{
     ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
-    ACCESS_CONTROL_MAX_AGE, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ETAG, LAST_MODIFIED, VARY,
+    ACCESS_CONTROL_MAX_AGE, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, ETAG,
+    LAST_MODIFIED, VARY,
 };
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -20,7 +21,7 @@ use spool_pwned::{HashKind, RangeError};
 
 use crate::query::{kind_name, mode, parse_hash, wants_json};
 use crate::router::App;
-use crate::{etag, padding, range};
+use crate::{encoding, etag, padding, range};
 
 /// How long clients and caches may keep a range: 31 days, as the official
 /// service says. A range's ETag changes when its lines do, so a
@@ -77,8 +78,9 @@ fn no_index(kind: HashKind) -> Response {
 
 /// `GET /range/{prefix}[?mode=ntlm]`: the suffixes and counts of every
 /// hash starting with the prefix (see [`range`]), with the range's own
-/// ETag and `304` for a current copy (see [`etag`]); `Add-Padding: true`
-/// appends padding (see [`padding`]) and drops both.
+/// ETag and `304` for a current copy (see [`etag`]), compressed when the
+/// client asks (see [`encoding`]); `Add-Padding: true` appends padding
+/// (see [`padding`]) and drops all three.
 pub(crate) async fn range(State(app): State<Arc<App>>, request: Request) -> Response {
     let (uri, headers) = (request.uri(), request.headers());
     let tail = uri.path().strip_prefix("/range/").unwrap_or_default();
@@ -107,9 +109,18 @@ pub(crate) async fn range(State(app): State<Arc<App>>, request: Request) -> Resp
         response.headers_mut().insert(CACHE_CONTROL, NO_STORE);
         response
     } else {
-        let tag = etag::header_of_range(&body);
+        // Each coding is a representation with its own ETag (encoding.rs).
+        let coding = encoding::chosen(headers);
+        let mut tag = etag::header_of_range(&body);
+        if let Some(coding) = coding {
+            tag = encoding::etag(&tag, coding);
+        }
         let mut response = if etag::none_match_fails(headers, &tag) {
             StatusCode::NOT_MODIFIED.into_response()
+        } else if let Some(coding) = coding {
+            let body = encoding::compress(&body, coding);
+            let coding = HeaderValue::from_static(coding.name());
+            ([(CONTENT_TYPE, TEXT), (CONTENT_ENCODING, coding)], body).into_response()
         } else {
             ([(CONTENT_TYPE, TEXT)], body).into_response()
         };
@@ -120,7 +131,10 @@ pub(crate) async fn range(State(app): State<Arc<App>>, request: Request) -> Resp
     };
     let out = response.headers_mut();
     out.insert(LAST_MODIFIED, loaded.last_modified().clone());
-    out.insert(VARY, HeaderValue::from_static("Add-Padding"));
+    out.insert(
+        VARY,
+        HeaderValue::from_static("Add-Padding, Accept-Encoding"),
+    );
     out.insert(ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
     response
 }

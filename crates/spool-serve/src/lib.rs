@@ -59,6 +59,7 @@
 mod access_log;
 mod config;
 mod connection;
+pub mod encoding;
 mod error;
 pub mod etag;
 mod handlers;

@@ -151,3 +151,96 @@ async fn if_none_match_takes_lists_weak_tags_and_star_over_http1_and_http2() {
     }
     server.stop().await;
 }
+
+/// A client that asks for br or gzip gets the same body in that coding,
+/// with the range's ETag marked by the coding (a representation of its
+/// own), `304` for that tag only, and `Vary: Accept-Encoding`; a padded
+/// answer is never compressed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn range_bodies_come_compressed_when_asked_each_coding_with_its_own_etag() {
+    use reqwest::header::{ACCEPT_ENCODING, CONTENT_ENCODING, VARY};
+    use std::io::Read;
+
+    let dir = Dir::new("compressed-ranges");
+    let sha1 = dir.0.join("sha1");
+    // One range of 2,000 hashes, as a busy range of the real corpus.
+    let text: String = (0..2000u64)
+        .map(|i| {
+            format!(
+                "5BAA6{:035X}:{}\n",
+                i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 8,
+                i + 1
+            )
+        })
+        .collect();
+    index_from_text(&sha1, HashKind::Sha1, &text);
+    let server = Running::start(config(Some(&sha1), None)).await;
+    let url = server.url("/range/5BAA6");
+    let http = client();
+    let plain = http.get(&url).send().await.unwrap();
+    assert!(plain.headers().get(CONTENT_ENCODING).is_none());
+    let plain_tag = plain.headers()[ETAG].to_str().unwrap().to_string();
+    let plain = plain.bytes().await.unwrap();
+    assert!(plain.len() > 1000);
+
+    for (asked, coding, suffix) in [
+        ("gzip", "gzip", "-gz\""),
+        ("br, gzip, zstd", "br", "-br\""),
+        ("br;q=0.5, gzip", "gzip", "-gz\""),
+    ] {
+        let response = http
+            .get(&url)
+            .header(ACCEPT_ENCODING, asked)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(response.headers()[CONTENT_ENCODING], coding, "{asked}");
+        assert!(response.headers()[VARY]
+            .to_str()
+            .unwrap()
+            .contains("Accept-Encoding"));
+        let tag = response.headers()[ETAG].to_str().unwrap().to_string();
+        assert_eq!(tag, format!("{}{suffix}", plain_tag.trim_end_matches('"')));
+        let body = response.bytes().await.unwrap();
+        assert!(
+            body.len() < plain.len() * 2 / 3,
+            "{asked}: {} bytes",
+            body.len()
+        );
+        let mut decoded = Vec::new();
+        if coding == "gzip" {
+            flate2::read::GzDecoder::new(&body[..])
+                .read_to_end(&mut decoded)
+                .unwrap();
+        } else {
+            brotli::Decompressor::new(&body[..], 4096)
+                .read_to_end(&mut decoded)
+                .unwrap();
+        }
+        assert_eq!(decoded, plain, "{asked}");
+        // That copy's tag gives 304; the plain copy's tag does not.
+        for (tag, status) in [
+            (&tag, StatusCode::NOT_MODIFIED),
+            (&plain_tag, StatusCode::OK),
+        ] {
+            let again = http
+                .get(&url)
+                .header(ACCEPT_ENCODING, asked)
+                .header(IF_NONE_MATCH, tag.as_str())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(again.status(), status, "{asked}, If-None-Match {tag}");
+        }
+    }
+    let padded = http
+        .get(&url)
+        .header(ACCEPT_ENCODING, "br, gzip")
+        .header("Add-Padding", "true")
+        .send()
+        .await
+        .unwrap();
+    assert!(padded.headers().get(CONTENT_ENCODING).is_none());
+    server.stop().await;
+}
