@@ -44,7 +44,7 @@ use tokio::sync::mpsc;
 
 use crate::client::{self, Protocol};
 use crate::fetch::{fetch_range, Shared};
-use crate::journal::{Frame, Journal};
+use crate::journal::{Frame, RangeJournal};
 use crate::options::Progress;
 use crate::reorder::Reorder;
 use crate::{DownloadError, Parts};
@@ -61,7 +61,7 @@ type Handed = Result<Vec<Frame>, DownloadError>;
 pub(crate) fn fetch_all(
     parts: Parts,
     prefixes: Range<u32>,
-    journal: &mut Journal,
+    journal: &mut RangeJournal,
 ) -> Result<(Shared, Protocol), DownloadError> {
     let protocol = probe(&parts, prefixes.start)?;
     let lanes = parts.opts.lanes.clamp(1, 64);
@@ -118,7 +118,7 @@ fn probe(parts: &Parts, prefix: u32) -> Result<Protocol, DownloadError> {
 fn take_blocks(
     receivers: &mut [mpsc::Receiver<Handed>],
     blocks: usize,
-    journal: &mut Journal,
+    journal: &mut RangeJournal,
     progress: &Progress,
 ) -> Result<(), DownloadError> {
     let lanes = receivers.len();

@@ -88,7 +88,7 @@ pub use closed::MAX_RESENDS;
 pub use fetch::{FIRST_PAUSE, LONGEST_PAUSE, LONGEST_RETRY_AFTER};
 pub use options::{Options, Progress, Report, OFFICIAL};
 
-use journal::{Journal, Shape};
+use journal::{RangeJournal, Shape};
 use previous::Previous;
 
 /// Why a download failed.
@@ -206,7 +206,7 @@ pub fn download(opts: &Options, progress: Arc<Progress>) -> Result<Report, Downl
         previous: previous.as_ref().map(Previous::id),
     };
     let path = journal_path(&opts.output)?;
-    let (mut journal, resumed) = Journal::open(&path, shape)?;
+    let (mut journal, resumed) = RangeJournal::open(&path, shape)?;
     progress
         .ranges
         .store(u64::from(resumed.next), Ordering::Relaxed);

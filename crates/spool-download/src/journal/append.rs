@@ -10,13 +10,13 @@ use super::scan::replay;
 use super::{settings, Frame, Resumed, Shape, KIND, SETTINGS_LEN, SYNC_EVERY};
 
 /// An open journal, appended to.
-pub struct Journal {
+pub struct RangeJournal {
     out: spool_io::journal::Journal,
     shape: Shape,
     synced: Instant,
 }
 
-impl Journal {
+impl RangeJournal {
     /// Opens the journal at `path`, or starts one, and returns it with what
     /// it held.
     ///
@@ -24,7 +24,7 @@ impl Journal {
     ///
     /// I/O errors naming `path`, and `InvalidData` if the file is a journal
     /// of other settings (another hash kind or format) or no journal at all.
-    pub fn open(path: &Path, shape: Shape) -> io::Result<(Journal, Resumed)> {
+    pub fn open(path: &Path, shape: Shape) -> io::Result<(RangeJournal, Resumed)> {
         let fresh = Resumed {
             next: shape.first,
             hashes: 0,
@@ -60,7 +60,7 @@ impl Journal {
                 (out, found.resumed)
             }
         };
-        let journal = Journal {
+        let journal = RangeJournal {
             out,
             shape,
             synced: Instant::now(),

@@ -48,7 +48,7 @@
 //!
 //! - `mod.rs`: the layout (above), the types a frame is made of, the
 //!   settings record and a frame's parsing;
-//! - `append.rs`: [`Journal`], opened (resuming what it holds) and
+//! - `append.rs`: [`RangeJournal`], opened (resuming what it holds) and
 //!   appended to;
 //! - `scan.rs`: walking the frames, to resume and to [`read`] the whole.
 //!
@@ -69,7 +69,7 @@ mod scan;
 #[cfg(test)]
 mod tests;
 
-pub use append::Journal;
+pub use append::RangeJournal;
 pub use scan::read;
 
 /// The longest time between two syncs of the journal while appending.

@@ -41,7 +41,7 @@ fn kept_frames_resume_against_their_previous_index_only() {
         data_crc: 30,
     };
     let one = Some(first);
-    let (mut journal, resumed) = Journal::open(&path, shape(one)).unwrap();
+    let (mut journal, resumed) = RangeJournal::open(&path, shape(one)).unwrap();
     assert_eq!(resumed.next, 0);
     journal.append(&kept(0, 5)).unwrap();
     let fetched = Frame {
@@ -56,7 +56,7 @@ fn kept_frames_resume_against_their_previous_index_only() {
     drop(journal);
     // The same previous index: both frames are kept (a kept frame is
     // its head and ETag alone).
-    let (journal, resumed) = Journal::open(&path, shape(one)).unwrap();
+    let (journal, resumed) = RangeJournal::open(&path, shape(one)).unwrap();
     assert_eq!((resumed.next, resumed.hashes), (2, 6));
     drop(journal);
     let len = std::fs::metadata(&path).unwrap().len();
@@ -66,7 +66,7 @@ fn kept_frames_resume_against_their_previous_index_only() {
         data_crc: 31,
         ..first
     });
-    let (journal, resumed) = Journal::open(&path, shape(other)).unwrap();
+    let (journal, resumed) = RangeJournal::open(&path, shape(other)).unwrap();
     assert_eq!((resumed.next, resumed.hashes), (0, 0));
     assert!(resumed.started_over);
     drop(journal);
@@ -75,7 +75,7 @@ fn kept_frames_resume_against_their_previous_index_only() {
         kept: 8,
         ..shape(other)
     };
-    let err = Journal::open(&path, settings).err().unwrap();
+    let err = RangeJournal::open(&path, settings).err().unwrap();
     assert_eq!(err.kind(), io::ErrorKind::InvalidData);
     assert_eq!(std::fs::metadata(&path).unwrap().len(), STARTED as u64);
     std::fs::remove_dir_all(&dir).unwrap();
