@@ -1,0 +1,280 @@
+//! A run's sources: the user's inputs resolved once (expanded, their
+//! format and hive keys found), then opened one by one as text records or
+//! Arrow batches.
+
+use std::io::{self, BufReader, Read};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use arrow_array::RecordBatchReader;
+
+use super::text_out::TextDialect;
+use super::*;
+use crate::{Options, PartitionError};
+
+/// One source: a file (or `-`) and its hive key values.
+struct Source {
+    path: PathBuf,
+    hive: Vec<Vec<u8>>,
+}
+
+/// A run's sources, in order; see the module docs.
+pub struct Sources {
+    list: Vec<Source>,
+    format: SourceFormat,
+    hive_names: Vec<String>,
+    shared: Arc<Transcoding>,
+}
+
+impl Sources {
+    /// Expands `options.inputs` and finds their format (or takes
+    /// `options.source_format`).
+    ///
+    /// # Errors
+    ///
+    /// A directory or glob with no file, a file that cannot be read, files
+    /// of different formats, hive keys that differ between files, or
+    /// standard input given as Parquet; each names the user's path.
+    pub fn resolve(options: &Options) -> Result<Self, PartitionError> {
+        let found = expand::expand(&options.inputs)?;
+        let mut format = options.source_format;
+        for f in &found {
+            let this = match options.source_format {
+                Some(forced) => forced,
+                None if f.path.as_os_str() == "-" => SourceFormat::Text,
+                None => detect::detect(&f.path),
+            };
+            match format {
+                None => format = Some(this),
+                Some(first) if first != this => {
+                    return Err(PartitionError::Usage(format!(
+                        "{} holds {}, {} {}: give inputs of one format",
+                        f.path.display(),
+                        this.name(),
+                        found[0].path.display(),
+                        first.name()
+                    )))
+                }
+                Some(_) => {}
+            }
+        }
+        let format = format.unwrap_or(SourceFormat::Text);
+        let mut hive_names: Option<Vec<String>> = None;
+        let mut list = Vec::with_capacity(found.len());
+        for f in found {
+            if format == SourceFormat::Parquet && f.path.as_os_str() == "-" {
+                return Err(PartitionError::Usage(
+                    "Parquet cannot be read from standard input (its index is at its end): give a file"
+                        .into(),
+                ));
+            }
+            let keys = match (&f.root, format) {
+                (Some(root), SourceFormat::Ndjson | SourceFormat::Parquet) => {
+                    hive::keys(&f.path, root)
+                }
+                _ => Vec::new(),
+            };
+            let (names, values): (Vec<String>, Vec<Vec<u8>>) = keys.into_iter().unzip();
+            match &hive_names {
+                None => hive_names = Some(names),
+                Some(first) if *first != names => {
+                    return Err(PartitionError::Usage(format!(
+                        "{}: its directories name the keys [{}], the first file's [{}]: a hive dataset's files have the same keys",
+                        f.path.display(),
+                        names.join(", "),
+                        first.join(", ")
+                    )))
+                }
+                Some(_) => {}
+            }
+            list.push(Source {
+                path: f.path,
+                hive: values,
+            });
+        }
+        let paths = list.iter().map(|s| s.path.clone()).collect();
+        Ok(Sources {
+            list,
+            format,
+            hive_names: hive_names.unwrap_or_default(),
+            shared: Arc::new(Transcoding {
+                paths,
+                dialect: TextDialect {
+                    delimiter: options.delimiter,
+                    quote: options.quote,
+                },
+                skip_invalid: options.skip_invalid,
+                skipped: AtomicU64::new(0),
+                errors: Mutex::default(),
+                columns: OnceLock::new(),
+                schema: OnceLock::new(),
+            }),
+        })
+    }
+
+    /// The files, in order (`-` for standard input).
+    pub fn paths(&self) -> &[PathBuf] {
+        &self.shared.paths
+    }
+
+    /// How many.
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// What they hold.
+    pub fn format(&self) -> SourceFormat {
+        self.format
+    }
+
+    /// The hive keys their directories name, outermost first.
+    pub fn hive_names(&self) -> &[String] {
+        &self.hive_names
+    }
+
+    /// Source `index`'s hive key values, as [`hive_names`](Self::hive_names).
+    pub fn hive_values(&self, index: usize) -> &[Vec<u8>] {
+        &self.list[index].hive
+    }
+
+    /// Records the transcoders skipped as invalid (`--skip-invalid`).
+    pub fn skipped(&self) -> u64 {
+        self.shared.skipped.load(Ordering::Relaxed)
+    }
+
+    /// The error source `index`'s transcoder failed with, if it did.
+    pub(crate) fn take_error(&self, index: usize) -> Option<PartitionError> {
+        let mut errors = self.shared.errors.lock().unwrap_or_else(|e| e.into_inner());
+        errors.remove(&index)
+    }
+
+    /// Opens source `index` as text records, adding the raw bytes read
+    /// to `counter`. Sources are opened in order: an NDJSON source's
+    /// columns are set by the first one opened that has lines.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be opened or its first lines read.
+    pub(crate) fn open(
+        &self,
+        index: usize,
+        counter: Arc<AtomicU64>,
+    ) -> Result<Box<dyn Read + Send>, PartitionError> {
+        let path = &self.list[index].path;
+        if self.format == SourceFormat::Parquet {
+            return self.open_parquet(index, counter);
+        }
+        let (input, _) = spool_io::input::open_counted(path, Some(counter))?;
+        match self.format {
+            SourceFormat::Ndjson => self.open_ndjson(index, input),
+            _ => Ok(input),
+        }
+    }
+
+    /// Opens Parquet source `index` for reading in batches, checking its
+    /// schema against the first source's; its size is added to `counter`.
+    ///
+    /// # Errors
+    ///
+    /// Not a Parquet file, or other columns than the first source's.
+    pub(crate) fn open_batches(
+        &self,
+        index: usize,
+        counter: &AtomicU64,
+    ) -> Result<parquet::arrow::arrow_reader::ParquetRecordBatchReader, PartitionError> {
+        let path = &self.list[index].path;
+        let file = std::fs::File::open(path).map_err(|e| spool_io::input::with_path(e, path))?;
+        counter.fetch_add(file.metadata().map_or(0, |m| m.len()), Ordering::Relaxed);
+        let reader = parquet_text::open_reader(file, path)?;
+        let schema = reader.schema();
+        let first = self.shared.schema.get_or_init(|| schema.clone());
+        let first_path = &self.list[0].path;
+        parquet_text::check_schema(first, first_path, &schema, path)?;
+        Ok(reader)
+    }
+
+    /// The first Parquet source's schema (read from its footer if no
+    /// source was opened yet).
+    ///
+    /// # Errors
+    ///
+    /// As [`open_batches`](Self::open_batches).
+    pub(crate) fn parquet_schema(&self) -> Result<arrow_schema::SchemaRef, PartitionError> {
+        if let Some(schema) = self.shared.schema.get() {
+            return Ok(schema.clone());
+        }
+        self.open_batches(0, &AtomicU64::new(0))?;
+        Ok(self.shared.schema.get().expect("set by the open").clone())
+    }
+
+    fn target(&self, index: usize, columns: Arc<Columns>) -> Target {
+        Target {
+            file: index,
+            shared: self.shared.clone(),
+            columns,
+            hive: self.list[index].hive.clone(),
+        }
+    }
+
+    fn open_parquet(
+        &self,
+        index: usize,
+        counter: Arc<AtomicU64>,
+    ) -> Result<Box<dyn Read + Send>, PartitionError> {
+        let reader = self.open_batches(index, &counter)?;
+        let columns = self.shared.columns.get_or_init(|| {
+            let schema = reader.schema();
+            let own = schema.fields().iter().map(|f| f.name().clone()).collect();
+            Arc::new(Columns::new(own, &self.hive_names))
+        });
+        Ok(Box::new(parquet_text::ParquetText::reader(
+            reader,
+            self.target(index, columns.clone()),
+        )))
+    }
+
+    fn open_ndjson(
+        &self,
+        index: usize,
+        input: Box<dyn Read + Send>,
+    ) -> Result<Box<dyn Read + Send>, PartitionError> {
+        let path = &self.list[index].path;
+        let mut input = BufReader::with_capacity(1 << 20, input);
+        let mut sample = Vec::new();
+        let columns = match self.shared.columns.get() {
+            Some(columns) => columns.clone(),
+            None => {
+                let names = ndjson::sample_columns(&mut input, &mut sample)
+                    .map_err(|e| spool_io::input::with_path(e, path))?;
+                if sample.is_empty() {
+                    return Ok(Box::new(io::empty()));
+                }
+                let columns = Columns::new(names, &self.hive_names);
+                let mut probe = Vec::new();
+                let names = columns.names.iter().map(|n| n.as_bytes());
+                if self.shared.dialect.record(names, &mut probe).is_err() {
+                    return Err(PartitionError::Usage(format!(
+                        "{}: a field name {}",
+                        path.display(),
+                        self.shared.dialect.unwritable_hint()
+                    )));
+                }
+                self.shared
+                    .columns
+                    .get_or_init(|| Arc::new(columns))
+                    .clone()
+            }
+        };
+        let input = io::Cursor::new(sample).chain(input);
+        Ok(Box::new(ndjson::NdjsonText::reader(
+            Box::new(input),
+            self.target(index, columns),
+        )))
+    }
+}
