@@ -9,7 +9,7 @@ use spool_io::journal::{Replay, HEADER_LEN};
 
 use super::{parse_frame, FrameView, Resumed, Shape, KIND};
 
-/// Reads the complete journal at `path` (after [`RangeJournal::sync`](super::Journal::sync)) and
+/// Reads the complete journal at `path` (after [`RangeJournal::sync`](super::RangeJournal::sync)) and
 /// hands each frame to `each`, in prefix order.
 ///
 /// # Errors
