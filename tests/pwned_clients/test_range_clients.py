@@ -84,7 +84,10 @@ def test_range_etags_are_xxh3_of_the_body(server):
     for digest in list(counts)[:200]:
         response = session.get(f"{base}/range/{digest[:5]}")
         assert response.status_code == 200
-        assert response.headers["ETag"] == f'"{xxhash.xxh3_64_hexdigest(response.content)}"'
+        # requests asks for gzip and decodes it: a compressed copy is a
+        # representation of its own, its ETag marked by the coding.
+        coding = {"gzip": "-gz", "br": "-br"}.get(response.headers.get("Content-Encoding"), "")
+        assert response.headers["ETag"] == f'"{xxhash.xxh3_64_hexdigest(response.content)}{coding}"'
         again = session.get(f"{base}/range/{digest[:5]}",
                             headers={"If-None-Match": response.headers["ETag"]})
         assert again.status_code == 304 and again.content == b""
