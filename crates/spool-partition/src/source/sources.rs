@@ -2,7 +2,7 @@
 //! format and hive keys found), then opened one by one as text records or
 //! Arrow batches.
 
-use std::io::{self, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -252,8 +252,21 @@ impl Sources {
             None => {
                 let names = ndjson::sample_columns(&mut input, &mut sample)
                     .map_err(|e| spool_io::input::with_path(e, path))?;
-                if sample.is_empty() {
+                let blank = sample.iter().all(u8::is_ascii_whitespace);
+                let at_end = (input.fill_buf())
+                    .map_err(|e| spool_io::input::with_path(e, path))?
+                    .is_empty();
+                if blank && at_end {
+                    // No records: the columns are left to the next input.
                     return Ok(Box::new(io::empty()));
+                }
+                if names.is_empty() {
+                    return Err(PartitionError::Usage(format!(
+                        "{}: no line among its first {} is a JSON object with fields, so it names \
+                         no columns for --by (NDJSON needs one object per line)",
+                        path.display(),
+                        ndjson::SAMPLE_LINES
+                    )));
                 }
                 let columns = Columns::new(names, &self.hive_names);
                 let mut probe = Vec::new();

@@ -264,3 +264,23 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn ndjson_without_the_by_field_is_a_usage_error() {
+    let dir = TempDir::new();
+    for text in ["{}\n", "{}\n{}\n", "{\"v\":1}\n", "[1]\n"] {
+        let input = write(&dir, "in.ndjson", text);
+        for skip_invalid in [false, true] {
+            let mut options = csv_options(vec![input.clone()], dir.0.join("out"), "k");
+            (options.workers, options.skip_invalid) = (1, skip_invalid);
+            let err = run(&options).unwrap_err();
+            assert!(matches!(err, PartitionError::Usage(_)), "{text:?}: {err}");
+            assert!(!options.out.exists());
+        }
+    }
+    // An input of blank lines leaves the columns to the next one.
+    let blank = write(&dir, "a.ndjson", "\n \n");
+    let data = write(&dir, "b.ndjson", "{\"k\":\"x\"}\n");
+    let options = csv_options(vec![blank, data], dir.0.join("out"), "k");
+    assert_eq!(run(&options).unwrap().records_in, 1);
+}
