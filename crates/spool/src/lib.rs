@@ -44,8 +44,7 @@
 //!   [`BufList`](buf_list::BufList), `Read` on the stream's
 //!   [`Reader`](stream::Reader), `Write` on its
 //!   [`Writer`](stream::Writer), `Buf::chunks_vectored` with `IoSlice`s,
-//!   [`Sv2Decoder::read_frame`](codec::sv2::Sv2Decoder::read_frame),
-//!   [`PayloadTooLarge`](codec::sv2::PayloadTooLarge) into `io::Error` — and run-time CPU
+//!   decoder errors into `io::Error` — and run-time CPU
 //!   feature detection: the CSV scanner picks AVX2 when the CPU has it.
 //!   Without `std` it uses AVX2 only when the build targets it
 //!   (`-C target-feature=+avx2`) and SSE2 otherwise, and `memchr` likewise

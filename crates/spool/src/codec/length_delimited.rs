@@ -6,8 +6,7 @@ use super::Decoder;
 use crate::buf_list::BufList;
 
 /// A length-delimited frame's header announced a body over the decoder's
-/// limit (or one not representable). The Stratum V2 decoder's counterpart
-/// is [`PayloadTooLarge`](super::sv2::PayloadTooLarge).
+/// limit (or one not representable).
 ///
 /// # Examples
 ///

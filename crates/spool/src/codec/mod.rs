@@ -13,8 +13,6 @@
 //! - [`LengthDelimited`]: a fixed-width length header (1–8 bytes, either
 //!   endianness, with an adjustment and a size limit), then the body.
 //! - [`banana::BananaDecoder`]: foolscap's Banana token format.
-//! - [`sv2::Sv2Decoder`]: Stratum V2 frames, written straight into a
-//!   [`pool::Buffer`](crate::pool::Buffer) instead of cut from a list.
 //! - With the `tokio` feature, [`FramedBufList`] adapts any decoder to
 //!   `tokio_util::codec::Decoder` for use with `FramedRead`.
 //!
@@ -39,7 +37,6 @@ use crate::buf_list::BufList;
 
 pub mod banana;
 mod length_delimited;
-pub mod sv2;
 #[cfg(feature = "tokio")]
 mod tokio_adapter;
 

@@ -3,11 +3,8 @@
 //! fallback, a long-lived frame skipped over, cross-thread drops, the pool
 //! dropped before its slices, `Bytes` conversion, clones that share a span
 //! (and copy on write), the pending message cut short and read through
-//! `&self`, and the Stratum V2 decoder over the pool and the heap buffer.
+//! `&self`.
 
-use std::io::Cursor;
-
-use spool::codec::sv2::{PayloadTooLarge, Sv2Decoder, HEADER_LEN};
 use spool::pool::compat::Sv2BufferExt;
 use spool::pool::{Buffer, BufferPool, HeapBuffer, PoolConfig, PoolStats, Slice, DEFAULT_SLOTS};
 
@@ -213,82 +210,6 @@ fn huge_writes_spill_instead_of_overflowing() {
     let s = pool.freeze();
     assert_eq!(s.len(), 108);
     assert!(!s.is_pooled());
-}
-
-fn wire(frames: &[(u16, u8, Vec<u8>)]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for (ext, msg, payload) in frames {
-        out.extend(ext.to_le_bytes());
-        out.push(*msg);
-        out.extend(&(payload.len() as u32).to_le_bytes()[..3]);
-        out.extend(payload);
-    }
-    out
-}
-
-fn decode_pushed<B: Buffer>(
-    decoder: &mut Sv2Decoder<B>,
-    wire: &[u8],
-    step: usize,
-) -> Vec<(u16, u8, Vec<u8>)> {
-    let mut frames = Vec::new();
-    for piece in wire.chunks(step) {
-        assert_eq!(decoder.push(piece, &mut frames).unwrap(), piece.len());
-    }
-    frames
-        .iter()
-        .map(|f| (f.extension_type(), f.msg_type(), f.payload().to_vec()))
-        .collect()
-}
-
-#[test]
-fn sv2_decoder_over_pool_and_heap_in_any_split() {
-    let sent = vec![
-        (0u16, 0x15u8, b"hello".to_vec()),
-        (0x8000, 0x01, vec![]),
-        (7, 0xff, vec![3; 70_000]),
-    ];
-    let w = wire(&sent);
-    for step in [1, 5, 6, 7, 4096, w.len()] {
-        let mut on_pool = Sv2Decoder::new(BufferPool::new(1 << 20));
-        assert_eq!(decode_pushed(&mut on_pool, &w, step), sent);
-        assert_eq!(on_pool.buffer().stats().fallbacks, 0);
-        let mut on_heap = Sv2Decoder::new(HeapBuffer::new());
-        assert_eq!(decode_pushed(&mut on_heap, &w, step), sent);
-    }
-    let mut reader = Cursor::new(w.clone());
-    let mut d = Sv2Decoder::new(BufferPool::new(1 << 20));
-    let mut got = Vec::new();
-    while let Some(f) = d.read_frame(&mut reader).unwrap() {
-        got.push((f.extension_type(), f.msg_type(), f.payload().to_vec()));
-    }
-    assert_eq!(got, sent);
-    let mut truncated = Cursor::new(w[..w.len() - 1].to_vec());
-    let err = std::iter::from_fn(|| Some(d.read_frame(&mut truncated)))
-        .find_map(|r| r.err())
-        .unwrap();
-    assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
-}
-
-#[test]
-fn sv2_oversize_is_an_error_and_the_decoder_stays_usable() {
-    let mut d = Sv2Decoder::with_max_payload(BufferPool::new(4096), 100);
-    let mut frames = Vec::new();
-    let big = wire(&[(1, 2, vec![0; 101])]);
-    let err = d.push(&big[..HEADER_LEN], &mut frames).unwrap_err();
-    assert_eq!(
-        err,
-        PayloadTooLarge {
-            size: 101,
-            limit: 100
-        }
-    );
-    assert_eq!(
-        err.to_string(),
-        "Stratum V2 frame announces a 101-byte payload, over the limit of 100 bytes"
-    );
-    let ok = wire(&[(1, 2, vec![4; 100])]);
-    assert_eq!(decode_pushed(&mut d, &ok, 13), vec![(1, 2, vec![4; 100])]);
 }
 
 #[test]
