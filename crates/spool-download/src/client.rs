@@ -9,7 +9,7 @@
 //! servers). A server that cannot be connected to at all ends the
 //! download at once.
 //!
-//! HTTP/2 carries a lane's requests (`lanes.rs`) over one connection, as many at once as
+//! HTTP/2 carries a lane's requests (`fetch_lanes.rs`) over one connection, as many at once as
 //! the server's `SETTINGS_MAX_CONCURRENT_STREAMS` allows (the client
 //! queues the rest); HTTP/1.1 opens one connection per request in flight,
 //! reused from the lane's pool.

@@ -15,7 +15,7 @@
 //! - `client.rs`: the HTTP client and the URL of a range;
 //! - `reorder.rs`: a lane's ranges handed out in prefix order, a slow
 //!   range not stopping the others;
-//! - `lanes.rs`: the fetching spread over the cores, one thread and
+//! - `fetch_lanes.rs`: the fetching spread over the cores, one thread and
 //!   connection (or pool of them) per core, handing blocks of ranges to
 //!   the journal in prefix order;
 //! - `fetch.rs`: one range, checked and retried until it arrives whole;
@@ -43,7 +43,7 @@
 //! written in prefix order, and a lane asks for no range `REACH` windows
 //! past the oldest not yet taken, so that a range being retried does not
 //! stop the others), and
-//! three blocks of 128 ranges per lane wait to be appended (`lanes.rs`).
+//! three blocks of 128 ranges per lane wait to be appended (`fetch_lanes.rs`).
 //! Each range holds its hashes packed (22 bytes per SHA-1 hash) and, while
 //! it is read, its body of at most [`MAX_BODY`] bytes. The journal is a
 //! file; building a filter at the end holds one shard's keys within
@@ -75,8 +75,8 @@ pub mod client;
 mod closed;
 pub mod etags;
 mod fetch;
+mod fetch_lanes;
 pub mod journal;
-mod lanes;
 mod options;
 mod previous;
 mod publish;
@@ -228,7 +228,7 @@ pub fn download(opts: &Options, progress: Arc<Progress>) -> Result<Report, Downl
             previous,
             progress: progress.clone(),
         };
-        let (shared, protocol) = lanes::fetch_all(parts, resumed.next..end, &mut journal)?;
+        let (shared, protocol) = fetch_lanes::fetch_all(parts, resumed.next..end, &mut journal)?;
         journal.sync()?;
         report.protocol = Some(protocol);
         report.fetched = u64::from(end - resumed.next);

@@ -49,7 +49,7 @@ pub struct Options {
     /// download, as without this.
     pub follow_redirects: bool,
     /// Threads fetching, each with its own runtime and connections
-    /// (`lanes.rs`): one per core by default.
+    /// (`fetch_lanes.rs`): one per core by default.
     pub lanes: usize,
     /// Time limit of one request, connecting included.
     pub timeout: Duration,

@@ -65,11 +65,11 @@ use spool_io::write::Compression;
 
 use crate::open_files;
 
-mod shares;
+mod set_aside;
 use crate::parquet::{Encodings, FILE_BUFFER, READ_PIECE, SPILL_WRITE_BUFFER};
 use crate::{BufferSizes, Options, OutputFormat, PartitionError, DEFAULT_MEMORY};
-pub(crate) use shares::uploads_in_flight;
-use shares::{arena_slack, parts_during_run, row_group_bytes, too_small, SetAside};
+pub(crate) use set_aside::uploads_in_flight;
+use set_aside::{arena_slack, parts_during_run, row_group_bytes, too_small, SetAside};
 
 /// Smallest group buffer budget a plan accepts.
 pub const MIN_BUFFER_BUDGET: usize = 1 << 20;

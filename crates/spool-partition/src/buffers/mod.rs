@@ -39,7 +39,7 @@
 //! before compression. Parquet rolls over in its writers instead, at row
 //! and row group boundaries (see the `parquet::sink` module).
 
-mod room;
+mod make_room;
 
 use std::sync::Arc;
 

@@ -26,12 +26,12 @@
 //! | `group_parts` | what a writer thread knows of a group: its parts, their records, its spill |
 //! | `open_writers` | a writer thread's open writers, charged to the budget, flushed under pressure |
 //! | `spill` | the records of groups without an open writer, in one log per thread, until the end |
-//! | `board`, `conversion` | the spilled groups of every thread at the end, converted by whichever thread is free |
+//! | `conversion_queue`, `conversion` | the spilled groups of every thread at the end, converted by whichever thread is free |
 //! | `sink` | a writer thread's Parquet output: the parts above put together |
 
 mod batch;
-mod board;
 mod conversion;
+mod conversion_queue;
 pub mod dictionary;
 mod group_parts;
 mod open_writers;

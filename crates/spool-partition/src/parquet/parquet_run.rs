@@ -8,8 +8,8 @@ use std::sync::{Arc, OnceLock};
 use parquet::file::properties::WriterProperties;
 use spool_io::read::Format;
 
-use super::board::Board;
 use super::conversion::Conversion;
+use super::conversion_queue::Board;
 use super::options::Encodings;
 use super::options::ParquetOptions;
 use super::schema::Table;

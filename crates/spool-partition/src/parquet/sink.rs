@@ -18,7 +18,7 @@
 //! Which groups get a writer and what the writers are charged is
 //! [`OpenWriters`]; what the thread knows of each group, [`GroupParts`];
 //! the spill log, [`Spill`]; the sharing of the end's conversions, the
-//! `board` module. This module puts them together: a job's records go to
+//! `conversion_queue` module. This module puts them together: a job's records go to
 //! the group's writer or to the spill log, and at the end the thread's
 //! spilled groups are posted and converted.
 
@@ -30,8 +30,8 @@ use arrow_schema::SchemaRef;
 use parquet::file::properties::WriterProperties;
 
 use super::batch::BatchBuilder;
-use super::board::Poster;
 use super::conversion::{Conversion, Shelf};
+use super::conversion_queue::Poster;
 use super::dictionary::Dictionaries;
 use super::group_parts::GroupParts;
 use super::open_writers::OpenWriters;

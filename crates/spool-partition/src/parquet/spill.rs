@@ -30,7 +30,7 @@
 //! directory. When the input ends it is [finished](Spill::finish): its
 //! name is removed and its groups are read back through the open file
 //! ([`SpillLog`]), by whichever writer thread converts them (see the
-//! `board` module), the space freed when the last is done. A failed or
+//! `conversion_queue` module), the space freed when the last is done. A failed or
 //! killed run before that removes it with the rest of the staging
 //! directory.
 //!

@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
-use super::early::{self, Early};
 use super::journal::{staging_root, CommitPlan, Committed, RunObjects};
 use super::local_staging::{self, LocalStaging};
+use super::parts_during_run::{self, PartsDuringRun};
 use super::store::{Listed, Store};
 use super::upload;
 use super::verify::Missing;
@@ -67,7 +67,14 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
     let stop = AtomicBool::new(false);
     let (ran, early, read_to_now) = std::thread::scope(|scope| {
         let thread = scope.spawn(|| {
-            early::send_while_running(&store, &objects, &url.prefix, local_root, during_run, &stop)
+            parts_during_run::send_while_running(
+                &store,
+                &objects,
+                &url.prefix,
+                local_root,
+                during_run,
+                &stop,
+            )
         });
         // The upload thread owns the staged files until they are all
         // written, the commit from then on: it is stopped, and its parts
@@ -80,10 +87,12 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
             early.get_or_init(|| {
                 let thread = thread.lock().unwrap_or_else(|e| e.into_inner()).take();
                 let joined = thread.map(|t| t.join());
-                joined.and_then(Result::ok).unwrap_or_else(|| Early {
-                    error: Some(std::io::Error::other("the upload thread panicked")),
-                    ..Early::default()
-                })
+                joined
+                    .and_then(Result::ok)
+                    .unwrap_or_else(|| PartsDuringRun {
+                        error: Some(std::io::Error::other("the upload thread panicked")),
+                        ..PartsDuringRun::default()
+                    })
             });
         };
         let ran = Run::new(&local).and_then(|r| r.before_publish(&stop_early).execute());
@@ -124,7 +133,7 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
     Ok(summary)
 }
 
-/// Uploads the rest of the dataset written under `local` (what `early`
+/// Uploads the rest of the dataset written under `local` (what `parts_during_run`
 /// has not sent) and commits it as `run` (see the module docs); on an
 /// error before the commit, aborts every upload begun and deletes the
 /// run's staging objects.
@@ -135,7 +144,7 @@ fn commit(
     summary: Summary,
     replace: bool,
     in_flight: usize,
-    early: Early,
+    early: PartsDuringRun,
 ) -> Result<Summary, PartitionError> {
     let manifest_path = &summary.manifest;
     let manifest =

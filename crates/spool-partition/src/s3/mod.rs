@@ -23,7 +23,7 @@
 //! What lives where, and when:
 //!
 //! * **memory**: the engine's plan, as for a local run, on `--memory` less
-//!   the parts the `early` thread may hold at once
+//!   the parts the `parts_during_run` thread may hold at once
 //!   ([`MemoryPlan::uploads_during_run`](crate::MemoryPlan::uploads_during_run));
 //!   after the input, once the engine has given its memory back, at most
 //!   [`MemoryPlan::uploads_in_flight`](crate::MemoryPlan::uploads_in_flight)
@@ -58,11 +58,11 @@
 #[cfg(feature = "s3")]
 mod dataset;
 #[cfg(feature = "s3")]
-mod early;
-#[cfg(feature = "s3")]
 mod journal;
 #[cfg(feature = "s3")]
 mod local_staging;
+#[cfg(feature = "s3")]
+mod parts_during_run;
 #[cfg(feature = "s3")]
 mod profile;
 #[cfg(feature = "s3")]

@@ -9,7 +9,7 @@
 //! before any part of them is sent, so that `clean` can abort them.
 //!
 //! A part is sent as soon as its file holds it whole: while the run reads
-//! (the `early` module) for the parts of growing files, then at the end
+//! (the `parts_during_run` module) for the parts of growing files, then at the end
 //! ([`send_rest`]) for every file's unsent rest. Each part in flight holds
 //! a permit of a semaphore sized by the memory plan, taken before the
 //! part is read; once sent, its range of the local file is punched out
@@ -190,7 +190,7 @@ fn punch_out(file: &std::fs::File, offset: u64, len: u64) {
 /// Sends the rest of each `(key, file)` — all of it, for a file whose
 /// upload did not begin while the run read — its uploads begun as
 /// begun-segment `segment`; every upload of `files`, in their order, with
-/// its parts. An upload of `early` whose file is not in `files` is
+/// its parts. An upload of `parts_during_run` whose file is not in `files` is
 /// aborted. On an error, the error and every upload begun.
 pub(crate) fn send_rest(
     store: &Store,

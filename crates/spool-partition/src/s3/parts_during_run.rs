@@ -47,13 +47,13 @@ const WALK_SHARE: u32 = 20;
 /// sent; the begun-segments written; the first error, after which it
 /// stopped sending.
 #[derive(Default)]
-pub(crate) struct Early {
+pub(crate) struct PartsDuringRun {
     pub sending: HashMap<String, Upload>,
     pub segments: usize,
     pub error: Option<std::io::Error>,
 }
 
-impl Early {
+impl PartsDuringRun {
     /// Every upload begun, for a roll back.
     pub fn uploads(&self) -> Vec<Upload> {
         self.sending.values().cloned().collect()
@@ -70,9 +70,9 @@ pub(crate) fn send_while_running(
     local_root: &Path,
     in_flight: usize,
     stop: &AtomicBool,
-) -> Early {
+) -> PartsDuringRun {
     let permits = Arc::new(Semaphore::new(in_flight.max(1)));
-    let mut early = Early::default();
+    let mut early = PartsDuringRun::default();
     while !stop.load(Ordering::Acquire) {
         let walked = Instant::now();
         let files = walk(local_root);
@@ -97,7 +97,7 @@ fn send_due(
     prefix: &str,
     permits: &Arc<Semaphore>,
     files: Vec<(String, PathBuf, u64)>,
-    early: &mut Early,
+    early: &mut PartsDuringRun,
 ) -> std::io::Result<()> {
     let part = PART_BYTES as u64;
     let due: Vec<_> = (files.into_iter())
