@@ -101,10 +101,10 @@ pub fn read_and_count_newlines(path: &Path) -> io::Result<Answer> {
 }
 
 /// A reader under test.
-pub type Reader = fn(&Path) -> io::Result<Answer>;
+pub type ReadPeer = fn(&Path) -> io::Result<Answer>;
 
 /// Every reader with its name, spool first.
-pub fn all() -> Vec<(&'static str, Reader)> {
+pub fn all() -> Vec<(&'static str, ReadPeer)> {
     vec![
         ("spool ChunkReader + field", spool_chunk_reader),
         ("bstr for_byte_line", bstr_for_byte_line),

@@ -58,8 +58,8 @@ enum Command {
         /// filter: "probably pwned" or not, no counts, about 2.3 bytes per
         /// hash). The smaller ones are converted from a full index built
         /// first beside the output (and removed).
-        #[arg(long, value_enum, default_value_t = Format::Full)]
-        format: Format,
+        #[arg(long, value_enum, default_value_t = IndexFormat::Full)]
+        format: IndexFormat,
         /// No progress bar.
         #[arg(short, long)]
         quiet: bool,
@@ -73,7 +73,7 @@ enum Command {
         output: PathBuf,
         /// The layout to write.
         #[arg(long, value_enum)]
-        format: Format,
+        format: IndexFormat,
         /// Memory for building a filter (it is built in shards that fit).
         #[arg(long, default_value = "512M", value_parser = spool_io::size::parse)]
         memory: usize,
@@ -162,7 +162,7 @@ enum Command {
 
 /// `--format` of `build`, `convert` and `download`.
 #[derive(Clone, Copy, ValueEnum)]
-pub(crate) enum Format {
+pub(crate) enum IndexFormat {
     /// Whole hashes and counts.
     Full,
     /// Hashes truncated to 64 bits, and counts.
@@ -171,12 +171,12 @@ pub(crate) enum Format {
     Filter,
 }
 
-impl Format {
+impl IndexFormat {
     pub(crate) fn layout(self) -> IndexLayout {
         match self {
-            Format::Full => IndexLayout::Sorted,
-            Format::T64 => IndexLayout::T64,
-            Format::Filter => IndexLayout::Filter,
+            IndexFormat::Full => IndexLayout::Sorted,
+            IndexFormat::T64 => IndexLayout::T64,
+            IndexFormat::Filter => IndexLayout::Filter,
         }
     }
 }

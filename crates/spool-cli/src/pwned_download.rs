@@ -9,12 +9,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use spool_download::{download, Options, Progress, Report, OFFICIAL};
+use spool_download::{download, DownloadProgress, Options, Report, OFFICIAL};
 use spool_pwned::format::IndexLayout;
 use spool_pwned::range_body::RANGES;
 use spool_pwned::AnyIndex;
 
-use crate::pwned::Format;
+use crate::pwned::IndexFormat;
 
 /// Arguments of `spool pwned download`.
 #[derive(clap::Args)]
@@ -31,7 +31,7 @@ pub struct DownloadArgs {
     /// The index's layout (as `build --format`), written from the ranges
     /// as they arrive, in prefix order.
     #[arg(long, value_enum, default_value = "full")]
-    format: Format,
+    format: IndexFormat,
     /// Also write every hash as `HASH:COUNT` text (one file, hash order),
     /// which `build` and other tools read.
     #[arg(long)]
@@ -195,7 +195,7 @@ fn run(opts: &Options, quiet: bool, command: &'static str) -> anyhow::Result<Rep
     // Ctrl-C removes the outputs' temporary files; the journal stays, for
     // the next run.
     crate::interrupt::exit_on_signal(command);
-    let progress = Arc::new(Progress::default());
+    let progress = Arc::new(DownloadProgress::default());
     let show = !quiet && io::stderr().is_terminal();
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
@@ -210,7 +210,7 @@ fn run(opts: &Options, quiet: bool, command: &'static str) -> anyhow::Result<Rep
 }
 
 /// The progress bar: ranges of 16^5, with ranges/s, MB/s and the time left.
-fn draw(progress: &Progress, done: &AtomicBool) {
+fn draw(progress: &DownloadProgress, done: &AtomicBool) {
     let bar = indicatif::ProgressBar::new(u64::from(RANGES));
     bar.set_style(
         indicatif::ProgressStyle::with_template(

@@ -49,7 +49,7 @@ use tokio::io::{AsyncBufRead, AsyncRead, AsyncReadExt as _};
 use tokio_util::io::StreamReader;
 
 use crate::client::chain;
-use crate::options::Progress;
+use crate::options::DownloadProgress;
 
 /// The largest body taken as a range, received or decoded.
 pub const MAX_BODY: usize = 4 << 20;
@@ -111,7 +111,10 @@ fn framed(response: &Response) -> bool {
 /// Why the body was not taken, as the attempt's failure: not framed, cut,
 /// over [`MAX_BODY`], an unknown encoding, a damaged or cut compressed
 /// stream.
-pub(crate) async fn read(response: Response, progress: &Arc<Progress>) -> Result<Vec<u8>, String> {
+pub(crate) async fn read(
+    response: Response,
+    progress: &Arc<DownloadProgress>,
+) -> Result<Vec<u8>, String> {
     if !framed(&response) {
         return Err(
             "a body without Content-Length or chunked encoding, whose end cannot be told \
@@ -145,9 +148,9 @@ pub(crate) async fn read(response: Response, progress: &Arc<Progress>) -> Result
             .await?
         }
     };
-    Progress::add(&progress.decoded, body.len() as u64);
+    DownloadProgress::add(&progress.decoded, body.len() as u64);
     if coding != Coding::Identity {
-        Progress::add(&progress.compressed, 1);
+        DownloadProgress::add(&progress.compressed, 1);
     }
     Ok(body)
 }
@@ -156,7 +159,7 @@ pub(crate) async fn read(response: Response, progress: &Arc<Progress>) -> Result
 struct Received {
     response: Response,
     seen: usize,
-    progress: Arc<Progress>,
+    progress: Arc<DownloadProgress>,
 }
 
 impl Received {
@@ -164,7 +167,7 @@ impl Received {
     async fn next(mut self) -> Option<(io::Result<Bytes>, Received)> {
         match self.response.chunk().await {
             Ok(Some(chunk)) if self.seen + chunk.len() <= MAX_BODY => {
-                Progress::add(&self.progress.bytes, chunk.len() as u64);
+                DownloadProgress::add(&self.progress.bytes, chunk.len() as u64);
                 self.seen += chunk.len();
                 Some((Ok(chunk), self))
             }

@@ -33,7 +33,7 @@ use spool_pwned::HashKind;
 use crate::client::{chain, range_url};
 use crate::closed::{closed_under, MAX_RESENDS};
 use crate::journal::{Frame, Origin, Shape};
-use crate::options::{Options, Progress};
+use crate::options::{DownloadProgress, Options};
 use crate::previous::Previous;
 use crate::DownloadError;
 
@@ -49,7 +49,7 @@ pub(crate) struct Shared {
     pub opts: Options,
     pub shape: Shape,
     pub previous: Option<Previous>,
-    pub progress: Arc<Progress>,
+    pub progress: Arc<DownloadProgress>,
     /// Failed attempts so far.
     pub failures: AtomicU64,
 }
@@ -88,7 +88,7 @@ pub(crate) async fn fetch_range(
                 // Not an attempt: the request was never answered.
                 attempt -= 1;
                 resent += 1;
-                Progress::add(&shared.progress.resent, 1);
+                DownloadProgress::add(&shared.progress.resent, 1);
                 continue;
             }
             Ok(Err(failure)) => failure,
@@ -110,7 +110,7 @@ pub(crate) async fn fetch_range(
                 last: failure.why,
             });
         }
-        Progress::add(&shared.progress.retries, 1);
+        DownloadProgress::add(&shared.progress.retries, 1);
         tokio::time::sleep(failure.retry_after.unwrap_or_else(|| pause(attempt))).await;
     }
 }

@@ -45,7 +45,7 @@ use tokio::sync::mpsc;
 use crate::client::{self, Protocol};
 use crate::fetch::{fetch_range, Shared};
 use crate::journal::{Frame, RangeJournal};
-use crate::options::Progress;
+use crate::options::DownloadProgress;
 use crate::reorder::Reorder;
 use crate::{DownloadError, Parts};
 
@@ -119,7 +119,7 @@ fn take_blocks(
     receivers: &mut [mpsc::Receiver<Handed>],
     blocks: usize,
     journal: &mut RangeJournal,
-    progress: &Progress,
+    progress: &DownloadProgress,
 ) -> Result<(), DownloadError> {
     let lanes = receivers.len();
     for block in 0..blocks {
@@ -128,9 +128,9 @@ fn take_blocks(
             .ok_or_else(|| io::Error::other("a fetching thread ended early"))??;
         for frame in &frames {
             journal.append(frame)?;
-            Progress::add(&progress.hashes, u64::from(frame.hashes));
+            DownloadProgress::add(&progress.hashes, u64::from(frame.hashes));
         }
-        Progress::add(&progress.ranges, frames.len() as u64);
+        DownloadProgress::add(&progress.ranges, frames.len() as u64);
     }
     Ok(())
 }

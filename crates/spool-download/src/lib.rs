@@ -86,7 +86,7 @@ mod text;
 pub use body::{ACCEPT, MAX_BODY, ZSTD_WINDOW_LOG};
 pub use closed::MAX_RESENDS;
 pub use fetch::{FIRST_PAUSE, LONGEST_PAUSE, LONGEST_RETRY_AFTER};
-pub use options::{Options, Progress, Report, OFFICIAL};
+pub use options::{DownloadProgress, Options, Report, OFFICIAL};
 
 use journal::{RangeJournal, Shape};
 use previous::Previous;
@@ -159,7 +159,7 @@ pub enum DownloadError {
 /// # Errors
 ///
 /// See [`DownloadError`]. The journal is kept on failure, for the next run.
-pub fn download(opts: &Options, progress: Arc<Progress>) -> Result<Report, DownloadError> {
+pub fn download(opts: &Options, progress: Arc<DownloadProgress>) -> Result<Report, DownloadError> {
     let start = Instant::now();
     let _lock = OutputLock::for_file(
         &opts.output,
@@ -258,7 +258,7 @@ pub(crate) struct Parts {
     opts: Options,
     shape: Shape,
     previous: Option<Previous>,
-    progress: Arc<Progress>,
+    progress: Arc<DownloadProgress>,
 }
 
 /// `.NAME.download` beside `output`.

@@ -92,7 +92,7 @@ impl Options {
 
 /// Counters the download updates as it goes, for a progress display.
 #[derive(Debug, Default)]
-pub struct Progress {
+pub struct DownloadProgress {
     /// Ranges written to the journal (resumed ones included).
     pub ranges: AtomicU64,
     /// Body bytes received (compressed, if they came so).
@@ -110,7 +110,7 @@ pub struct Progress {
     pub resent: AtomicU64,
 }
 
-impl Progress {
+impl DownloadProgress {
     pub(crate) fn add(counter: &AtomicU64, n: u64) {
         counter.fetch_add(n, Ordering::Relaxed);
     }

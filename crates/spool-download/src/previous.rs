@@ -27,7 +27,7 @@ use spool_pwned::{AnyIndex, Index};
 
 use crate::etags::{sidecar_path, Etags};
 use crate::journal::{Frame, Origin, PreviousId};
-use crate::options::Progress;
+use crate::options::DownloadProgress;
 use crate::DownloadError;
 
 /// The previous index and its ranges' ETags.
@@ -124,7 +124,7 @@ pub(crate) struct ReadAhead {
 
 impl ReadAhead {
     /// Starts reading `path` ahead of `progress`.
-    pub fn start(path: &Path, progress: Arc<Progress>) -> ReadAhead {
+    pub fn start(path: &Path, progress: Arc<DownloadProgress>) -> ReadAhead {
         let stop = Arc::new(AtomicBool::new(false));
         let (path, flag) = (PathBuf::from(path), stop.clone());
         let thread = std::thread::Builder::new()
@@ -146,7 +146,7 @@ impl Drop for ReadAhead {
     }
 }
 
-fn read_ahead(path: &Path, progress: &Progress, stop: &AtomicBool) -> std::io::Result<()> {
+fn read_ahead(path: &Path, progress: &DownloadProgress, stop: &AtomicBool) -> std::io::Result<()> {
     let mut file = File::open(path)?;
     let len = file.metadata()?.len();
     let mut buf = vec![0u8; 1 << 20];

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use spool::text::csv::Dialect;
 use spool_io::progress::Progress;
-use spool_io::read::{Format, ReadOptions};
+use spool_io::read::{ReadOptions, RecordFormat};
 use spool_io::write::Compression;
 
 use crate::columns::{ColumnRef, Filter};
@@ -215,8 +215,8 @@ impl Options {
         }
     }
 
-    /// How inputs split into records: [`Format::Csv`] with a quote,
-    /// [`Format::Lines`] without.
+    /// How inputs split into records: [`RecordFormat::Csv`] with a quote,
+    /// [`RecordFormat::Lines`] without.
     ///
     /// # Errors
     ///
@@ -227,21 +227,21 @@ impl Options {
     /// ```
     /// use spool::text::csv::Dialect;
     /// use spool_partition::Options;
-    /// use spool_io::read::Format;
+    /// use spool_io::read::RecordFormat;
     /// let mut options = Options::new(vec!["in.csv".into()], "out".into(), vec![]);
-    /// assert_eq!(options.input_format()?, Format::Lines);
+    /// assert_eq!(options.input_format()?, RecordFormat::Lines);
     /// (options.delimiter, options.quote) = (b',', Some(b'"'));
-    /// assert_eq!(options.input_format()?, Format::Csv(Dialect::CSV));
+    /// assert_eq!(options.input_format()?, RecordFormat::Csv(Dialect::CSV));
     /// options.quote = Some(b',');
     /// assert!(options.input_format().is_err());
     /// # Ok::<(), spool_partition::PartitionError>(())
     /// ```
-    pub fn input_format(&self) -> Result<Format, PartitionError> {
+    pub fn input_format(&self) -> Result<RecordFormat, PartitionError> {
         let Some(quote) = self.quote else {
-            return Ok(Format::Lines);
+            return Ok(RecordFormat::Lines);
         };
         Dialect::new(self.delimiter, Some(quote))
-            .map(Format::Csv)
+            .map(RecordFormat::Csv)
             .map_err(|e| PartitionError::Usage(e.to_string()))
     }
 

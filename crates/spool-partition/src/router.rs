@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use regex::bytes::Regex;
 use spool::text::csv::UnterminatedQuote;
-use spool_io::read::{Block, FieldRecord, Format, Line};
+use spool_io::read::{Block, FieldRecord, Line, RecordFormat};
 
 use crate::buffers::Buffers;
 use crate::columns::{check_distinct, Column};
@@ -167,12 +167,12 @@ impl<'a> Router<'a> {
             self.header_pending = self.options.header;
         }
         match block.format() {
-            Format::Lines => {
+            RecordFormat::Lines => {
                 let delimiter = self.options.delimiter;
                 let records = block.records().map(|r| Ok(Line::new(r, delimiter)));
                 self.route(file, records, buffers, outputs)
             }
-            Format::Csv(_) => self.route(file, block.csv_records(), buffers, outputs),
+            RecordFormat::Csv(_) => self.route(file, block.csv_records(), buffers, outputs),
         }
     }
 

@@ -12,7 +12,7 @@ use crossbeam_channel::Sender;
 use spool::text::csv::{self, strip_bom, BlockIndex};
 use spool::text::{PlainRecords, Position};
 
-use super::Format;
+use super::RecordFormat;
 
 /// A chunk of whole records, borrowed from the reader's ring; dropping it
 /// gives the buffer back.
@@ -42,7 +42,7 @@ pub struct Block {
     pub(super) offset: u64,
     pub(super) first_line: u64,
     pub(super) delimiter: u8,
-    pub(super) format: Format,
+    pub(super) format: RecordFormat,
     /// Where dropping the block sends its buffer.
     pub(super) free: Sender<Buffer>,
 }
@@ -65,12 +65,12 @@ impl Block {
     }
 
     /// How the block was cut into records.
-    pub fn format(&self) -> Format {
+    pub fn format(&self) -> RecordFormat {
         self.format
     }
 
     /// The block's records, split at the delimiter, with their line numbers
-    /// and offsets; for a block of [`Format::Lines`]. A UTF-8 byte order
+    /// and offsets; for a block of [`RecordFormat::Lines`]. A UTF-8 byte order
     /// mark at the start of the input is not part of the first record.
     pub fn records(&self) -> PlainRecords<'_> {
         let (bytes, offset) = self.body();
@@ -82,7 +82,7 @@ impl Block {
     }
 
     /// The block's CSV records, with their line numbers and offsets; for a
-    /// block of [`Format::Csv`] (a block of lines is read as unquoted CSV
+    /// block of [`RecordFormat::Csv`] (a block of lines is read as unquoted CSV
     /// of [`Dialect::TSV`](csv::Dialect::TSV)). A UTF-8 byte order mark at
     /// the start of the input is not part of the first record.
     ///
@@ -98,9 +98,9 @@ impl Block {
     ///
     /// ```
     /// use spool::text::csv::Dialect;
-    /// use spool_io::read::{ChunkReader, Format, ReadOptions};
+    /// use spool_io::read::{ChunkReader, RecordFormat, ReadOptions};
     /// let input = &b"\xEF\xBB\xBFcity,n\n\"New York, NY\",1\nParis,\"2\n3\"\n"[..];
-    /// let options = ReadOptions { buffer_len: 8, format: Format::Csv(Dialect::CSV), ..ReadOptions::default() };
+    /// let options = ReadOptions { buffer_len: 8, format: RecordFormat::Csv(Dialect::CSV), ..ReadOptions::default() };
     /// let mut reader = ChunkReader::new(input, options);
     /// let mut rows = Vec::new();
     /// while let Some(block) = reader.next_block()? {
@@ -114,8 +114,8 @@ impl Block {
     /// ```
     pub fn csv_records(&self) -> csv::IndexedRecords<'_> {
         let dialect = match self.format {
-            Format::Csv(dialect) => dialect,
-            Format::Lines => csv::Dialect::TSV,
+            RecordFormat::Csv(dialect) => dialect,
+            RecordFormat::Lines => csv::Dialect::TSV,
         };
         let start = Position {
             offset: self.offset,

@@ -44,7 +44,7 @@ use spool::text::csv::BlockIndex;
 
 use super::block::{Block, Buffer, Message};
 use super::options::ReadOptions;
-use super::Format;
+use super::RecordFormat;
 
 /// How long dropping a reader waits for its thread to end before leaving
 /// it to end by itself (only a thread blocked in the input's `read` takes
@@ -62,7 +62,7 @@ pub struct ChunkReader {
     /// Disconnected when the thread's work is done.
     exited: Receiver<()>,
     delimiter: u8,
-    format: Format,
+    format: RecordFormat,
     done: bool,
 }
 
@@ -79,8 +79,8 @@ impl ChunkReader {
         let (free, free_rx) = bounded(options.buffers);
         for _ in 0..options.buffers {
             let index = match options.format {
-                Format::Csv(_) => BlockIndex::for_block_len(options.buffer_len),
-                Format::Lines => BlockIndex::default(),
+                RecordFormat::Csv(_) => BlockIndex::for_block_len(options.buffer_len),
+                RecordFormat::Lines => BlockIndex::default(),
             };
             let buffer = Buffer {
                 data: Vec::new(),
@@ -228,7 +228,7 @@ mod tests {
             buffers: 2,
             buffer_len,
             delimiter: b'\n',
-            format: Format::Lines,
+            format: RecordFormat::Lines,
             max_record_len: 1 << 20,
         }
     }

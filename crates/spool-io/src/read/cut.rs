@@ -1,5 +1,5 @@
 //! Where the read-ahead thread may cut a buffer: after the last whole
-//! record, for either [`Format`].
+//! record, for either [`RecordFormat`].
 //!
 //! Lines end at one byte, so the last record end of a buffer is one
 //! `memrchr` and the bytes after it hold no delimiter at all. CSV records
@@ -29,7 +29,7 @@ use std::io;
 
 use spool::text::csv::{BlockCutter, BlockIndex};
 
-use super::Format;
+use super::RecordFormat;
 
 /// Finds record ends in the bytes a reader thread has read; see the
 /// module docs.
@@ -43,10 +43,10 @@ pub(super) enum Cutter {
 }
 
 impl Cutter {
-    pub fn new(format: Format, delimiter: u8) -> Self {
+    pub fn new(format: RecordFormat, delimiter: u8) -> Self {
         match format {
-            Format::Lines => Cutter::Lines(delimiter),
-            Format::Csv(dialect) => Cutter::Csv(Box::new(BlockCutter::new(dialect))),
+            RecordFormat::Lines => Cutter::Lines(delimiter),
+            RecordFormat::Csv(dialect) => Cutter::Csv(Box::new(BlockCutter::new(dialect))),
         }
     }
 

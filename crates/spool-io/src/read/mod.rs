@@ -7,7 +7,7 @@
 //!   line number and byte offset for error messages.
 //! * [`fields`] — field splitting with `memchr`, scanning only as far as the
 //!   field asked for.
-//! * [`Format`] — lines of unquoted text or RFC 4180 CSV records; and
+//! * [`RecordFormat`] — lines of unquoted text or RFC 4180 CSV records; and
 //!   [`FieldRecord`], a record of either with the one accessor for a
 //!   field's unquoted value ([`FieldRecord::value`]).
 //! * [`FileBlocks`] — many inputs read ahead several at a time, handed out in
@@ -24,15 +24,15 @@ mod chunk_reader;
 mod cut;
 mod files;
 mod fill;
-mod format;
 mod options;
+mod record_format;
 mod whole_files;
 
 pub use block::Block;
 pub use chunk_reader::ChunkReader;
 pub use files::FileBlocks;
-pub use format::{FieldRecord, Format, Line};
 pub use options::ReadOptions;
+pub use record_format::{FieldRecord, Line, RecordFormat};
 pub use spool::text::fields;
 pub use spool::text::{PlainRecord, PlainRecords};
 pub use whole_files::WholeFiles;

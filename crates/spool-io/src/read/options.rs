@@ -3,7 +3,7 @@
 //! the reader (which builds the ring) and its thread's loop (`fill.rs`,
 //! which cuts and limits records) read it.
 
-use super::Format;
+use super::RecordFormat;
 
 /// How a [`ChunkReader`](super::ChunkReader) reads.
 #[derive(Clone, Debug)]
@@ -12,11 +12,11 @@ pub struct ReadOptions {
     pub buffers: usize,
     /// Size of each buffer. Default 1 MiB.
     pub buffer_len: usize,
-    /// Byte that ends a record ([`Format::Lines`] only). Default `b'\n'`.
+    /// Byte that ends a record ([`RecordFormat::Lines`] only). Default `b'\n'`.
     pub delimiter: u8,
     /// How records end: at `delimiter`, or as RFC 4180 CSV records (at a
-    /// line break outside quotes). Default [`Format::Lines`].
-    pub format: Format,
+    /// line break outside quotes). Default [`RecordFormat::Lines`].
+    pub format: RecordFormat,
     /// Longest record accepted, counting its delimiter; a longer one is an
     /// error naming its byte offset. Default 64 MiB.
     ///
@@ -33,7 +33,7 @@ impl Default for ReadOptions {
             buffers: 4,
             buffer_len: 1 << 20,
             delimiter: b'\n',
-            format: Format::Lines,
+            format: RecordFormat::Lines,
             max_record_len: 64 << 20,
         }
     }

@@ -6,7 +6,7 @@
 use std::sync::{Arc, OnceLock};
 
 use parquet::file::properties::WriterProperties;
-use spool_io::read::Format;
+use spool_io::read::RecordFormat;
 
 use super::conversion::Conversion;
 use super::conversion_queue::Board;
@@ -53,7 +53,7 @@ impl ParquetRun {
     pub fn new(
         options: &ParquetOptions,
         memory: Arc<WriterMemory>,
-        input: Format,
+        input: RecordFormat,
         field_delimiter: u8,
         record_delimiter: u8,
         row_group_bytes: usize,

@@ -240,7 +240,7 @@ pub enum Misfit<'a> {
 mod tests {
     use super::*;
     use spool::text::csv::Dialect;
-    use spool_io::read::Format;
+    use spool_io::read::RecordFormat;
 
     fn table() -> Table {
         let names = vec!["k".to_owned(), "n".to_owned(), "s".to_owned()];
@@ -254,19 +254,19 @@ mod tests {
     #[test]
     fn string_values_are_checked_with_either_delimiter() {
         let table = table();
-        let tsv = Syntax::new(Format::Lines, b'\t', b'\n');
+        let tsv = Syntax::new(RecordFormat::Lines, b'\t', b'\n');
         assert_eq!(table.check(b"a\t1\tgr\xc3\xbcn", tsv), Ok(()));
         let bad = table.check(b"a\t1\t\xff", tsv);
         assert!(
             matches!(bad, Err(Misfit::Value { column: 2, .. })),
             "{bad:?}"
         );
-        let csv = Syntax::new(Format::Csv(Dialect::CSV), b',', b'\n');
+        let csv = Syntax::new(RecordFormat::Csv(Dialect::CSV), b',', b'\n');
         assert_eq!(table.check(b"a,1,\"x,\xc3\xbc\"", csv), Ok(()));
         assert!(table.check(b"a,1,\"\xc3\"", csv).is_err());
         // 0xA7 splits the two bytes of U+00A7 ("§"): the record is valid
         // UTF-8, its values are not.
-        let odd = Syntax::new(Format::Lines, 0xA7, b'\n');
+        let odd = Syntax::new(RecordFormat::Lines, 0xA7, b'\n');
         assert!(!odd.splits_on_ascii());
         let record = "a§1§s".as_bytes();
         assert!(std::str::from_utf8(record).is_ok());

@@ -19,7 +19,7 @@ use std::io;
 
 use spool::text::csv::{self, Dialect};
 use spool::text::fields::PlainFields;
-use spool_io::read::Format;
+use spool_io::read::RecordFormat;
 
 /// How buffered text splits into records, and records into field values:
 /// the run's input format, so that the writer threads read back exactly
@@ -30,12 +30,12 @@ use spool_io::read::Format;
 /// ```
 /// use spool::text::csv::Dialect;
 /// use spool_partition::parquet::syntax::Syntax;
-/// use spool_io::read::Format;
+/// use spool_io::read::RecordFormat;
 /// assert_eq!(
-///     Syntax::new(Format::Lines, b'\t', b'\n'),
+///     Syntax::new(RecordFormat::Lines, b'\t', b'\n'),
 ///     Syntax::Lines { field: b'\t', record: b'\n' }
 /// );
-/// assert_eq!(Syntax::new(Format::Csv(Dialect::CSV), b',', b'\n'), Syntax::Csv(Dialect::CSV));
+/// assert_eq!(Syntax::new(RecordFormat::Csv(Dialect::CSV), b',', b'\n'), Syntax::Csv(Dialect::CSV));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Syntax {
@@ -53,12 +53,12 @@ pub enum Syntax {
 
 impl Syntax {
     /// The syntax of a run reading `format` with these delimiters (the
-    /// delimiters only matter for [`Format::Lines`]; a CSV dialect has
+    /// delimiters only matter for [`RecordFormat::Lines`]; a CSV dialect has
     /// its own).
-    pub fn new(format: Format, field: u8, record: u8) -> Self {
+    pub fn new(format: RecordFormat, field: u8, record: u8) -> Self {
         match format {
-            Format::Lines => Syntax::Lines { field, record },
-            Format::Csv(dialect) => Syntax::Csv(dialect),
+            RecordFormat::Lines => Syntax::Lines { field, record },
+            RecordFormat::Csv(dialect) => Syntax::Csv(dialect),
         }
     }
 

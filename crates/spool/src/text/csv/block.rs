@@ -35,7 +35,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use super::index::Index;
+use super::index::RecordIndex;
 use super::scan::Splitter;
 use super::{Dialect, BOM};
 use crate::text::Position;
@@ -146,7 +146,7 @@ pub struct BlockCutter {
     splitter: Splitter,
     /// Stage one of `Records` over the current buffer: positions relative
     /// to it, lines counted from the input's start.
-    index: Box<Index>,
+    index: Box<RecordIndex>,
     /// Line of the current buffer's first byte.
     first_line: u64,
     /// The first and last record ends found in the current buffer.
@@ -161,7 +161,7 @@ impl BlockCutter {
     pub fn new(dialect: Dialect) -> Self {
         BlockCutter {
             splitter: Splitter::new(dialect),
-            index: Box::new(Index::new(1)),
+            index: Box::new(RecordIndex::new(1)),
             first_line: 1,
             first_end: None,
             last_end: None,
@@ -274,7 +274,7 @@ impl BlockCutter {
             line + memchr::memchr_iter(b'\n', &buf[base..end]).count() as u64
         };
         self.first_line = line;
-        *self.index = Index::new(line);
+        *self.index = RecordIndex::new(line);
         (self.first_end, self.last_end) = (None, None);
     }
 
@@ -305,7 +305,12 @@ impl BlockCutter {
 /// Appends stage one's records `range` to `out`, their lines counted
 /// from `first_line`.
 #[inline(always)]
-fn entries(ix: &Index, range: core::ops::Range<usize>, first_line: u64, out: &mut Vec<Entry>) {
+fn entries(
+    ix: &RecordIndex,
+    range: core::ops::Range<usize>,
+    first_line: u64,
+    out: &mut Vec<Entry>,
+) {
     out.extend(range.map(|i| Entry {
         start: ix.starts[i] as u32,
         end: ix.ends[i] as u32,
@@ -320,7 +325,7 @@ fn entries(ix: &Index, range: core::ops::Range<usize>, first_line: u64, out: &mu
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt")]
 fn entries_popcnt(
-    ix: &Index,
+    ix: &RecordIndex,
     range: core::ops::Range<usize>,
     first_line: u64,
     out: &mut Vec<Entry>,

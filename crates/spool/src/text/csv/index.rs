@@ -44,7 +44,7 @@ const FULL: usize = CAP - 33;
 
 /// The positions of the records found so far; see the module docs.
 #[derive(Clone, Debug)]
-pub(crate) struct Index {
+pub(crate) struct RecordIndex {
     /// Offset of each record's first byte in the data.
     pub starts: [usize; CAP],
     /// Offset just past each record's line break (CRLF counted whole).
@@ -75,10 +75,10 @@ pub(crate) struct Index {
     prev_from: usize,
 }
 
-impl Index {
+impl RecordIndex {
     /// An empty index for data starting at line `first_line`.
     pub(crate) fn new(first_line: u64) -> Self {
-        Index {
+        RecordIndex {
             starts: [0; CAP],
             ends: [0; CAP],
             delims: [0; CAP],
@@ -163,7 +163,7 @@ impl Index {
 /// AVX2, PCLMULQDQ and POPCNT.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,pclmulqdq,popcnt")]
-fn fill_fused(ix: &mut Index, data: &[u8], end: usize, splitter: &Splitter) {
+fn fill_fused(ix: &mut RecordIndex, data: &[u8], end: usize, splitter: &Splitter) {
     // The closure inherits this function's target features, so calling
     // the fused scan from it is safe, and it is inlined.
     fill(
@@ -176,10 +176,10 @@ fn fill_fused(ix: &mut Index, data: &[u8], end: usize, splitter: &Splitter) {
 }
 
 /// Stage one's loop: scans chunks from `ix.base` with `scan` until the
-/// index is nearly full or `stop` is reached (see [`Index::refill_to`]).
+/// index is nearly full or `stop` is reached (see [`RecordIndex::refill_to`]).
 #[inline(always)]
 fn fill(
-    ix: &mut Index,
+    ix: &mut RecordIndex,
     data: &[u8],
     stop: usize,
     scan: impl Fn(&mut Carry, &[u8; 64], usize) -> Scanned,

@@ -4,7 +4,7 @@ use alloc::boxed::Box;
 
 use super::record::{low_bits, Record};
 
-use super::index::Index;
+use super::index::RecordIndex;
 use super::scan::Splitter;
 use super::{Dialect, UnterminatedQuote};
 use crate::text::Position;
@@ -40,7 +40,7 @@ pub struct Records<'a> {
     offset: u64,
     /// Stage one's output: the records found and not yet handed out.
     /// Boxed: 5 KiB, and a `Records` is moved around by value.
-    index: Box<Index>,
+    index: Box<RecordIndex>,
     done: bool,
 }
 
@@ -64,7 +64,7 @@ impl<'a> Records<'a> {
             data,
             splitter,
             offset: Position::START.offset,
-            index: Box::new(Index::new(Position::START.line)),
+            index: Box::new(RecordIndex::new(Position::START.line)),
             done: false,
         }
     }

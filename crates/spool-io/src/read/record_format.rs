@@ -27,13 +27,13 @@ use spool::text::{fields, PlainRecord};
 ///
 /// ```
 /// use spool::text::csv::Dialect;
-/// use spool_io::read::Format;
-/// assert_eq!(Format::default(), Format::Lines);
-/// assert_eq!(Format::for_dialect(Dialect::TSV), Format::Lines);
-/// assert_eq!(Format::for_dialect(Dialect::CSV), Format::Csv(Dialect::CSV));
+/// use spool_io::read::RecordFormat;
+/// assert_eq!(RecordFormat::default(), RecordFormat::Lines);
+/// assert_eq!(RecordFormat::for_dialect(Dialect::TSV), RecordFormat::Lines);
+/// assert_eq!(RecordFormat::for_dialect(Dialect::CSV), RecordFormat::Csv(Dialect::CSV));
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Format {
+pub enum RecordFormat {
     /// Records end at [`ReadOptions::delimiter`](super::ReadOptions::delimiter)
     /// (CRLF aware); no quoting, every byte is data (IANA TSV, logs).
     #[default]
@@ -44,19 +44,19 @@ pub enum Format {
     Csv(Dialect),
 }
 
-impl Format {
-    /// [`Format::Csv`] for a dialect with a quote, [`Format::Lines`] for
+impl RecordFormat {
+    /// [`RecordFormat::Csv`] for a dialect with a quote, [`RecordFormat::Lines`] for
     /// one without (whose records are lines: no quote can hide a line
     /// break).
-    pub fn for_dialect(dialect: Dialect) -> Format {
+    pub fn for_dialect(dialect: Dialect) -> RecordFormat {
         match dialect.quote() {
-            Some(_) => Format::Csv(dialect),
-            None => Format::Lines,
+            Some(_) => RecordFormat::Csv(dialect),
+            None => RecordFormat::Lines,
         }
     }
 }
 
-/// A record of either [`Format`], as the layers above the reader see it.
+/// A record of either [`RecordFormat`], as the layers above the reader see it.
 ///
 /// Implemented by [`Line`] (unquoted text) and by
 /// [`csv::Record`](spool::text::csv::Record); code generic over it is
