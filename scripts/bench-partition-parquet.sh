@@ -14,24 +14,23 @@
 #   duckdb           the same without a memory limit
 #   polars           sink_parquet(PartitionBy(...))
 #   pyarrow          pyarrow.dataset.write_dataset(partitioning=hive)
-# Each tool RUNS times, fewer when one more run would take the tool past
-# BUDGET seconds in all (once if a run takes more than 5 minutes, fails or
-# times out). Prints per tool the median wall time (min-max), CPU time
-# (user + system), peak RSS of the process tree, Parquet files written and
-# the load average before its first run, or how its runs failed. Every
-# completed run is checked: DuckDB reads the dataset back with hive
-# partitioning and must find the input's rows, keys, sum of col2 and
-# total length of col5, or the run is reported WRONG.
+# RUNS rounds (scripts/bench/driver.sh), fewer for a tool once one more
+# run would take it past BUDGET seconds in all. Prints per tool the median
+# wall time [min-max], CPU time (user + system), peak RSS, and the Parquet
+# files written, or how its runs failed. Every completed run is checked:
+# DuckDB reads the dataset back with hive partitioning and must find the
+# input's rows, keys, sum of col2 and total length of col5, or the run is
+# reported WRONG.
 # Installs duckdb, polars and pyarrow into WORK/venv unless PY names a
 # python that has them.
 # Environment: WORK (scratch, default target/bench-partition-parquet),
 # MEMORY (spool's --memory and DuckDB's limit, default 128M), THREADS
 # (default 2), MAX_OPEN (spool's --max-open, default 1024), TIMEOUT (seconds
-# per run, default 900), BUDGET (seconds per tool, default 540), ONLY (an extended regex: run only the tools whose
-# name matches), SPOOL (the spool binary to run; default: this checkout's,
-# built first), PY, SETTLE (seconds to wait after removing the previous
-# run's output, after a sync, before the next run; default 65 with 1,000
-# keys or more, else 0).
+# per run, default 900), BUDGET (seconds per tool, default 540), SPOOL (the
+# spool binary to run; default: this checkout's, built first), PY, SETTLE
+# (seconds to wait after removing the previous run's output, after a sync,
+# before the next run; default 65 with 1,000 keys or more, else 0), and the
+# driver's ONLY and LOCK.
 #
 # Why SETTLE: ext4 without a journal (as on the machines BENCHMARKS.md was
 # measured on) passes over every inode freed in the last 60 s (360 s while
@@ -44,6 +43,7 @@
 # samples right after the previous run's output was removed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/bench/driver.sh
 SIZE=${1:-1G}
 KEYS=${2:-1000}
 RUNS=${3:-3}
@@ -78,64 +78,26 @@ read -r ROWS _ _ _ <"$DATA.check"
 OUT="$WORK/out"
 MEMORY_MB=$(numfmt --from=iec "$MEMORY" | awk '{print int($1 / 1048576)}')
 cat "$DATA" >/dev/null # warm the page cache
-echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores; $DATA ($(du -m "$DATA" | cut -f1) MB, $ROWS rows, $KEYS keys); memory $MEMORY; threads $THREADS; timeout ${TIMEOUT}s"
+machine_line
+echo "# $DATA ($(du -m "$DATA" | cut -f1) MB, $ROWS rows, $KEYS keys); memory $MEMORY; threads $THREADS; timeout ${TIMEOUT}s"
 
-tools=()
-tools+=("spool	$SPOOL partition -q -d comma --by 1 --format parquet --schema col2:int64,col3:timestamp --compress zstd --threads $THREADS --memory $MEMORY --max-open $MAX_OPEN --out $OUT $DATA")
-tools+=("duckdb limit	$PY $PEERS duckdb $DATA $OUT $THREADS $MEMORY_MB")
-tools+=("duckdb	$PY $PEERS duckdb $DATA $OUT $THREADS")
-tools+=("polars	$PY $PEERS polars $DATA $OUT $THREADS")
-tools+=("pyarrow	$PY $PEERS pyarrow $DATA $OUT $THREADS")
+prepare() {
+    rm -rf "$OUT" "$WORK/duckdb-tmp"
+    if [ "$SETTLE" != 0 ]; then sync && sleep "$SETTLE"; fi
+}
+check() {
+    local got
+    got=$("$PY" "$PEERS" check "$OUT")
+    [ "$got" = "$(cat "$DATA.check")" ] || { echo "read back $got, input $(cat "$DATA.check")"; return 1; }
+}
+note() { echo "$(find "$OUT" -name '*.parquet' | wc -l) files"; }
 
-echo "| tool | wall s (min-max) | CPU s | peak RSS MiB | files | runs | load before |"
-echo "|---|---:|---:|---:|---:|---:|---|"
-for tool in "${tools[@]}"; do
-    name=${tool%%	*}
-    cmd=${tool#*	}
-    if [ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]]; then continue; fi
-    load=$(cut -d' ' -f1-3 /proc/loadavg)
-    : >"$WORK/times.txt"
-    failure=""
-    started=$SECONDS
-    for ((run = 1; run <= RUNS; run++)); do
-        rm -rf "$OUT" "$WORK/duckdb-tmp"
-        if [ "$SETTLE" != 0 ]; then sync && sleep "$SETTLE"; fi
-        status=0
-        /usr/bin/time -f "%e %U %S %M" -o "$WORK/time.txt" timeout "$TIMEOUT" sh -c "$cmd" \
-            >/dev/null 2>"$WORK/stderr.txt" || status=$?
-        if [ "$status" = 124 ]; then
-            failure="timed out after ${TIMEOUT}s"
-        elif [ "$status" != 0 ]; then
-            failure="failed ($status): $(grep -v '^Command' "$WORK/stderr.txt" | grep . | tail -n 1 | cut -c1-120)"
-        elif [ "$("$PY" "$PEERS" check "$OUT")" != "$(cat "$DATA.check")" ]; then
-            failure="WRONG: read back $("$PY" "$PEERS" check "$OUT"), input $(cat "$DATA.check")"
-        fi
-        if [ -n "$failure" ]; then
-            # (a run stopped by the timeout reports timeout's own RSS, not
-            # the tool's: left out)
-            read -r secs _ _ rss <<<"$(tail -n 1 "$WORK/time.txt")"
-            [ "$status" = 124 ] || failure="$failure after ${secs}s, peak RSS $((rss / 1024)) MiB"
-            break
-        fi
-        files=$(find "$OUT" -name '*.parquet' | wc -l)
-        echo "$(tail -n 1 "$WORK/time.txt") $files" >>"$WORK/times.txt"
-        if awk -v spent=$((SECONDS - started)) -v budget="$BUDGET" \
-            '{exit !($1 > 300 || spent + $1 > budget)}' "$WORK/time.txt"; then break; fi
-    done
-    if [ -n "$failure" ]; then
-        echo "| $name | $failure | | | | | $load |"
-        continue
-    fi
-    awk -v name="$name" -v load="$load" '
-        { wall[NR] = $1; cpu[NR] = $2 + $3; rss[NR] = $4; files = $5 }
-        function med(a, n,   i, j, t) {
-            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-            return a[int((n + 1) / 2)]
-        }
-        END {
-            lo = wall[1]; hi = wall[1]
-            for (i = 1; i <= NR; i++) { if (wall[i] < lo) lo = wall[i]; if (wall[i] > hi) hi = wall[i] }
-            printf "| %s | %.2f (%.2f-%.2f) | %.2f | %d | %d | %d | %s |\n", name, med(wall, NR), lo, hi, med(cpu, NR), med(rss, NR) / 1024, files, NR, load
-        }' "$WORK/times.txt"
-done
-rm -rf "$OUT" "$WORK/duckdb-tmp"
+tool spool "$SPOOL partition -q -d comma --by 1 --format parquet --schema col2:int64,col3:timestamp --compress zstd --threads $THREADS --memory $MEMORY --max-open $MAX_OPEN --out $OUT $DATA"
+tool "duckdb limit" "$PY $PEERS duckdb $DATA $OUT $THREADS $MEMORY_MB"
+tool duckdb "$PY $PEERS duckdb $DATA $OUT $THREADS"
+tool polars "$PY $PEERS polars $DATA $OUT $THREADS"
+tool pyarrow "$PY $PEERS pyarrow $DATA $OUT $THREADS"
+
+rounds "$RUNS"
+report
+rm -rf "$WORK/duckdb-tmp"

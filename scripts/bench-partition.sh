@@ -13,10 +13,13 @@
 #   pip install duckdb polars;  apt-get install miller;
 #   cargo install xsv;  cargo install qsv --no-default-features --features lite
 # Environment: WORK (scratch folder, default target/bench-partition),
-# THREADS (default 2), PEERS=0 (spool only), READ=0 (skip reading),
-# STDIN=1 (spool reads the generator's output from a pipe; nothing stored).
+# THREADS (default 2), RUNS (rounds of the partition part, default 1),
+# PEERS=0 (spool only), READ=0 (skip reading), STDIN=1 (spool reads the
+# generator's output from a pipe; nothing stored), and the driver's ONLY,
+# LOCK, TIMEOUT, BUDGET (scripts/bench/driver.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/bench/driver.sh
 SIZE=${1:-1G}
 KEYS=${2:-1000}
 THREADS=${THREADS:-2}
@@ -24,7 +27,7 @@ WORK=${WORK:-target/bench-partition}
 PEERS=${PEERS:-1}
 READ=${READ:-1}
 STDIN=${STDIN:-0}
-PATH="$PATH:$HOME/.cargo/bin"
+RUNS=${RUNS:-1}
 
 cargo build --release -q -p spool-cli -p spool-bench --bins
 mkdir -p "$WORK"
@@ -33,27 +36,8 @@ if [ "$STDIN" != 1 ] && [ ! -f "$DATA" ]; then
     target/release/gen-tsv "$SIZE" "$KEYS" 1 "$DATA"
 fi
 OUT="$WORK/out"
-echo "# $(date -u +%Y-%m-%d) $(nproc) cores; data: $SIZE, $KEYS keys; threads $THREADS"
-
-# run NAME CMD...: runs CMD with a fresh $OUT, prints wall seconds and peak RSS.
-run() {
-    local name=$1
-    shift
-    rm -rf "$OUT"
-    if /usr/bin/time -f "%e %M" -o "$WORK/time.txt" "$@" >"$WORK/stdout.txt" 2>"$WORK/stderr.txt"; then
-        read -r secs rss <"$WORK/time.txt"
-        local out_mb
-        out_mb=$(du -sm "$OUT" 2>/dev/null | cut -f1 || echo 0)
-        local files
-        files=$(find "$OUT" -type f 2>/dev/null | wc -l)
-        printf '| %-28s | %8.2f | %8.0f | %8s | %6s |\n' "$name" "$secs" "$((rss / 1024))" "$out_mb" "$files"
-    else
-        printf '| %-28s | failed: %s |\n' "$name" "$(grep -v '^Command' "$WORK/stderr.txt" | tail -n 1 | cut -c1-80)"
-    fi
-}
-
-have() { command -v "$1" >/dev/null 2>&1; }
-py_has() { python3 -c "import $1" >/dev/null 2>&1; }
+machine_line
+echo "# data: $SIZE, $KEYS keys; threads $THREADS"
 
 if [ "$READ" = 1 ] && [ "$STDIN" != 1 ]; then
     cc -O2 -o "$WORK/fread_memchr" crates/spool-bench/c/fread_memchr.c
@@ -73,36 +57,32 @@ fi
 
 echo
 echo "## Partition by column 1"
-echo "| tool | seconds | peak RSS MB | output MB | files |"
-echo "|---|---:|---:|---:|---:|"
+note() { echo "$(du -sm "$OUT" | cut -f1) MB in $(find "$OUT" -type f | wc -l) files"; }
 spool=target/release/spool
-if [ "$STDIN" = 1 ]; then
-    for c in none zstd gzip; do
-        run "spool --compress $c (stdin)" sh -c "target/release/gen-tsv $SIZE $KEYS 1 | $spool partition --by 1 --compress $c --threads $THREADS --out $OUT -"
-    done
-    exit 0
-fi
 for c in none zstd gzip; do
-    run "spool --compress $c" $spool partition --by 1 --compress "$c" --threads "$THREADS" --out "$OUT" "$DATA"
+    if [ "$STDIN" = 1 ]; then
+        tool "spool --compress $c (stdin)" "target/release/gen-tsv $SIZE $KEYS 1 | $spool partition --by 1 --compress $c --threads $THREADS --out $OUT -"
+    else
+        tool "spool --compress $c" "$spool partition --by 1 --compress $c --threads $THREADS --out $OUT $DATA"
+    fi
 done
-[ "$PEERS" = 1 ] || exit 0
-if have qsv; then
-    run "qsv partition --limit 0" qsv partition -d '\t' -n --limit 0 1 "$OUT" "$DATA"
-else echo "| qsv | not installed |"; fi
-if have xsv; then
-    run "xsv partition" xsv partition -d '\t' -n 1 "$OUT" "$DATA"
-else echo "| xsv | not installed |"; fi
-if py_has duckdb; then
-    for c in none zstd gzip; do
-        run "duckdb COPY ($c)" python3 scripts/bench/partition_duckdb.py "$DATA" "$OUT" "$c" "$THREADS"
-    done
-else echo "| duckdb | not installed |"; fi
-if py_has polars; then
-    for c in none zstd gzip; do
-        run "polars sink_csv ($c)" env POLARS_MAX_THREADS="$THREADS" python3 scripts/bench/partition_polars.py "$DATA" "$OUT" "$c"
-    done
-else echo "| polars | not installed |"; fi
-if have mlr; then
-    run "miller split" sh -c "mkdir -p $OUT && cd $OUT && mlr --tsv --implicit-tsv-header --headerless-tsv-output split -g 1 --prefix part ../$(basename "$DATA")"
-else echo "| miller | not installed |"; fi
-run "awk" sh -c "mkdir -p $OUT && awk -F'\t' '{ print > (\"$OUT/\" \$1 \".tsv\") }' $DATA"
+if [ "$PEERS" = 1 ] && [ "$STDIN" != 1 ]; then
+    if have qsv; then tool "qsv partition --limit 0" "qsv partition -d '\t' -n --limit 0 1 $OUT $DATA"; else echo "qsv: not installed"; fi
+    if have xsv; then tool "xsv partition" "xsv partition -d '\t' -n 1 $OUT $DATA"; else echo "xsv: not installed"; fi
+    if py_has duckdb; then
+        for c in none zstd gzip; do
+            tool "duckdb COPY ($c)" "python3 scripts/bench/partition_duckdb.py $DATA $OUT $c $THREADS"
+        done
+    else echo "duckdb: not installed"; fi
+    if py_has polars; then
+        for c in none zstd gzip; do
+            tool "polars sink_csv ($c)" "env POLARS_MAX_THREADS=$THREADS python3 scripts/bench/partition_polars.py $DATA $OUT $c"
+        done
+    else echo "polars: not installed"; fi
+    if have mlr; then
+        tool "miller split" "mkdir -p $OUT && cd $OUT && mlr --tsv --implicit-tsv-header --headerless-tsv-output split -g 1 --prefix part ../$(basename "$DATA")"
+    else echo "miller: not installed"; fi
+    tool awk "mkdir -p $OUT && awk -F'\t' '{ print > (\"$OUT/\" \$1 \".tsv\") }' $DATA"
+fi
+rounds "$RUNS"
+report
