@@ -7,6 +7,7 @@
 //!  cargo xtask test [PART...]          every test, or the parts named
 //!  cargo xtask fuzz smoke              every fuzz target briefly (CI)
 //!  cargo xtask fuzz campaign [S] [T..] each target for S seconds, with a table
+//!  cargo xtask msrv                    each stated rust-version, built with it
 //!  cargo xtask demo [ARGS...]          the main job: spool-demo
 //! ```
 //!
@@ -23,6 +24,7 @@
 
 mod fuzz;
 mod lint;
+mod msrv;
 mod run;
 mod test;
 
@@ -39,6 +41,7 @@ jobs:
                             FUZZ_RUNS (100000) inputs, FUZZ_JOBS at a time
   fuzz campaign [SECONDS] [TARGET...]
                             each target (default all) for SECONDS (300), a table
+  msrv                      check every member with the rust-version it states
   demo [ARGS...]            build and run spool-demo (e.g. --quick, --json)
   help                      this text";
 
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
         Some("lint") if args.len() == 1 => lint::lint(),
         Some("test") => test::test(&args[1..]),
         Some("fuzz") => fuzz::fuzz(&args[1..]),
+        Some("msrv") if args.len() == 1 => msrv::msrv(),
         Some("demo") => demo(&args[1..]),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
