@@ -5,44 +5,26 @@
 //! arena's resident memory is what the blocks handed out hold, however
 //! large `--memory` is. Faulting a page in is also what a build pays for
 //! its arena (the kernel zeroes every page), so the map is faulted in a
-//! stretch at a time just ahead of the blocks in use — one call instead
-//! of a page fault per page — in huge pages while they come quickly (see
-//! [`SLOW_HUGE_PAGE`]).
+//! stretch of [`HUGE_PAGE`] at a time just ahead of the blocks in use —
+//! one call instead of a page fault per page — asking for huge pages: one
+//! fault and one TLB entry for 512 small pages where the kernel has them,
+//! the same stretch in small pages where it has not.
 
 use std::io;
 use std::ops::{Deref, DerefMut};
 
-/// Bytes of the arena faulted in at a time in small pages, ahead of the
-/// blocks handed out: the peak memory is at most this much above what the
-/// records take.
-const POPULATE_AHEAD: usize = 512 << 10;
-
 /// A small page: what the arena is given back in.
 const PAGE: usize = 4 << 10;
 
-/// A transparent huge page (x86-64, and the arena's stretches while it is
-/// backed by them).
+/// A transparent huge page (x86-64): the stretch faulted in at a time,
+/// so the peak memory is at most this much above what the records take.
 const HUGE_PAGE: usize = 2 << 20;
-
-/// How long faulting in one huge page may take before the rest of the
-/// arena goes to small pages.
-///
-/// A huge page is the cheaper page where the memory is the machine's own:
-/// one fault and one TLB entry for 512 small pages. On a VM whose free
-/// memory the host takes back (free page reporting: Firecracker, QEMU's
-/// balloon), a huge page from such memory costs the host's faults on all
-/// of it, several times what small pages cost; the first slow one ends
-/// the huge pages (docs/perf/pwned-build-history.md has the faults timed,
-/// docs/perf/pwned-build.md what the timing buys).
-const SLOW_HUGE_PAGE: std::time::Duration = std::time::Duration::from_millis(3);
 
 /// The arena's map and how far it is faulted in; see the module docs.
 pub(super) struct Arena {
     map: memmap2::MmapMut,
     /// Bytes at the front faulted in so far.
     populated: usize,
-    /// Whether the next stretch is faulted in as a huge page.
-    huge: bool,
 }
 
 impl Arena {
@@ -61,17 +43,12 @@ impl Arena {
         })?;
         #[cfg(target_os = "linux")]
         let _ = map.advise(memmap2::Advice::HugePage);
-        Ok(Arena {
-            map,
-            populated: 0,
-            huge: true,
-        })
+        Ok(Arena { map, populated: 0 })
     }
 
     /// Makes sure the bytes up to `end` are faulted in, faulting in the
-    /// next stretch if they are not: a huge page while they come quickly,
-    /// else [`POPULATE_AHEAD`] bytes of small pages. Hints: where the kernel
-    /// does not take them, the pages fault in as they are written.
+    /// next stretch if they are not. Hints: where the kernel does not take
+    /// them, the pages fault in as they are written.
     #[inline]
     pub fn fault_in(&mut self, end: usize) {
         if end > self.populated {
@@ -105,20 +82,9 @@ impl Arena {
 
     #[cold]
     fn populate_ahead(&mut self) {
-        let step = if self.huge { HUGE_PAGE } else { POPULATE_AHEAD };
-        let len = step.min(self.map.len() - self.populated);
+        let len = HUGE_PAGE.min(self.map.len() - self.populated);
         #[cfg(target_os = "linux")]
-        {
-            use memmap2::Advice;
-            let started = std::time::Instant::now();
-            let _ = (self.map).advise_range(Advice::PopulateWrite, self.populated, len);
-            if self.huge && started.elapsed() > SLOW_HUGE_PAGE {
-                // The rest of the arena in small pages.
-                self.huge = false;
-                let rest = self.populated + len;
-                let _ = (self.map).advise_range(Advice::NoHugePage, rest, self.map.len() - rest);
-            }
-        }
+        let _ = (self.map).advise_range(memmap2::Advice::PopulateWrite, self.populated, len);
         self.populated += len;
     }
 }
@@ -142,27 +108,21 @@ mod tests {
 
     #[test]
     fn the_arena_is_faulted_in_ahead_of_the_blocks_in_use() {
-        for huge in [true, false] {
-            let mut arena = Arena::new(64 << 20).unwrap();
-            arena.huge = huge;
-            let mut ahead = 0;
-            // Blocks of 1020 bytes handed out one after another.
-            for end in (1020..arena.len()).step_by(1020) {
-                arena.fault_in(end);
-                assert!(arena.populated >= end && arena.populated <= arena.len());
-                ahead = ahead.max(arena.populated - end);
-            }
-            // Never more than one step ahead of the blocks handed out
-            // (a huge page's, unless they were slow and were given up).
-            let step = if huge { HUGE_PAGE } else { POPULATE_AHEAD };
-            assert!(ahead <= step, "{ahead}");
+        let mut arena = Arena::new(64 << 20).unwrap();
+        let mut ahead = 0;
+        // Blocks of 1020 bytes handed out one after another.
+        for end in (1020..arena.len()).step_by(1020) {
+            arena.fault_in(end);
+            assert!(arena.populated >= end && arena.populated <= arena.len());
+            ahead = ahead.max(arena.populated - end);
         }
+        // Never more than one stretch ahead of the blocks handed out.
+        assert!(ahead <= HUGE_PAGE, "{ahead}");
     }
 
     #[test]
     fn what_was_faulted_in_ahead_is_given_back_and_reads_as_zeros() {
         let mut arena = Arena::new(8 << 20).unwrap();
-        arena.huge = false;
         arena.fault_in(5000);
         arena[..5000].fill(7);
         arena[8191] = 9;
