@@ -250,6 +250,20 @@ fn each_key_is_one_part_of_several_row_groups_with_one_file_open() {
         parts.iter().all(|p| row_groups(p) > 1),
         "rows came in pieces"
     );
+
+    // A part still ends at --max-rows-per-file, its rows in order.
+    fs::remove_dir_all(&out).unwrap();
+    options.max_rows_per_file = Some(700);
+    let summary = run(&options).unwrap();
+    let (rows, _) = read_back(&out);
+    assert_eq!(rows, expected(&batches, "key"));
+    for group in &summary.groups {
+        assert_eq!(
+            u64::from(group.files),
+            group.records.div_ceil(700),
+            "{group:?}"
+        );
+    }
 }
 
 #[test]
