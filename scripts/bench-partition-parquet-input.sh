@@ -24,6 +24,9 @@
 # MEMORY (spool's --memory, default 256M), THREADS (default 2), LOCK (a
 # file each timed run holds with flock, for a machine shared with other
 # timing runs), SPOOL (the binary; default: this checkout's, built first),
+# SPOOL_BASE (another spool binary, e.g. an earlier commit's, run as the
+# tool spool-base in the same rounds), TOOLS (the tools to run, default
+# "spool duckdb polars pyarrow", plus spool-base if SPOOL_BASE is set),
 # PY (a python with duckdb, polars and pyarrow; default: a venv in WORK).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,15 +57,20 @@ cat "$DATA"/*.parquet >/dev/null # warm the page cache
 
 run_tool() {
     case $1 in
-    spool) "$SPOOL" partition -q --format parquet --by key --memory "$MEMORY" \
-        --threads "$THREADS" --out "$OUT" "$DATA" ;;
+    spool | spool-base)
+        bin=$SPOOL
+        [ "$1" = spool ] || bin=$SPOOL_BASE
+        "$bin" partition -q --format parquet --by key --memory "$MEMORY" \
+            --threads "$THREADS" --out "$OUT" "$DATA"
+        ;;
     *) "$PY" "$PEERS" "$1" "$DATA" "$OUT" "$THREADS" ;;
     esac
 }
 export -f run_tool
-export SPOOL MEMORY THREADS OUT DATA PY PEERS
+export SPOOL SPOOL_BASE MEMORY THREADS OUT DATA PY PEERS
 
-tools=(spool duckdb polars pyarrow)
+read -r -a tools <<<"${TOOLS:-spool duckdb polars pyarrow}"
+[ -z "${SPOOL_BASE:-}" ] || [ -n "${TOOLS:-}" ] || tools+=(spool-base)
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 for ((round = 0; round < RUNS; round++)); do

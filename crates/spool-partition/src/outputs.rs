@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use spool_io::write::Chunk;
 
 use crate::file_layout::{part_path, FileLayout};
+use crate::typed::Rows;
 use crate::workers::{Job, Payload, Workers, WriterFormat};
 use crate::{MemoryPlan, Options, PartitionError};
 
@@ -198,12 +199,8 @@ impl Outputs {
     /// # Errors
     ///
     /// As [`send`](Self::send).
-    pub fn send_batches(
-        &mut self,
-        gid: u32,
-        batches: Vec<arrow_array::RecordBatch>,
-    ) -> Result<(), PartitionError> {
-        self.send_payload(gid, Payload::Batches(batches))
+    pub fn send_batches(&mut self, gid: u32, rows: Rows) -> Result<(), PartitionError> {
+        self.send_payload(gid, Payload::Batches(rows))
     }
 
     fn send_payload(&mut self, gid: u32, data: Payload) -> Result<(), PartitionError> {

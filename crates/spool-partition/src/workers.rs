@@ -29,7 +29,7 @@ use spool_io::input::with_path;
 use spool_io::write::{BlockEncoder, Chunk, Compression};
 
 use crate::parquet::{spill, ParquetRun, ParquetSink};
-use crate::typed::{TypedRun, TypedSink};
+use crate::typed::{Rows, TypedRun, TypedSink};
 use crate::{MemoryPlan, Options, PartitionError};
 
 /// How often an idle Parquet writer looks at the pressure epoch.
@@ -52,7 +52,7 @@ pub(crate) enum Payload {
     /// Records as text: a pool chunk (goes back to the pool when written).
     Text(Chunk),
     /// Rows of a Parquet input, in its types (a typed run).
-    Batches(Vec<arrow_array::RecordBatch>),
+    Batches(Rows),
 }
 
 impl Payload {
@@ -271,10 +271,10 @@ fn run_typed(jobs: Receiver<Job>, mut sink: TypedSink, failed: &AtomicBool) -> R
         if report.error.is_some() {
             continue; // drain
         }
-        let Payload::Batches(batches) = &job.data else {
+        let Payload::Batches(rows) = &job.data else {
             unreachable!("a typed run sends batches");
         };
-        if let Err(e) = sink.write(job.group, job.grouping, job.create, batches) {
+        if let Err(e) = sink.write(job.group, job.grouping, job.create, &rows.batch) {
             report.error = Some(e);
             failed.store(true, Ordering::Relaxed);
         }

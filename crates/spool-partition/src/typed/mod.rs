@@ -26,7 +26,9 @@
 //! | `router` | rows to groups, gathered and sent within the budget |
 //! | `sink` | a writer thread's Parquet parts |
 
+mod append_file;
 mod batches;
+mod in_flight;
 mod keys;
 mod router;
 mod sink;
@@ -38,6 +40,7 @@ use arrow_schema::Schema;
 use spool_io::progress::Phase;
 use spool_io::write::told_in_target;
 
+pub(crate) use in_flight::Rows;
 pub(crate) use keys::displayable;
 pub(crate) use sink::{TypedRun, TypedSink};
 
@@ -50,7 +53,19 @@ use crate::{
     commit, GroupSummary, MemoryPlan, Options, OutputFormat, PartitionError, Sources, Summary,
 };
 use batches::{run_schema, Batches};
+use in_flight::InFlight;
 use router::{TypedFilter, TypedRouter};
+
+/// The share of the group-buffer budget the router gathers batches in
+/// (1/`GATHER`); their sorted copy on its way to the writers may hold as
+/// much (it is made once the writers have written the last one), the
+/// writers kept between row groups 1/`IDLE`, and the rest is for the row
+/// groups being encoded and the allocator's slack. Every gathered batch
+/// becomes one row group of each of its groups: the larger it is, the
+/// fewer and larger the row groups (each costs the writers a codec per
+/// column and its metadata until the footer).
+const GATHER: usize = 4;
+const IDLE: usize = 5;
 
 /// An Arrow error as the run's.
 pub(crate) fn arrow_error(e: arrow_schema::ArrowError) -> PartitionError {
@@ -117,20 +132,19 @@ pub(crate) fn execute(
         files,
         properties: parquet.writer_properties(memory.row_group_bytes())?,
         row_group_bytes: memory.row_group_bytes(),
-        thread_budget: budget / 2 / threads,
+        thread_budget: budget / IDLE / threads,
         limits: FileLimits::of(options),
     });
     let staging = Staging::begin(options)?;
     let stale_removed = staging.stale_removed().to_vec();
     let staging_dir = staging.dir().to_owned();
     let mut outputs = Outputs::new(options, memory, &WriterFormat::Typed(run), staging.dir())?;
-    let send_bytes = memory.buffers().max_chunk;
     let mut router = TypedRouter::new(
         columns.iter().map(|c| c.index).collect(),
         keep,
         filters,
-        send_bytes,
-        budget / 2,
+        budget / GATHER,
+        InFlight::new(budget / GATHER),
     );
     let finishing = std::time::Instant::now();
     let result = outputs
@@ -221,7 +235,7 @@ fn read(
     while let Some((_, batch)) = batches.next_batch()? {
         outputs.check()?;
         let (before, _) = router.counts();
-        router.route(&batch, outputs)?;
+        router.route(batch, outputs)?;
         if let Some(progress) = &options.progress {
             let (records, _) = router.counts();
             progress

@@ -2,19 +2,26 @@
 //! the rows of its groups, as record batches of the input's own types,
 //! appended to one [`ArrowWriter`] per group.
 //!
+//! Each writer writes to an [`AppendFile`], open only while a row group
+//! (or the footer) is appended: a group keeps its writer, and so its one
+//! part, however many groups the thread has and however few files
+//! `--max-open` lets it hold open.
+//!
 //! # Bounds
 //!
-//! * Files: at most `max_open` writers open per thread; a group whose
-//!   writer is the least recently used one when another must open has its
-//!   part finished, and its next rows start its next part
-//!   (`part-00001…`). Many more keys than open files thus make more, and
-//!   smaller, part files, never more open files.
-//! * Memory: a writer's row group in progress is flushed once it holds
-//!   `row_group_bytes`; when the thread's writers hold more than its
-//!   share of the budget together, the largest row groups are flushed
-//!   until they hold half of it.
+//! * Files: one open at a time per thread, while it is appended to.
+//! * Memory: a job's rows (all of one sorted batch's rows of the group)
+//!   are one row group, encoded and written before the next job is taken
+//!   (split where it holds `row_group_bytes`), so one writer at a time
+//!   holds a row group in progress. A writer between row groups keeps its
+//!   file's metadata so far; at most [`live_writers`] writers are kept per
+//!   thread (`IDLE_WRITER` each, within its share of the budget), and
+//!   when another must start, the least recently used one finishes its
+//!   part — the group's next rows start its next part (`part-00001…`).
+//!   The router's batches are made large so these parts are rare.
+//! * Parts also roll over at the run's file limits (`--max-records`,
+//!   `--max-bytes`).
 
-use std::fs::File;
 use std::io;
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
@@ -24,13 +31,24 @@ use arrow_array::RecordBatch;
 use arrow_schema::{DataType, SchemaRef};
 use lru::LruCache;
 use parquet::arrow::ArrowWriter;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 use spool_io::input::with_path;
 
+use super::append_file::AppendFile;
 use crate::file_layout::part_path;
 use crate::options::FileLimits;
 use crate::parquet::Dictionaries;
+
+/// Memory counted for a writer between row groups: its schema, buffers
+/// and the metadata of the row groups it has written.
+const IDLE_WRITER: usize = 32 << 10;
+
+/// Writers a thread keeps, with `thread_budget` bytes and `max_open`
+/// files: see the module docs.
+pub(crate) fn live_writers(thread_budget: usize, max_open: usize) -> usize {
+    (thread_budget / IDLE_WRITER).max(max_open).max(1)
+}
 
 /// What the router and the writer threads of a typed run share.
 pub(crate) struct TypedRun {
@@ -40,7 +58,7 @@ pub(crate) struct TypedRun {
     pub properties: WriterProperties,
     /// A row group is flushed when its writer holds this many bytes.
     pub row_group_bytes: usize,
-    /// Bytes the row groups of one thread's writers may hold together.
+    /// Bytes one thread's writers may hold between row groups.
     pub thread_budget: usize,
     pub limits: FileLimits,
 }
@@ -56,24 +74,24 @@ struct Group {
 /// One writer thread's typed Parquet files; see the module docs.
 pub(crate) struct TypedSink {
     run: Arc<TypedRun>,
-    open: LruCache<u32, ArrowWriter<File>>,
+    live: LruCache<u32, ArrowWriter<AppendFile>>,
     groups: foldhash::HashMap<u32, Group>,
     bytes_out: u64,
 }
 
 impl TypedSink {
-    /// A thread's sink, with at most `max_open` writers open.
+    /// A thread's sink, allowed `max_open` open files.
     pub fn new(run: Arc<TypedRun>, max_open: usize) -> Self {
-        let cap = NonZeroUsize::new(max_open.max(1)).expect("at least one");
+        let live = live_writers(run.thread_budget, max_open);
         TypedSink {
             run,
-            open: LruCache::new(cap),
+            live: LruCache::new(NonZeroUsize::new(live).expect("at least one")),
             groups: foldhash::HashMap::default(),
             bytes_out: 0,
         }
     }
 
-    /// Appends `batches` (rows of group `gid`, its files' schema) to the
+    /// Appends `batch` (rows of group `gid`, its files' schema) to the
     /// group's part file, creating the group's first part at `create`.
     ///
     /// # Errors
@@ -84,34 +102,28 @@ impl TypedSink {
         gid: u32,
         grouping: usize,
         create: Option<PathBuf>,
-        batches: &[RecordBatch],
+        batch: &RecordBatch,
     ) -> io::Result<()> {
         if let Some(first) = create {
             if let Some(dir) = first.parent() {
                 std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
             }
-            let parts = Vec::new();
-            self.groups.insert(
-                gid,
-                Group {
-                    first,
-                    grouping,
-                    parts,
-                },
-            );
+            let group = Group {
+                first,
+                grouping,
+                parts: Vec::new(),
+            };
+            self.groups.insert(gid, group);
         }
-        let schema = self.run.files[self.groups[&gid].grouping].clone();
-        let batch = arrow_select::concat::concat_batches(&schema, batches)
-            .map_err(|e| io::Error::other(e.to_string()))?;
         let limits = self.run.limits;
         let mut start = 0;
         while start < batch.num_rows() {
             let rest = batch.slice(start, batch.num_rows() - start);
-            if !self.open.contains(&gid) {
+            if !self.live.contains(&gid) {
                 self.open_part(gid, &rest)?;
             }
             let in_part = *self.groups[&gid].parts.last().expect("a part is open");
-            let writer = self.open.get_mut(&gid).expect("open");
+            let writer = self.live.get_mut(&gid).expect("open");
             if in_part > 0
                 && (in_part >= limits.records || writer.bytes_written() as u64 >= limits.bytes)
             {
@@ -129,92 +141,73 @@ impl TypedSink {
             writer
                 .write(&slice)
                 .map_err(|e| part_error(&self.groups, gid, e))?;
-            if writer.in_progress_size() >= self.run.row_group_bytes {
-                writer
-                    .flush()
-                    .map_err(|e| part_error(&self.groups, gid, e))?;
+            let full = writer.in_progress_size() >= self.run.row_group_bytes;
+            let group = self.groups.get_mut(&gid).expect("known");
+            *group.parts.last_mut().expect("open") += slice.num_rows() as u64;
+            if full {
+                self.flush(gid)?;
             }
             start += slice.num_rows();
-            *self
-                .groups
-                .get_mut(&gid)
-                .expect("known")
-                .parts
-                .last_mut()
-                .expect("open") += slice.num_rows() as u64;
         }
-        self.relieve()
+        // A job is all of a sorted batch's rows of the group: one row
+        // group, written now, so one writer at a time holds one.
+        if self.live.contains(&gid) {
+            self.flush(gid)?;
+        }
+        Ok(())
     }
 
-    /// Opens group `gid`'s next part, its dictionaries chosen from
-    /// `sample` (closing the least recently used writer first if all are
-    /// open).
+    /// Starts group `gid`'s next part, its dictionaries chosen from
+    /// `sample` (finishing the least recently used writer's part first if
+    /// the thread keeps as many as it may).
     fn open_part(&mut self, gid: u32, sample: &RecordBatch) -> io::Result<()> {
-        if self.open.len() == self.open.cap().get() {
-            if let Some((lru, _)) = self.open.peek_lru() {
-                let lru = *lru;
+        if self.live.len() == self.live.cap().get() {
+            if let Some((&lru, _)) = self.live.peek_lru() {
                 self.close(lru)?;
             }
         }
         let group = self.groups.get_mut(&gid).expect("known group");
         let path = part_path(&group.first, group.parts.len() as u32);
         let schema = self.run.files[group.grouping].clone();
-        let file = File::create(&path).map_err(|e| with_path(e, &path))?;
+        let file = AppendFile::create(&path)?;
         let properties = file_properties(&self.run.properties, &schema, sample);
         let writer = ArrowWriter::try_new(file, schema, Some(properties))
             .map_err(|e| with_path(io::Error::other(e.to_string()), &path))?;
         group.parts.push(0);
-        self.open.push(gid, writer);
+        self.live.push(gid, writer);
         Ok(())
     }
 
-    /// Finishes group `gid`'s open part.
+    /// Writes group `gid`'s row group in progress to its part.
+    fn flush(&mut self, gid: u32) -> io::Result<()> {
+        let writer = self.live.peek_mut(&gid).expect("live");
+        writer
+            .flush()
+            .map_err(|e| part_error(&self.groups, gid, e))?;
+        writer.sync()
+    }
+
+    /// Finishes group `gid`'s part.
     fn close(&mut self, gid: u32) -> io::Result<()> {
-        if let Some(mut writer) = self.open.pop(&gid) {
+        if let Some(mut writer) = self.live.pop(&gid) {
             writer
                 .finish()
                 .map_err(|e| part_error(&self.groups, gid, e))?;
+            writer.sync()?;
             self.bytes_out += writer.bytes_written() as u64;
         }
         Ok(())
     }
 
-    /// Flushes the largest row groups in progress while this thread's
-    /// writers hold more than its budget, down to half of it.
-    fn relieve(&mut self) -> io::Result<()> {
-        let held = |open: &LruCache<u32, ArrowWriter<File>>| -> usize {
-            open.iter().map(|(_, w)| w.in_progress_size()).sum()
-        };
-        if held(&self.open) <= self.run.thread_budget {
-            return Ok(());
-        }
-        let mut sizes: Vec<(usize, u32)> = (self.open.iter())
-            .map(|(&gid, w)| (w.in_progress_size(), gid))
-            .collect();
-        sizes.sort_unstable_by(|a, b| b.cmp(a));
-        let mut total: usize = sizes.iter().map(|(size, _)| size).sum();
-        for (size, gid) in sizes {
-            if total <= self.run.thread_budget / 2 {
-                break;
-            }
-            let writer = self.open.peek_mut(&gid).expect("open");
-            writer
-                .flush()
-                .map_err(|e| part_error(&self.groups, gid, e))?;
-            total -= size;
-        }
-        Ok(())
-    }
-
-    /// Finishes every open part; each group's parts, the rows of each,
-    /// for the groups with other than one.
+    /// Finishes every part; each group's parts, the rows of each, for
+    /// the groups with other than one.
     ///
     /// # Errors
     ///
     /// A part that cannot be finished.
     pub fn finish(&mut self) -> io::Result<Vec<(u32, Vec<u64>)>> {
-        let open: Vec<u32> = self.open.iter().map(|(&gid, _)| gid).collect();
-        for gid in open {
+        let live: Vec<u32> = self.live.iter().map(|(&gid, _)| gid).collect();
+        for gid in live {
             self.close(gid)?;
         }
         Ok(self.parts())
@@ -233,9 +226,9 @@ impl TypedSink {
         self.bytes_out
     }
 
-    /// Drops every open writer (the run is being aborted).
+    /// Drops every writer (the run is being aborted).
     pub fn discard(&mut self) {
-        self.open.clear();
+        self.live.clear();
     }
 }
 
@@ -252,7 +245,7 @@ fn part_error(
 
 /// A part's properties: the run's, with dictionaries where its first
 /// rows' strings repeat (as for text input) and on every column the input
-/// held dictionary-encoded.
+/// held dictionary-encoded, and statistics per column chunk only.
 fn file_properties(
     run: &WriterProperties,
     schema: &SchemaRef,
@@ -264,5 +257,9 @@ fn file_properties(
         .fold(sampled.into_builder(), |builder, f| {
             builder.set_column_dictionary_enabled(ColumnPath::from(f.name().as_str()), true)
         })
+        // A column chunk is one page: the page index would repeat its
+        // statistics, and the writer would hold it until the footer.
+        .set_statistics_enabled(EnabledStatistics::Chunk)
+        .set_offset_index_disabled(true)
         .build()
 }

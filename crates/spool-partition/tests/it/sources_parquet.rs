@@ -215,6 +215,58 @@ fn parquet_to_parquet_keeps_rows_order_and_types() {
 }
 
 #[test]
+fn each_key_is_one_part_of_several_row_groups_with_one_file_open() {
+    let dir = TempDir::new();
+    let batches = [batch(6000, 5), batch(4000, 6)];
+    write_parquet(&dir.0.join("in/a.parquet"), &batches[0]);
+    write_parquet(&dir.0.join("in/b.parquet"), &batches[1]);
+    let out = dir.0.join("out");
+    let mut options = parquet_options(vec![dir.0.join("in")], out.clone(), "key");
+    // One file open, but room for every key's writer between row groups;
+    // batches gathered a small share of the budget at a time.
+    (options.workers, options.max_open) = (2, 1);
+    options.buffer_sizes = Some(BufferSizes {
+        min_chunk: 4096,
+        max_chunk: 16384,
+        budget: 1 << 20,
+    });
+    let summary = run(&options).unwrap();
+    let (rows, _) = read_back(&out);
+    assert_eq!(rows, expected(&batches, "key"));
+    assert!(
+        summary.groups.iter().all(|g| g.files == 1),
+        "one part a key"
+    );
+    let parts: Vec<PathBuf> = (all_files(&out).into_iter())
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
+    assert_eq!(parts.len(), summary.groups.len());
+    let row_groups = |part: &PathBuf| {
+        let file = fs::File::open(part).unwrap();
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+        reader.metadata().num_row_groups()
+    };
+    assert!(
+        parts.iter().all(|p| row_groups(p) > 1),
+        "rows came in pieces"
+    );
+
+    // A part still ends at --max-rows-per-file, its rows in order.
+    fs::remove_dir_all(&out).unwrap();
+    options.max_rows_per_file = Some(700);
+    let summary = run(&options).unwrap();
+    let (rows, _) = read_back(&out);
+    assert_eq!(rows, expected(&batches, "key"));
+    for group in &summary.groups {
+        assert_eq!(
+            u64::from(group.files),
+            group.records.div_ceil(700),
+            "{group:?}"
+        );
+    }
+}
+
+#[test]
 fn a_hive_dataset_keeps_its_path_keys_and_csv_output_has_the_values() {
     let dir = TempDir::new();
     let (eu, us) = (batch(300, 3), batch(200, 4));
