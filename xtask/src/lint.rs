@@ -1,4 +1,5 @@
-//! `cargo xtask lint`: formatting, clippy and rustdoc, warnings denied.
+//! `cargo xtask lint`: formatting, clippy and rustdoc, warnings denied,
+//! and the published crates packaged as crates.io would take them.
 
 use crate::run::{cargo, program, Result};
 
@@ -40,5 +41,35 @@ pub fn lint() -> Result {
         "--locked",
     ])
     .env("RUSTDOCFLAGS", "-D warnings")
-    .status_ok()
+    .status_ok()?;
+    package()
+}
+
+/// The crates published to crates.io, in dependency order. `spool-cli`
+/// is published with `cargo hakari publish` (which takes out its
+/// dependency on the unpublished `spool-workspace-hack`), so plain
+/// packaging cannot take it.
+const PUBLISHED: [&str; 6] = [
+    "spool",
+    "spool-io",
+    "spool-pwned",
+    "spool-download",
+    "spool-partition",
+    "spool-serve",
+];
+
+/// What `cargo publish --dry-run` checks before it builds: every
+/// dependency has a version crates.io can resolve (the workspace's own
+/// crates from the packages made here), every manifest field and file the
+/// package names is there. The package of the core, whose dependencies
+/// are few, is also built from its own files (a file the package leaves
+/// out fails here); the others' builds would each compile Arrow or
+/// hyper again.
+fn package() -> Result {
+    let mut args = vec!["package", "--locked", "--allow-dirty", "--no-verify"];
+    for crate_name in PUBLISHED {
+        args.extend(["-p", crate_name]);
+    }
+    cargo(&args).status_ok()?;
+    cargo(&["package", "--locked", "--allow-dirty", "-p", "spool"]).status_ok()
 }

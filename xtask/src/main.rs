@@ -3,7 +3,8 @@
 //! `.cargo/config.toml`).
 //!
 //! ```text
-//!  cargo xtask lint                    rustfmt, clippy, rustdoc: warnings denied
+//!  cargo xtask lint                    rustfmt, clippy, rustdoc, packaging
+//!  cargo xtask deny                    cargo-deny: licenses, duplicates, sources
 //!  cargo xtask test [PART...]          every test, or the parts named
 //!  cargo xtask fuzz smoke              every fuzz target briefly (CI)
 //!  cargo xtask fuzz campaign [S] [T..] each target for S seconds, with a table
@@ -22,6 +23,7 @@
 //! Each job prints what it runs and its time, and stops at the first
 //! failure with the failing command's exit status.
 
+mod deny;
 mod fuzz;
 mod lint;
 mod msrv;
@@ -34,7 +36,10 @@ const USAGE: &str = "\
 usage: cargo xtask JOB [ARGS...]
 
 jobs:
-  lint                      rustfmt check; clippy and rustdoc with warnings denied
+  lint                      rustfmt check; clippy and rustdoc with warnings denied;
+                            the published crates packaged as crates.io takes them
+  deny                      cargo-deny (deny.toml): licenses, duplicate versions,
+                            sources, advisories when their database is reachable
   test [PART...]            every test, or the parts named: rust, c-cpp, python,
                             s3, pwned-clients, sv2, spark
   fuzz smoke                every fuzz target for FUZZ_SECONDS (10) or
@@ -53,6 +58,7 @@ fn main() -> ExitCode {
     }
     let result = match args.first().map(String::as_str) {
         Some("lint") if args.len() == 1 => lint::lint(),
+        Some("deny") if args.len() == 1 => deny::deny(),
         Some("test") => test::test(&args[1..]),
         Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("msrv") if args.len() == 1 => msrv::msrv(),
