@@ -66,7 +66,7 @@ mod local_staging;
 #[cfg(feature = "s3")]
 mod profile;
 #[cfg(feature = "s3")]
-mod store;
+pub(crate) mod store;
 #[cfg(feature = "s3")]
 mod upload;
 #[cfg(feature = "s3")]
