@@ -56,6 +56,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub(crate) use blocks::SourceBlocks;
+pub(crate) use remote::{is_remote, REMOTE_READ_BYTES};
 pub use sources::Sources;
 use text_out::TextDialect;
 

@@ -42,11 +42,16 @@ impl Sources {
     pub fn resolve(options: &Options) -> Result<Self, PartitionError> {
         let mut remote = remote::Remote::new(options.verbose);
         let found = expand::expand(&options.inputs, &mut remote)?;
+        let objects: Vec<_> = match options.source_format {
+            Some(_) => Vec::new(),
+            None => found.iter().filter_map(|f| f.object.as_ref()).collect(),
+        };
+        let mut remote_formats = remote::detect(&objects).into_iter();
         let mut format = options.source_format;
         for f in &found {
             let this = match (options.source_format, &f.object) {
                 (Some(forced), _) => forced,
-                (None, Some(object)) => remote::detect(object),
+                (None, Some(_)) => remote_formats.next().expect("one per object"),
                 (None, None) if f.path.as_os_str() == "-" => SourceFormat::Text,
                 (None, None) => detect::detect(&f.path),
             };

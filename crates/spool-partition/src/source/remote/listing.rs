@@ -111,16 +111,38 @@ pub(crate) fn expand(
     Ok(())
 }
 
-/// What `object` holds, by the rules of local files (the `detect`
-/// module): its first bytes are read unless its name says Parquet.
-pub(crate) fn detect(object: &Arc<Object>) -> SourceFormat {
-    let name = Path::new(&object.url);
-    if detect::from_head_and_name(b"", name) == SourceFormat::Parquet {
-        return SourceFormat::Parquet;
+/// Heads looked at at once by [`detect`].
+const HEADS_AT_ONCE: usize = 32;
+/// The bytes of an object's start its format is found from.
+const HEAD_BYTES: u64 = 4096;
+
+/// What each of `objects` holds, by the rules of local files (the
+/// `detect` module): its first bytes are read (several objects' at once)
+/// unless its name says Parquet. An object whose bytes cannot be read is
+/// left to its name, and to the run to report where it reads it.
+pub(crate) fn detect(objects: &[&Arc<Object>]) -> Vec<SourceFormat> {
+    let mut formats = Vec::with_capacity(objects.len());
+    for some in objects.chunks(HEADS_AT_ONCE) {
+        let heads: Vec<_> = (some.iter())
+            .map(|object| {
+                let named = detect::from_head_and_name(b"", Path::new(&object.url));
+                let range = 0..object.size.min(HEAD_BYTES);
+                let read = named != SourceFormat::Parquet && !range.is_empty();
+                read.then(|| object.connection.spawn(object.fetch(range)))
+            })
+            .collect();
+        for (object, head) in some.iter().zip(heads) {
+            let head = head.map(|head| object.connection.block_on(head));
+            let head = head.and_then(Result::ok).and_then(Result::ok);
+            formats.push(format_of(object, head.unwrap_or_default()));
+        }
     }
-    let head = object
-        .fetch_now(0..object.size.min(4096))
-        .unwrap_or_default();
+    formats
+}
+
+/// An object's format from its first bytes and its name.
+fn format_of(object: &Object, head: bytes::Bytes) -> SourceFormat {
+    let name = Path::new(&object.url);
     if head.starts_with(b"PAR1") {
         return SourceFormat::Parquet;
     }

@@ -99,6 +99,7 @@ pub(crate) fn listing(key: &str) -> Listing {
 
 /// Whether the listed `key` (under `root`) is left out: a name below
 /// `root` that starts with `.` or `_`.
+#[cfg_attr(not(feature = "s3"), allow(dead_code))]
 pub(crate) fn hidden(key: &str, root: &str) -> bool {
     let below = key.strip_prefix(root).unwrap_or(key);
     below

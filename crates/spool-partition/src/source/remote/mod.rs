@@ -56,6 +56,17 @@ pub(crate) use open::{open_parquet, open_text};
 use super::expand::Found;
 use crate::PartitionError;
 
+/// What one remote input being read holds at most: the ranges in flight
+/// ahead of a text or NDJSON reader, or a Parquet reader's windows; the
+/// memory plan charges it per input read at once.
+pub(crate) const REMOTE_READ_BYTES: usize = 16 << 20;
+
+/// Whether `input` names a remote location (or tries to: a malformed
+/// `s3://` input is refused later, naming it).
+pub(crate) fn is_remote(input: &Path) -> bool {
+    !matches!(Location::parse(input), Ok(None))
+}
+
 /// A remote object (none in a build without the `s3` feature).
 #[cfg(not(feature = "s3"))]
 #[derive(Debug)]
@@ -126,8 +137,8 @@ mod none {
     use crate::source::SourceFormat;
     use crate::PartitionError;
 
-    pub(crate) fn detect(object: &Arc<Object>) -> SourceFormat {
-        match **object {}
+    pub(crate) fn detect(objects: &[&Arc<Object>]) -> Vec<SourceFormat> {
+        objects.iter().map(|object| match ***object {}).collect()
     }
 
     pub(crate) fn open_text(

@@ -5,9 +5,11 @@
 //! The reader asks for a page header (a few bytes at an offset), then the
 //! page, column after column, each column's pages in order. Asking the
 //! store for each would be a request per page; instead each request
-//! fetches a *window* — up to [`WINDOW_BYTES`] from the offset asked for,
-//! cut at the end of the column chunk it falls in — and the following
-//! pages of that column are served from it. The footer is read once: the
+//! fetches a *window* — from the offset asked for, cut at the end of the
+//! column chunk it falls in — and the following pages of that column are
+//! served from it. A window is [`CACHE_BYTES`] shared among a row
+//! group's columns (so that each column's window stays held while the
+//! reader goes round them), between [`MIN_WINDOW`] and [`WINDOW_BYTES`]. The footer is read once: the
 //! object's last [`TAIL_BYTES`] are fetched when it is opened.
 //!
 //! # Bounds
@@ -29,8 +31,10 @@ use super::object::Object;
 
 /// The bytes a window holds at most (unless one read asks for more).
 pub(crate) const WINDOW_BYTES: u64 = 8 << 20;
+/// The least a window is made (unless the column chunk ends first).
+pub(crate) const MIN_WINDOW: u64 = 256 << 10;
 /// The windows of one object held at once.
-pub(crate) const CACHE_BYTES: usize = 64 << 20;
+pub(crate) const CACHE_BYTES: usize = super::REMOTE_READ_BYTES;
 /// The end of the object fetched when it is opened: the footer, for most
 /// files whole.
 const TAIL_BYTES: u64 = 64 << 10;
@@ -51,6 +55,8 @@ struct Windows {
     bytes: usize,
     /// The ends of the column chunks, sorted (windows stop there).
     chunk_ends: Vec<u64>,
+    /// The size of a new window (until the layout is known, the most).
+    window: u64,
 }
 
 impl ParquetChunks {
@@ -62,7 +68,10 @@ impl ParquetChunks {
     pub fn open(object: Arc<Object>) -> io::Result<Self> {
         let start = object.size.saturating_sub(TAIL_BYTES);
         let tail = object.fetch_now(start..object.size)?;
-        let mut windows = Windows::default();
+        let mut windows = Windows {
+            window: WINDOW_BYTES,
+            ..Windows::default()
+        };
         windows.keep(start, tail);
         Ok(ParquetChunks(Arc::new(Inner {
             object,
@@ -80,7 +89,14 @@ impl ParquetChunks {
             })
             .collect();
         ends.sort_unstable();
-        self.cache().chunk_ends = ends;
+        let columns = (metadata.row_groups().iter())
+            .map(|group| group.columns().len())
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let mut cache = self.cache();
+        cache.chunk_ends = ends;
+        cache.window = (CACHE_BYTES as u64 / columns as u64).clamp(MIN_WINDOW, WINDOW_BYTES);
     }
 
     fn cache(&self) -> std::sync::MutexGuard<'_, Windows> {
@@ -95,12 +111,13 @@ impl ParquetChunks {
         if let Some(held) = self.cache().find(start, least) {
             return Ok(held);
         }
-        let chunk_end = {
-            let ends = &self.cache().chunk_ends;
-            let after = ends.partition_point(|&end| end <= start);
-            ends.get(after).copied().unwrap_or(size)
+        let (chunk_end, window) = {
+            let cache = self.cache();
+            let after = cache.chunk_ends.partition_point(|&end| end <= start);
+            let chunk_end = cache.chunk_ends.get(after).copied().unwrap_or(size);
+            (chunk_end, cache.window)
         };
-        let end = (start + WINDOW_BYTES).min(chunk_end).max(start + least);
+        let end = (start + window).min(chunk_end).max(start + least);
         let bytes = self.0.object.fetch_now(start..end.min(size))?;
         self.cache().keep(start, bytes.clone());
         Ok(bytes)

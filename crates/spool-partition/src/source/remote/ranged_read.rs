@@ -5,8 +5,9 @@
 //! # Bounds
 //!
 //! At most [`AHEAD`] ranges of [`RANGE_BYTES`] requested or held, and the
-//! one being read: `(AHEAD + 1) × RANGE_BYTES` per object open, and a run
-//! opens `parallel_inputs` sources at once.
+//! one being read: `(AHEAD + 1) × RANGE_BYTES` per object open, which is
+//! [`REMOTE_READ_BYTES`](super::REMOTE_READ_BYTES), charged by the memory
+//! plan for each of the `parallel_inputs` sources open at once.
 
 use std::collections::VecDeque;
 use std::io::{self, Read};
@@ -20,7 +21,9 @@ use super::object::Object;
 /// The bytes of one ranged read.
 pub(crate) const RANGE_BYTES: u64 = 4 << 20;
 /// Ranged reads in flight ahead of the reader.
-pub(crate) const AHEAD: usize = 4;
+pub(crate) const AHEAD: usize = 3;
+
+const _: () = assert!((AHEAD + 1) * RANGE_BYTES as usize <= super::REMOTE_READ_BYTES);
 
 /// An object's bytes in order; see the module docs.
 pub(crate) struct RangedRead {
@@ -103,13 +106,20 @@ mod tests {
         let meta = connection.block_on(store.head(&key)).unwrap();
         let object = || {
             let url = "s3://b/in/a.csv".to_owned();
-            Arc::new(Object::new(url, meta.clone(), store.clone(), connection.clone()))
+            Arc::new(Object::new(
+                url,
+                meta.clone(),
+                store.clone(),
+                connection.clone(),
+            ))
         };
         let mut read = Vec::new();
         RangedRead::new(object()).read_to_end(&mut read).unwrap();
         assert!(read == data, "the object's bytes, in order");
         put(b"key\nother\n".to_vec());
-        let e = RangedRead::new(object()).read_to_end(&mut read).unwrap_err();
+        let e = RangedRead::new(object())
+            .read_to_end(&mut read)
+            .unwrap_err();
         assert!(e.to_string().contains("changed during the run"), "{e}");
     }
 }
