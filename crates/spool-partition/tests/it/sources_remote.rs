@@ -15,8 +15,8 @@ use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
-use spool_partition::parquet::ParquetOptions;
-use spool_partition::{run, ColumnRef, Options, OutputFormat};
+use spool_partition::parquet::{ParquetOptions, SchemaSpec};
+use spool_partition::{run, ColumnRef, Options, OutputFormat, PartitionError};
 
 use crate::support::range_server::RangeServer;
 use crate::support::{all_files, TempDir};
@@ -206,4 +206,27 @@ fn an_object_changed_after_it_was_looked_up_fails_the_run() {
         .unwrap_err()
         .to_string();
     assert!(e.contains(&format!("{missing}: cannot be read")), "{e}");
+}
+
+#[test]
+fn a_record_that_does_not_fit_the_schema_is_named_by_url_and_line() {
+    let server = RangeServer::start();
+    let dir = TempDir::new();
+    let mut text = csv(0, 2000, &mut BTreeMap::new());
+    text.extend_from_slice(b"a,not-a-number,x\n");
+    server.put("in.csv", text);
+    let url = format!("{}/in.csv", server.url);
+    let out = dir.0.join("out");
+    let mut options = options(vec![url.clone().into()], out.clone());
+    options.format = OutputFormat::Parquet(ParquetOptions {
+        schema: SchemaSpec::parse("seq:int64").unwrap(),
+        ..ParquetOptions::default()
+    });
+    // The writers check the records; the input is read again to say where.
+    let e = run(&options).unwrap_err();
+    let PartitionError::Input { file, line, .. } = &e else {
+        panic!("not an input error: {e}");
+    };
+    assert_eq!((file.as_str(), *line), (url.as_str(), 2002), "{e}");
+    assert!(!out.exists(), "nothing published");
 }
