@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# `spool partition --out s3://…` against an S3-compatible server on
+# `spool partition --out s3://…` and `s3://` inputs against an S3-compatible server on
 # loopback (scripts/s3-server.sh: started once here, stopped at the end):
 # the round trips and tools (tests/s3/test_partition_s3.py, read back by
 # boto3, PyArrow and Polars; the Python binding too when
-# bindings/python/.venv has it), then the fault trials
+# bindings/python/.venv has it), the remote inputs, S3 and HTTP
+# (tests/s3/test_partition_s3_input.py, about 6 s), then the fault trials
 # (tests/s3/fault_trials.py, TRIALS of each kind, 20 by default; with
 # SeaweedFS or versitygw, also their crash and restart mid-run). The
 # server is moto, or SeaweedFS or versitygw with SPOOL_S3_SERVER=seaweedfs
@@ -28,7 +29,7 @@ if [ -x bindings/python/.venv/bin/python ]; then
     python=bindings/python/.venv/bin/python
 fi
 "$python" -m pip install -q pytest boto3 pyarrow polars zstandard
-"$python" -m pytest -q tests/s3/test_partition_s3.py
+"$python" -m pytest -q tests/s3/test_partition_s3.py tests/s3/test_partition_s3_input.py
 # The kinds of fault trial in two processes at once (each with its own
 # fault proxy and buckets): they spend most of their time waiting on the
 # server and on injected delays, so two share the machine's cores well.

@@ -49,7 +49,13 @@ pub struct Args {
     /// directories (every file under them), globs such as
     /// 'data/**/*.csv.gz' (quoted: spool expands them; a directory's or a
     /// glob's files are read in path order, names starting with . or _
-    /// left out); `-` is stdin.
+    /// left out); `-` is stdin. Remote: s3://BUCKET/PREFIX/ (every object
+    /// under it, in key order, names starting with . or _ left out),
+    /// s3://BUCKET/KEY, 's3://BUCKET/GLOB' (the glob matched on keys) and
+    /// http(s):// URLs, read by ranged requests without a local copy, each
+    /// checked against the ETag seen when listed (an object written again
+    /// during the run fails it); S3 credentials and endpoint as for an
+    /// s3:// OUT.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     /// What the inputs hold: csv, tsv (text in the dialect --delimiter and
@@ -169,7 +175,7 @@ pub struct Args {
     /// No progress bar.
     #[arg(short, long)]
     quiet: bool,
-    /// Errors from an object store (s3:// OUT) print the store's whole
+    /// Errors from an object store (s3:// OUT, remote inputs) print the store's whole
     /// answer, not one line of error code and message.
     #[arg(short, long)]
     verbose: bool,

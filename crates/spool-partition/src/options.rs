@@ -251,6 +251,12 @@ impl Options {
         matches!(crate::s3::S3Url::parse(&self.out), Ok(Some(_)))
     }
 
+    /// Whether an input is remote (`s3://`, `http(s)://`): its reads in
+    /// flight are then part of the run's memory.
+    pub(crate) fn reads_remote(&self) -> bool {
+        (self.inputs.iter()).any(|input| crate::source::is_remote(input))
+    }
+
     /// The writer threads a run starts with `max_open` files open at
     /// most (see [`MemoryPlan::max_open`](crate::MemoryPlan::max_open)):
     /// [`workers`](Self::workers), but at least one and no more than

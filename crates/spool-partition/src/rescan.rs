@@ -34,15 +34,18 @@ use crate::{Options, OutputFormat, PartitionError};
 
 /// Whether the writers check a run's records (see the module docs): a
 /// Parquet run without `--skip-invalid` whose inputs are all regular
-/// files (compressed or not), which can be read again.
+/// files (compressed or not) or remote objects, which can be read again.
 pub(crate) fn writers_check(options: &Options, inputs: &[std::path::PathBuf]) -> bool {
     matches!(options.format, OutputFormat::Parquet(_))
         && !options.skip_invalid
         && inputs.iter().all(|path| rereadable(path))
 }
 
+/// A regular file, or a remote object (read again at the version listed:
+/// if it changed, the second reading fails naming it).
 fn rereadable(path: &Path) -> bool {
-    path.as_os_str() != "-" && std::fs::metadata(path).is_ok_and(|m| m.is_file())
+    let file = || std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    path.as_os_str() != "-" && (crate::source::is_remote(path) || file())
 }
 
 /// Whether `e` is about a record: a writer's [`Unfit`], or one the router

@@ -23,7 +23,11 @@ impl SetAside {
             Some(_) => read.buffers * BlockIndex::memory(read.buffer_len),
             None => 0,
         };
-        let per_input = (read.buffers + 1) * read.buffer_len + index + DECOMPRESSOR_INPUT;
+        let mut per_input = (read.buffers + 1) * read.buffer_len + index + DECOMPRESSOR_INPUT;
+        if options.reads_remote() {
+            // Ranged reads in flight, or a Parquet object's windows.
+            per_input += crate::source::REMOTE_READ_BYTES;
+        }
         let (per_writer, open_files) = match &options.format {
             OutputFormat::Text => {
                 let encoder = match options.compression {

@@ -66,7 +66,7 @@ mod parts_during_run;
 #[cfg(feature = "s3")]
 mod profile;
 #[cfg(feature = "s3")]
-mod store;
+pub(crate) mod store;
 #[cfg(feature = "s3")]
 mod upload;
 #[cfg(feature = "s3")]

@@ -82,30 +82,7 @@ impl Store {
     ///
     /// Credentials or an endpoint that cannot be used.
     pub fn connect(url: &S3Url, verbose: bool) -> std::io::Result<Self> {
-        let mut builder = AmazonS3Builder::from_env().with_bucket_name(&url.bucket);
-        if std::env::var_os("AWS_ACCESS_KEY_ID").is_none() {
-            if let Some((key, secret, token)) = super::profile::credentials() {
-                builder = builder
-                    .with_access_key_id(key)
-                    .with_secret_access_key(secret);
-                if let Some(token) = token {
-                    builder = builder.with_token(token);
-                }
-            }
-        }
-        let endpoint = builder
-            .get_config_value(&AmazonS3ConfigKey::Endpoint)
-            .unwrap_or_else(|| "https://s3.amazonaws.com".into());
-        let loopback = ["http://127.", "http://localhost", "http://[::1]"];
-        let allow_http = loopback.iter().any(|l| endpoint.starts_with(l));
-        let options = ClientOptions::new().with_allow_http(allow_http);
-        builder = builder
-            .with_allow_http(allow_http)
-            .with_client_options(options.clone());
-        let region = builder
-            .get_config_value(&AmazonS3ConfigKey::Region)
-            .unwrap_or_else(|| "us-east-1".into());
-        let s3 = builder.build().map_err(std::io::Error::other)?;
+        let (s3, options, endpoint, region) = client(&url.bucket)?;
         let http = ReqwestConnector::default()
             .connect(&options)
             .map_err(std::io::Error::other)?;
@@ -114,7 +91,7 @@ impl Store {
             .enable_all()
             .build()?;
         Ok(Store {
-            s3: Arc::new(s3),
+            s3,
             verbose,
             runtime,
             endpoint: endpoint.trim_end_matches('/').to_owned(),
@@ -295,6 +272,45 @@ impl Store {
         }
         Ok(body.to_vec())
     }
+}
+
+/// A client of `bucket` with the credentials and endpoint the
+/// environment (or the shared credentials file) gives, as the module docs
+/// say; the client's options, the endpoint and the region beside it. The
+/// one place the rules live: outputs ([`Store::connect`]) and inputs (the
+/// `source::remote` module) both come here.
+///
+/// # Errors
+///
+/// Credentials or an endpoint that cannot be used.
+pub(crate) fn client(
+    bucket: &str,
+) -> std::io::Result<(Arc<AmazonS3>, ClientOptions, String, String)> {
+    let mut builder = AmazonS3Builder::from_env().with_bucket_name(bucket);
+    if std::env::var_os("AWS_ACCESS_KEY_ID").is_none() {
+        if let Some((key, secret, token)) = super::profile::credentials() {
+            builder = builder
+                .with_access_key_id(key)
+                .with_secret_access_key(secret);
+            if let Some(token) = token {
+                builder = builder.with_token(token);
+            }
+        }
+    }
+    let endpoint = builder
+        .get_config_value(&AmazonS3ConfigKey::Endpoint)
+        .unwrap_or_else(|| "https://s3.amazonaws.com".into());
+    let loopback = ["http://127.", "http://localhost", "http://[::1]"];
+    let allow_http = loopback.iter().any(|l| endpoint.starts_with(l));
+    let options = ClientOptions::new().with_allow_http(allow_http);
+    builder = builder
+        .with_allow_http(allow_http)
+        .with_client_options(options.clone());
+    let region = builder
+        .get_config_value(&AmazonS3ConfigKey::Region)
+        .unwrap_or_else(|| "us-east-1".into());
+    let s3 = builder.build().map_err(std::io::Error::other)?;
+    Ok((Arc::new(s3), options, endpoint, region))
 }
 
 /// `key` as an object path (kept as written: spool's names are already

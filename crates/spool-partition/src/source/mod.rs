@@ -3,8 +3,9 @@
 //! dialect.
 //!
 //! ```text
-//!  inputs (files, directories, globs, -)
-//!    │ expand: in the order given; a directory's or a glob's files by path
+//!  inputs (files, directories, globs, -, s3://…, https://…)
+//!    │ expand: in the order given; a directory's or a glob's files by
+//!    │ path, a prefix's or a key glob's objects by key
 //!    ▼
 //!  sources: path, hive keys (ROOT/k=v/…), one format for all
 //!    │ detect: Parquet magic, then the name, then a first `{`
@@ -20,9 +21,9 @@
 //! inputs are Parquet is the exception: its records never become text
 //! (see the `typed` module); it takes the sources' list from here.
 //!
-//! A new kind of location (an object store) is one more way to open a
-//! source's bytes: the expansion lists it, and `open` hands its reader to
-//! the same transcoders.
+//! A remote location (an object store, a web server) is one more way to
+//! open a source's bytes: the expansion lists it, and `open` hands its
+//! reader to the same transcoders (see the `remote` module).
 //!
 //! | module | its job |
 //! |---|---|
@@ -33,6 +34,7 @@
 //! | `parquet_text` | a Parquet file as text records |
 //! | `text_out` | values written as one record of the run's dialect |
 //! | `text_reader` | a transcoder's records as a `Read` |
+//! | `remote` | `s3://` and `http(s)://` inputs: listed, read by ranges |
 //! | `sources` | the run's sources: resolved once, opened one by one |
 //! | `blocks` | the sources read ahead, in order, errors naming the user's file |
 
@@ -43,6 +45,7 @@ mod hive;
 mod json_fields;
 mod ndjson;
 pub(crate) mod parquet_text;
+mod remote;
 mod sources;
 mod text_out;
 mod text_reader;
@@ -53,6 +56,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub(crate) use blocks::SourceBlocks;
+pub(crate) use remote::{is_remote, REMOTE_READ_BYTES};
 pub use sources::Sources;
 use text_out::TextDialect;
 

@@ -13,12 +13,13 @@
 //! One record batch of [`BATCH_ROWS`] rows decoded at a time, and its
 //! text.
 
-use std::fs::File;
 use std::io::{self, Write};
 
 use arrow_array::RecordBatch;
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::file::metadata::ParquetMetaData;
+use parquet::file::reader::ChunkReader;
 
 use super::text_reader::{Records, TextReader};
 use super::Target;
@@ -27,18 +28,24 @@ use crate::PartitionError;
 /// Rows decoded at a time.
 pub(crate) const BATCH_ROWS: usize = 8192;
 
-/// Opens `file` (at `path`) for reading in batches of [`BATCH_ROWS`].
+/// Opens `input` (at `path`: a file, or a remote object's bytes) for
+/// reading in batches of [`BATCH_ROWS`]; `seen` is shown the file's
+/// metadata once its footer is read.
 ///
 /// # Errors
 ///
 /// Not a Parquet file, or one whose footer cannot be read; the message
 /// names the path.
-pub(crate) fn open_reader(
-    file: File,
+pub(crate) fn open_reader<T: ChunkReader + 'static>(
+    input: T,
     path: &std::path::Path,
+    seen: impl FnOnce(&ParquetMetaData),
 ) -> Result<ParquetRecordBatchReader, PartitionError> {
-    (ParquetRecordBatchReaderBuilder::try_new(file))
-        .and_then(|builder| builder.with_batch_size(BATCH_ROWS).build())
+    (ParquetRecordBatchReaderBuilder::try_new(input))
+        .and_then(|builder| {
+            seen(builder.metadata());
+            builder.with_batch_size(BATCH_ROWS).build()
+        })
         .map_err(|e| not_parquet(path, e))
 }
 

@@ -13,10 +13,12 @@ use super::text_out::TextDialect;
 use super::*;
 use crate::{Options, PartitionError};
 
-/// One source: a file (or `-`) and its hive key values.
+/// One source: a file (or `-`, or a remote object at its URL) and its
+/// hive key values.
 struct Source {
     path: PathBuf,
     hive: Vec<Vec<u8>>,
+    object: Option<Arc<remote::Object>>,
 }
 
 /// A run's sources, in order; see the module docs.
@@ -33,17 +35,25 @@ impl Sources {
     ///
     /// # Errors
     ///
-    /// A directory or glob with no file, a file that cannot be read, files
-    /// of different formats, hive keys that differ between files, or
-    /// standard input given as Parquet; each names the user's path.
+    /// A directory, glob or object prefix with no file, a file that
+    /// cannot be read, a bucket or URL that cannot be, files of different
+    /// formats, hive keys that differ between files, or standard input
+    /// given as Parquet; each names the user's path.
     pub fn resolve(options: &Options) -> Result<Self, PartitionError> {
-        let found = expand::expand(&options.inputs)?;
+        let mut remote = remote::Remote::new(options.verbose);
+        let found = expand::expand(&options.inputs, &mut remote)?;
+        let objects: Vec<_> = match options.source_format {
+            Some(_) => Vec::new(),
+            None => found.iter().filter_map(|f| f.object.as_ref()).collect(),
+        };
+        let mut remote_formats = remote::detect(&objects).into_iter();
         let mut format = options.source_format;
         for f in &found {
-            let this = match options.source_format {
-                Some(forced) => forced,
-                None if f.path.as_os_str() == "-" => SourceFormat::Text,
-                None => detect::detect(&f.path),
+            let this = match (options.source_format, &f.object) {
+                (Some(forced), _) => forced,
+                (None, Some(_)) => remote_formats.next().expect("one per object"),
+                (None, None) if f.path.as_os_str() == "-" => SourceFormat::Text,
+                (None, None) => detect::detect(&f.path),
             };
             match format {
                 None => format = Some(this),
@@ -91,6 +101,7 @@ impl Sources {
             list.push(Source {
                 path: f.path,
                 hive: values,
+                object: f.object,
             });
         }
         let paths = list.iter().map(|s| s.path.clone()).collect();
@@ -113,7 +124,7 @@ impl Sources {
         })
     }
 
-    /// The files, in order (`-` for standard input).
+    /// The files, in order (`-` for standard input, a remote object's URL).
     pub fn paths(&self) -> &[PathBuf] {
         &self.shared.paths
     }
@@ -166,11 +177,14 @@ impl Sources {
         index: usize,
         counter: Arc<AtomicU64>,
     ) -> Result<Box<dyn Read + Send>, PartitionError> {
-        let path = &self.list[index].path;
+        let source = &self.list[index];
         if self.format == SourceFormat::Parquet {
             return self.open_parquet(index, counter);
         }
-        let (input, _) = spool_io::input::open_counted(path, Some(counter))?;
+        let input = match &source.object {
+            Some(object) => remote::open_text(object, counter)?,
+            None => spool_io::input::open_counted(&source.path, Some(counter))?.0,
+        };
         match self.format {
             SourceFormat::Ndjson => self.open_ndjson(index, input),
             _ => Ok(input),
@@ -189,9 +203,15 @@ impl Sources {
         counter: &AtomicU64,
     ) -> Result<parquet::arrow::arrow_reader::ParquetRecordBatchReader, PartitionError> {
         let path = &self.list[index].path;
-        let file = std::fs::File::open(path).map_err(|e| spool_io::input::with_path(e, path))?;
-        counter.fetch_add(file.metadata().map_or(0, |m| m.len()), Ordering::Relaxed);
-        let reader = parquet_text::open_reader(file, path)?;
+        let reader = match &self.list[index].object {
+            Some(object) => remote::open_parquet(object, counter)?,
+            None => {
+                let file =
+                    std::fs::File::open(path).map_err(|e| spool_io::input::with_path(e, path))?;
+                counter.fetch_add(file.metadata().map_or(0, |m| m.len()), Ordering::Relaxed);
+                parquet_text::open_reader(file, path, |_| ())?
+            }
+        };
         let schema = reader.schema();
         let first = self.shared.schema.get_or_init(|| schema.clone());
         let first_path = &self.list[0].path;

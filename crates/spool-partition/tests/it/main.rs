@@ -12,3 +12,4 @@ mod partition_parquet;
 mod partition_parquet_misfits;
 mod sources;
 mod sources_parquet;
+mod sources_remote;

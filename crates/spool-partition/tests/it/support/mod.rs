@@ -1,5 +1,7 @@
 //! Helpers shared by the partition tests.
 
+pub mod range_server;
+
 use std::path::{Path, PathBuf};
 
 /// A fresh directory, removed on drop.
