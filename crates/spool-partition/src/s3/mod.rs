@@ -56,6 +56,8 @@
 //! an async runtime into every build.
 
 #[cfg(feature = "s3")]
+pub(crate) mod answers;
+#[cfg(feature = "s3")]
 mod dataset;
 #[cfg(feature = "s3")]
 mod journal;

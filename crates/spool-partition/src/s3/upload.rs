@@ -26,8 +26,9 @@ use object_store::PutPayload;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
+use super::answers::failed;
 use super::journal::{RunObjects, Upload};
-use super::store::{failed, object_key, Refused, Store};
+use super::store::{object_key, Refused, Store};
 use super::PART_BYTES;
 
 /// Requests that begin uploads sent at once (they carry no data).

@@ -16,7 +16,7 @@ use super::super::{detect, SourceFormat};
 use super::connection::Connection;
 use super::location::{self, Location};
 use super::object::Object;
-use crate::s3::store::describe;
+use crate::s3::answers::describe;
 use crate::PartitionError;
 
 /// Appends the objects `location` (the user's `input`) names to `found`,

@@ -19,7 +19,7 @@ use object_store::path::Path as Key;
 use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore};
 
 use super::connection::Connection;
-use crate::s3::store::describe;
+use crate::s3::answers::describe;
 
 /// A remote object; see the module docs.
 pub(crate) struct Object {
