@@ -48,13 +48,25 @@ impl ColumnRef {
             ))),
             Err(_) => Err(PartitionError::Usage(match header {
                 Some(names) => format!(
-                    "no column named {:?}; the header has: {}",
+                    "no column named {:?}; the header has: {}{}",
                     self.0,
-                    names.join(", ")
+                    names.join(", "),
+                    delimiter_hint(names)
                 ),
                 None => format!("column {:?} is not a number; names need --header", self.0),
             })),
         }
+    }
+}
+
+/// A hint when the header read as one field holds a likely delimiter
+/// (a comma-separated file read with the default tab, say).
+fn delimiter_hint(names: &[&str]) -> &'static str {
+    match names {
+        [one] if [',', ';', '|', '\t'].iter().any(|d| one.contains(*d)) => {
+            " (one field: is --delimiter right?)"
+        }
+        _ => "",
     }
 }
 
@@ -147,6 +159,15 @@ mod tests {
         let c = ColumnRef("4".into()).resolve(None).unwrap();
         assert_eq!((c.index, c.name.as_str()), (3, "col4"));
         assert!(ColumnRef("town".into()).resolve(Some(&header)).is_err());
+        let one = ["k,v"];
+        let said = ColumnRef("k".into()).resolve(Some(&one)).unwrap_err();
+        assert!(
+            said.to_string()
+                .ends_with("the header has: k,v (one field: is --delimiter right?)"),
+            "{said}"
+        );
+        let two = ColumnRef("town".into()).resolve(Some(&header)).unwrap_err();
+        assert!(!two.to_string().contains("--delimiter"), "{two}");
         let zero = ColumnRef("0".into()).resolve(None).unwrap_err();
         assert!(zero.to_string().contains("count from 1"), "{zero}");
         assert!(ColumnRef("city".into()).resolve(None).is_err());
