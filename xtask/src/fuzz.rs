@@ -9,11 +9,10 @@
 //!   `FUZZ_JOBS` at a time (default: one per CPU; each fuzzer is one
 //!   thread), each until `FUZZ_SECONDS` (10) or `FUZZ_RUNS` (100,000)
 //!   inputs — a cheap target covers its inputs in a few seconds, the slow
-//!   ones get the whole time. Built with 16 codegen units: cargo-fuzz's
-//!   default of one makes the sanitizer build of the dependencies (Arrow,
-//!   Parquet, hyper) the longest step of CI, for fuzzing that lasts
-//!   seconds. A failing target's log is printed; the run fails once every
-//!   running target is done.
+//!   ones get the whole time. Built with cargo-fuzz's default of one
+//!   codegen unit: 16 made the build slower on two cores
+//!   (docs/perf/ci.md). A failing target's log is printed; the run fails
+//!   once every running target is done.
 //! - `campaign [SECONDS] [TARGET...]`: each target in turn for SECONDS
 //!   (300), built as cargo-fuzz builds by default; one table row per target
 //!   (`target execs exec/s(wall) cpu_s exec/s(cpu) peak_rss_mb crashes
@@ -99,7 +98,7 @@ fn smoke() -> Result {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
     let jobs = env_number("FUZZ_JOBS", cpus)?.max(1) as usize;
     let targets = targets()?;
-    cargo_fuzz(&["build", "--codegen-units", "16"])?.status_ok()?;
+    cargo_fuzz(&["build"])?.status_ok()?;
     let logs = std::env::temp_dir().join(format!("spool-fuzz-smoke-{}", std::process::id()));
     eprintln!(
         "==> fuzz: {} targets, up to {seconds} s or {runs} inputs each, {jobs} at a time",
