@@ -37,17 +37,9 @@ MEMORY=${MEMORY:-256M}
 THREADS=${THREADS:-2}
 WORK=${WORK:-target/bench-partition-parquet-input}
 
-if [ -z "${SPOOL:-}" ]; then
-    cargo build --release -q -p spool-cli
-    SPOOL=target/release/spool
-fi
+spool_binary
 mkdir -p "$WORK"
-if [ -z "${PY:-}" ]; then
-    [ -x "$WORK/venv/bin/python" ] || python3 -m venv "$WORK/venv"
-    PY="$WORK/venv/bin/python"
-    "$PY" -c "import duckdb, polars, pyarrow" 2>/dev/null ||
-        "$PY" -m pip install -q "duckdb==2.0.1" "polars==2.1.0" "pyarrow==26.0.1"
-fi
+peer_python "duckdb==2.0.1" "polars==2.1.0" "pyarrow==26.0.1"
 PEERS=scripts/bench/partition_parquet_input.py
 DATA="$WORK/data-$ROWS-$KEYS"
 [ -d "$DATA" ] || "$PY" "$PEERS" gen "$DATA" "$ROWS" "$KEYS"

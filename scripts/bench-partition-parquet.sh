@@ -55,17 +55,9 @@ if [ "$KEYS" -ge 1000 ]; then SETTLE=${SETTLE:-65}; else SETTLE=${SETTLE:-0}; fi
 BUDGET=${BUDGET:-540}
 WORK=${WORK:-target/bench-partition-parquet}
 
-if [ -z "${SPOOL:-}" ]; then
-    cargo build --release -q -p spool-cli
-    SPOOL=target/release/spool
-fi
+spool_binary
 mkdir -p "$WORK"
-if [ -z "${PY:-}" ]; then
-    [ -x "$WORK/venv/bin/python" ] || python3 -m venv "$WORK/venv"
-    PY="$WORK/venv/bin/python"
-    "$PY" -c "import duckdb, polars, pyarrow" 2>/dev/null ||
-        "$PY" -m pip install -q "duckdb==2.0.0" "polars==2.1.0" "pyarrow==26.0.1"
-fi
+peer_python "duckdb==2.0.0" "polars==2.1.0" "pyarrow==26.0.1"
 PEERS=scripts/bench/partition_parquet.py
 
 DATA="$WORK/data-$SIZE-$KEYS.csv"

@@ -40,6 +40,25 @@ have() { command -v "$1" >/dev/null 2>&1; }
 # py_has MODULE [PYTHON]
 py_has() { "${2:-python3}" -c "import $1" >/dev/null 2>&1; }
 
+# spool_binary: $SPOOL if set, else this checkout's release build (built).
+spool_binary() {
+    if [ -z "${SPOOL:-}" ]; then
+        cargo build --release -q -p spool-cli
+        SPOOL=target/release/spool
+    fi
+}
+
+# peer_python PIP_SPEC...: $PY if set, else a virtualenv in $WORK that has
+# the peers the specs name (installed when an import of any fails).
+peer_python() {
+    if [ -n "${PY:-}" ]; then return 0; fi
+    [ -x "$WORK/venv/bin/python" ] || python3 -m venv "$WORK/venv"
+    PY="$WORK/venv/bin/python"
+    local modules
+    modules=$(printf '%s\n' "$@" | sed 's/[=<>].*//' | paste -sd, -)
+    "$PY" -c "import $modules" 2>/dev/null || "$PY" -m pip install -q "$@"
+}
+
 # The machine line every result is printed under.
 machine_line() {
     local cpu
