@@ -6,8 +6,10 @@
 //! runs it on spool's buffer_sv2 and on crates.io's and requires the same
 //! lines. A case buffer_sv2's own pool cannot run prints `skipped` there,
 //! with the reason: a decoder dropped while its frames live (its `Drop`
-//! spins until they go), or frames cloned (its clone copies the handle, so
-//! the pool reuses the bytes under the clone and its `Drop` then spins).
+//! spins until they go), frames cloned (its clone copies the handle, so
+//! the pool reuses the bytes under the clone and its `Drop` then spins), or
+//! frames read on other threads while the decoder goes on (under load some
+//! frame came out with another frame's bytes).
 
 use std::sync::mpsc;
 
@@ -36,6 +38,11 @@ fn skipped(case: &str, why: &str) {
 }
 
 const SPINS: &str = "buffer_sv2's BufferPool spins in Drop while frames live";
+
+/// Seen on two loaded cores: about one run in forty, some frame read on a
+/// worker thread held another frame's bytes.
+const CROSS_THREAD: &str =
+    "buffer_sv2's BufferPool can give a frame's bytes to a later frame while another thread reads it";
 
 /// Decodes on a fresh decoder, digesting and dropping each frame at once.
 fn plain_streamed(case: &str, sent: &[Vec<u8>]) {
@@ -82,6 +89,9 @@ fn plain_held(case: &str, sent: &[Vec<u8>]) {
 /// Decodes on this thread and digests on four others, frames sent over
 /// channels.
 fn plain_threads(case: &str, sent: &[Vec<u8>]) {
+    if on_buffer_sv2_pool() {
+        return skipped(case, CROSS_THREAD);
+    }
     let wire = plain::encode(sent);
     let workers: Vec<_> = (0..4)
         .map(|_| {
