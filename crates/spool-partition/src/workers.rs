@@ -220,7 +220,7 @@ fn spawn(
             builder.spawn(move || run_parquet(rx, sink, &failed))?
         }
         WriterFormat::Typed(typed) => {
-            let sink = TypedSink::new(typed.clone(), max_open);
+            let sink = TypedSink::new(typed.clone(), spill_log);
             builder.spawn(move || run_typed(rx, sink, &failed))?
         }
     };

@@ -46,6 +46,7 @@ pub mod values;
 mod writer_costs;
 
 pub(crate) use batch::Unfit;
+pub(crate) use conversion_queue::{Board, Poster};
 pub use dictionary::Dictionaries;
 pub use options::{
     dictionary_columns, file_properties, Encodings, ParquetCompression, ParquetOptions,

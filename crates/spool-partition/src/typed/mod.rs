@@ -1,17 +1,21 @@
 //! A Parquet run whose inputs are Parquet: the rows never become text.
-//! Each file is decoded into Arrow record batches of its own types, each
-//! batch's rows are taken per key, and each group's rows are appended to
-//! its Parquet part by an [`ArrowWriter`](parquet::arrow::ArrowWriter) —
-//! so every type the input holds (integers of every width, decimals,
-//! dates, timestamps with their unit and zone, binary, dictionary-encoded
-//! strings, nested lists and structs, carried whole) is the output's type.
+//! Each file is decoded into Arrow record batches of its own types, the
+//! batches' rows are put in key order, each group's rows kept by its
+//! writer thread in a spill log as Arrow IPC while the input is read, and
+//! written as its Parquet part by an [`ArrowWriter`](parquet::arrow::ArrowWriter)
+//! once it ends — so every type the input holds (integers of every width,
+//! decimals, dates, timestamps with their unit and zone, binary,
+//! dictionary-encoded strings, nested lists and structs, carried whole) is
+//! the output's type, and each part is as few row groups as its size
+//! allows, however many keys share `--memory`.
 //!
 //! ```text
-//!  sources ──► Batches ──────► TypedRouter ─────────────► writer threads
-//!  (decoded a   (hive keys as    key per row (as text);      TypedSink: one
-//!   few files    string          rows taken per group,       ArrowWriter per
-//!   ahead)       columns)        sent at `send_bytes`        group, LRU of
-//!                                                            open files
+//!  sources ──► Batches ──────► TypedRouter ─────────► writer threads (TypedSink)
+//!  (decoded a   (hive keys as    key per row (as text);  input: each group's rows
+//!   few files    string          rows sorted by group,   appended to the thread's
+//!   ahead)       columns)        sent at `send_bytes`    spill log (IPC); end: each
+//!                                                        group read back, written
+//!                                                        as its part, heaviest first
 //! ```
 //!
 //! Everything around is the text run's: the staging directory, the file
@@ -24,11 +28,13 @@
 //! | `batches` | the sources' batches, in order, with the hive columns |
 //! | `keys` | a key column's values as key bytes |
 //! | `router` | rows to groups, gathered and sent within the budget |
-//! | `sink` | a writer thread's Parquet parts |
+//! | `in_flight` | the sorted rows on their way to the writers, within a limit |
+//! | `ipc_runs` | a group's rows in the spill log, as Arrow IPC |
+//! | `sink` | a writer thread's groups: spilled, then written as parts |
 
-mod append_file;
 mod batches;
 mod in_flight;
+mod ipc_runs;
 mod keys;
 mod router;
 mod sink;
@@ -47,6 +53,7 @@ pub(crate) use sink::{TypedRun, TypedSink};
 use crate::columns::check_distinct;
 use crate::options::FileLimits;
 use crate::outputs::Outputs;
+use crate::parquet::Board;
 use crate::staging::Staging;
 use crate::workers::WriterFormat;
 use crate::{
@@ -58,14 +65,9 @@ use router::{TypedFilter, TypedRouter};
 
 /// The share of the group-buffer budget the router gathers batches in
 /// (1/`GATHER`); their sorted copy on its way to the writers may hold as
-/// much (it is made once the writers have written the last one), the
-/// writers kept between row groups 1/`IDLE`, and the rest is for the row
-/// groups being encoded and the allocator's slack. Every gathered batch
-/// becomes one row group of each of its groups: the larger it is, the
-/// fewer and larger the row groups (each costs the writers a codec per
-/// column and its metadata until the footer).
+/// much (it is made once the writers have spilled the last one), and the
+/// rest is for the writers' runs being encoded and the allocator's slack.
 const GATHER: usize = 4;
-const IDLE: usize = 5;
 
 /// An Arrow error as the run's.
 pub(crate) fn arrow_error(e: arrow_schema::ArrowError) -> PartitionError {
@@ -127,13 +129,12 @@ pub(crate) fn execute(
         .map(|k| Arc::new(schema.project(k).expect("indices in range")))
         .collect::<Vec<Arc<Schema>>>();
     let budget = memory.buffers().budget;
-    let threads = memory.writer_threads().max(1);
     let run = Arc::new(TypedRun {
         files,
         properties: parquet.writer_properties(memory.row_group_bytes())?,
         row_group_bytes: memory.row_group_bytes(),
-        thread_budget: budget / IDLE / threads,
         limits: FileLimits::of(options),
+        conversions: Arc::new(Board::new()),
     });
     let staging = Staging::begin(options)?;
     let stale_removed = staging.stale_removed().to_vec();

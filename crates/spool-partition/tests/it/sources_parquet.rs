@@ -191,8 +191,7 @@ fn parquet_to_parquet_keeps_rows_order_and_types() {
     write_parquet(&dir.0.join("in/10.parquet"), &batches[0]);
     let out = dir.0.join("out");
     let mut options = parquet_options(vec![dir.0.join("in")], out.clone(), "key");
-    // Few open files and small sends: rows go out in many pieces, parts
-    // roll over as writers close.
+    // One open file and small sends: rows go out in many pieces.
     (options.workers, options.max_open) = (1, 1);
     options.buffer_sizes = Some(BufferSizes {
         min_chunk: 4096,
@@ -209,21 +208,21 @@ fn parquet_to_parquet_keeps_rows_order_and_types() {
         .collect();
     assert!(types.iter().all(|t| *t == want), "{types:?}");
     assert!(
-        summary.groups.iter().any(|g| g.files > 1),
-        "parts rolled over"
+        summary.groups.iter().all(|g| g.files == 1),
+        "a key is one part, whatever the budget and open files"
     );
 }
 
 #[test]
-fn each_key_is_one_part_of_several_row_groups_with_one_file_open() {
+fn each_key_is_one_part_of_one_row_group_however_its_rows_came() {
     let dir = TempDir::new();
     let batches = [batch(6000, 5), batch(4000, 6)];
     write_parquet(&dir.0.join("in/a.parquet"), &batches[0]);
     write_parquet(&dir.0.join("in/b.parquet"), &batches[1]);
     let out = dir.0.join("out");
     let mut options = parquet_options(vec![dir.0.join("in")], out.clone(), "key");
-    // One file open, but room for every key's writer between row groups;
-    // batches gathered a small share of the budget at a time.
+    // One file open; batches gathered a small share of the budget at a
+    // time, so each key's rows come in many pieces.
     (options.workers, options.max_open) = (2, 1);
     options.buffer_sizes = Some(BufferSizes {
         min_chunk: 4096,
@@ -247,8 +246,8 @@ fn each_key_is_one_part_of_several_row_groups_with_one_file_open() {
         reader.metadata().num_row_groups()
     };
     assert!(
-        parts.iter().all(|p| row_groups(p) > 1),
-        "rows came in pieces"
+        parts.iter().all(|p| row_groups(p) == 1),
+        "the pieces written as one row group"
     );
 
     // A part still ends at --max-rows-per-file, its rows in order.
