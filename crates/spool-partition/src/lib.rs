@@ -1,9 +1,9 @@
-//! The engine of `spool partition`: many delimited-text inputs in, one
-//! output file per key out, in input order, in bounded memory, with a bounded
-//! number of open files.
+//! The engine of `spool partition`: many inputs in (delimited text,
+//! NDJSON, Parquet; local files or objects), one output file per key out,
+//! in input order, in bounded memory, with a bounded number of open files.
 //!
 //! ```text
-//!  inputs ──FileBlocks──► router (this thread)         workers (one per core)
+//!  inputs ─SourceBlocks─► router (this thread)         workers (one per core)
 //!  (read ahead,           key = field(record)          own group g when
 //!   decompressed)         append record to the  ──►    g % workers == i:
 //!                         group's pool chunk;          encode block (plain,

@@ -9,7 +9,7 @@
 //!  Staging::begin      lock the output, remove dead runs' leftovers,
 //!                      start a hidden staging directory
 //!  start               the writer threads, the buffers' pool, the router
-//!  read the inputs     FileBlocks ──► Router ──► Buffers ──► Outputs
+//!  read the inputs   SourceBlocks ──► Router ──► Buffers ──► Outputs
 //!  finish              send every buffer, join the writers, write the
 //!                      manifest, publish (commit)
 //!  on an error         abort: stop the writers, drop the staging

@@ -10,8 +10,6 @@
 //! * [`RecordFormat`] — lines of unquoted text or RFC 4180 CSV records; and
 //!   [`FieldRecord`], a record of either with the one accessor for a
 //!   field's unquoted value ([`FieldRecord::value`]).
-//! * [`FileBlocks`] — many inputs read ahead several at a time, handed out in
-//!   input order.
 //! * [`WholeFiles`] — many small files (thousands to millions), each read
 //!   whole by one thread a few files ahead.
 //!
@@ -22,7 +20,6 @@
 mod block;
 mod chunk_reader;
 mod cut;
-mod files;
 mod fill;
 mod options;
 mod record_format;
@@ -30,7 +27,6 @@ mod whole_files;
 
 pub use block::Block;
 pub use chunk_reader::ChunkReader;
-pub use files::FileBlocks;
 pub use options::ReadOptions;
 pub use record_format::{FieldRecord, Line, RecordFormat};
 pub use spool::text::fields;

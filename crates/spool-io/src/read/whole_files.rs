@@ -1,9 +1,8 @@
 //! Many small files, each read whole, in order, by one reader thread a few
 //! files ahead.
 //!
-//! [`FileBlocks`](super::FileBlocks) is made for a few large inputs: a
-//! [`ChunkReader`](super::ChunkReader) each, with its own thread and ring
-//! of 1 MiB buffers. For a million files of a few kilobytes (the Have I
+//! A [`ChunkReader`](super::ChunkReader) is made for a few large inputs:
+//! one each, with its own thread and ring of 1 MiB buffers. For a million files of a few kilobytes (the Have I
 //! Been Pwned downloader's range files) that would be a million threads
 //! started and a million rings allocated. Here one thread opens the files
 //! one at a time, in order, reads each into a buffer of its own size and

@@ -1,12 +1,11 @@
-//! The sources' blocks, read ahead several inputs at a time and handed
-//! out in input order, each input opened through its source
-//! ([`Sources::open`]): a text file as it is, an NDJSON or Parquet file
-//! as text records.
+//! The sources' blocks, read ahead several inputs at a time (a
+//! [`ChunkReader`] each, with its own thread) and handed out in input
+//! order, each input opened through its source ([`Sources::open`]): a
+//! text file as it is, an NDJSON or Parquet file as text records.
 //!
-//! As `spool_io`'s `FileBlocks`, with one difference: an input read
-//! through a transcoder fails with the transcoder's own error (the file,
-//! line and offset in the user's file), not with where the reader was in
-//! the text made from it.
+//! An input read through a transcoder fails with the transcoder's own
+//! error (the file, line and offset in the user's file), not with where
+//! the reader was in the text made from it.
 
 use std::collections::VecDeque;
 use std::io;
