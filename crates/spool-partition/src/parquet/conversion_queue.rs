@@ -130,6 +130,25 @@ impl<T> Board<T> {
         self.changed.notify_all();
     }
 
+    /// Takes items and does `work` on each, one at a time, until
+    /// [`take`](Self::take) gives `None`; the first error stops every
+    /// taker (see [`stop`](Self::stop)) and is returned.
+    ///
+    /// # Errors
+    ///
+    /// The first error `work` returns.
+    pub fn work_through<E>(&self, mut work: impl FnMut(T) -> Result<(), E>) -> Result<(), E> {
+        while let Some((item, done)) = self.take() {
+            let result = work(item);
+            drop(done);
+            if let Err(e) = result {
+                self.stop();
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
     /// Gives nothing more to any taker (what is waiting is dropped).
     pub fn stop(&self) {
         let mut state = self.state();
@@ -194,6 +213,35 @@ mod tests {
         b.post(vec![(2, "b2"), (5, "b5")]);
         let order: Vec<_> = std::iter::from_fn(|| take_done(&board)).collect();
         assert_eq!(order, ["b5", "a3", "b2", "a1"]);
+    }
+
+    /// Working through the board does every item, heaviest first; the
+    /// first failure stops it, for every taker, and is returned.
+    #[test]
+    fn working_through_stops_at_the_first_failure() {
+        let board = Arc::new(Board::new());
+        board.poster().post(vec![(1, 1), (3, 3), (2, 2)]);
+        let mut done = Vec::new();
+        let all = board.work_through(|i| {
+            done.push(i);
+            Ok::<_, ()>(())
+        });
+        assert_eq!(all, Ok(()));
+        assert_eq!(done, [3, 2, 1]);
+
+        let board = Arc::new(Board::new());
+        board.poster().post(vec![(1, 1), (3, 3), (2, 2)]);
+        let mut tried = Vec::new();
+        let failed = board.work_through(|i| {
+            tried.push(i);
+            if i == 2 {
+                Err(i)
+            } else {
+                Ok(())
+            }
+        });
+        assert_eq!((failed, tried), (Err(2), vec![3, 2]));
+        assert!(board.take().is_none(), "a failure stops every taker");
     }
 
     /// A taker that empties the board waits for a poster still to post,

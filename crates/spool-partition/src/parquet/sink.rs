@@ -261,14 +261,7 @@ impl ParquetSink {
         }
         drop(self.poster.take()); // nothing spilled: posts nothing
         let board = self.run.conversions.clone();
-        while let Some((conversion, done)) = board.take() {
-            let converted = self.convert(conversion);
-            drop(done);
-            if let Err(e) = converted {
-                board.stop();
-                return Err(e);
-            }
-        }
+        board.work_through(|conversion| self.convert(conversion))?;
         Ok(self.parts())
     }
 

@@ -169,14 +169,7 @@ impl TypedSink {
         }
         drop(self.poster.take()); // nothing spilled: posts nothing
         let board = self.run.conversions.clone();
-        while let Some((pending, done)) = board.take() {
-            let written = self.write_group(pending);
-            drop(done);
-            if let Err(e) = written {
-                board.stop();
-                return Err(e);
-            }
-        }
+        board.work_through(|pending| self.write_group(pending))?;
         Ok(self.parts())
     }
 
