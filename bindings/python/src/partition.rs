@@ -22,11 +22,9 @@ use std::time::Duration;
 use pyo3::exceptions::{PyRuntimeWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
-use spool_partition::choices::{self, Codec, Quote};
-use spool_partition::parquet::{Encodings, ParquetOptions, SchemaSpec, DEFAULT_ROW_GROUP_ROWS};
-use spool_partition::{
-    ColumnRef, DatasetLayout, Filter, Options, OutputFormat, PartitionError, Run, Summary,
-};
+use spool_partition::choices::{self, Codec, ParquetChoices, Quote};
+use spool_partition::parquet::DEFAULT_ROW_GROUP_ROWS;
+use spool_partition::{ColumnRef, DatasetLayout, Filter, Options, PartitionError, Run, Summary};
 
 use crate::partition_error::to_python;
 use crate::summary::summary_dict;
@@ -104,43 +102,13 @@ pub(crate) fn partition<'py>(
         .map(str::parse::<Codec>)
         .transpose()
         .map_err(usage)?;
-    options.format = match format {
-        "text" if schema.is_some() => return Err(value_error("schema needs format='parquet'")),
-        "text" if encodings.is_some() => {
-            return Err(value_error("encodings needs format='parquet'"))
-        }
-        "text" => {
-            options.compression =
-                choices::text_compression(codec.unwrap_or(Codec::None), level).map_err(usage)?;
-            OutputFormat::Text
-        }
-        "parquet" if row_group_size == 0 => {
-            return Err(value_error("row_group_size must be at least 1"))
-        }
-        "parquet" => OutputFormat::Parquet(ParquetOptions {
-            schema: schema
-                .map(SchemaSpec::parse)
-                .transpose()
-                .map_err(usage)?
-                .unwrap_or_default(),
-            row_group_size,
-            compression: choices::parquet_compression(codec, level).map_err(usage)?,
-            encodings: match encodings {
-                None | Some("delta") => Encodings::Delta,
-                Some("plain") => Encodings::Plain,
-                Some(other) => {
-                    return Err(value_error(format!(
-                        "encodings '{other}': use delta or plain"
-                    )))
-                }
-            },
-        }),
-        _ => {
-            return Err(value_error(format!(
-                "format '{format}': use text or parquet"
-            )))
-        }
+    let parquet = ParquetChoices {
+        schema,
+        row_group_size,
+        encodings,
     };
+    (options.format, options.compression) =
+        choices::output_format(format, codec, level, parquet).map_err(usage)?;
     options.layout = match layout {
         "hive" => DatasetLayout::Hive,
         "flat" => DatasetLayout::Flat,

@@ -132,7 +132,7 @@ def test_runs_append_into_one_dataset(cities, tmp_path):
         (dict(compress="lz4"), "is not a compression"),
         (dict(compress="snappy"), "needs format parquet"),
         (dict(format="orc"), "use text or parquet"),
-        (dict(schema="id:int64"), "schema needs format='parquet'"),
+        (dict(schema="id:int64"), "schema needs format parquet"),
         (dict(memory="1M"), "too small"),
         (dict(memory="lots"), "memory:"),
         (dict(where=["nope"]), "COLUMN~REGEX"),

@@ -11,10 +11,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use spool_io::progress::Progress;
-use spool_partition::choices::{self, Codec, Quote};
-use spool_partition::parquet::{Encodings, ParquetOptions, SchemaSpec};
+use spool_partition::choices::{self, Codec, ParquetChoices, Quote};
+
 use spool_partition::{
-    ColumnRef, DatasetLayout, Filter, Options, OutputFormat, PartitionError, Run, SourceFormat,
+    ColumnRef, DatasetLayout, Filter, Options, PartitionError, Run, SourceFormat,
 };
 
 use crate::progress::{input_size, show_while};
@@ -236,27 +236,6 @@ impl From<CompressArg> for Codec {
     }
 }
 
-/// The Parquet options: zstd unless `--compress` says otherwise.
-fn parquet_options(args: &Args) -> anyhow::Result<ParquetOptions> {
-    let compression = choices::parquet_compression(args.compress.map(Codec::from), args.level)?;
-    anyhow::ensure!(
-        args.row_group_size > 0,
-        "--row-group-size must be at least 1"
-    );
-    Ok(ParquetOptions {
-        schema: match &args.schema {
-            Some(spec) => SchemaSpec::parse(spec)?,
-            None => SchemaSpec::default(),
-        },
-        row_group_size: args.row_group_size,
-        compression,
-        encodings: match args.encodings {
-            None | Some(EncodingsArg::Delta) => Encodings::Delta,
-            Some(EncodingsArg::Plain) => Encodings::Plain,
-        },
-    })
-}
-
 /// Runs `spool partition`.
 pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     if let Some(tool) = args.tool.take() {
@@ -265,17 +244,22 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     // Required unless a tool is named (an Option only for that case).
     let out = args.out.take().unwrap_or_default();
     let start = Instant::now();
-    let format = match args.format {
-        FormatArg::Text => {
-            anyhow::ensure!(args.schema.is_none(), "--schema needs --format parquet");
-            anyhow::ensure!(
-                args.encodings.is_none(),
-                "--encodings needs --format parquet"
-            );
-            OutputFormat::Text
-        }
-        FormatArg::Parquet => OutputFormat::Parquet(parquet_options(&args)?),
-    };
+    let (format, compression) = choices::output_format(
+        match args.format {
+            FormatArg::Text => "text",
+            FormatArg::Parquet => "parquet",
+        },
+        args.compress.map(Codec::from),
+        args.level,
+        ParquetChoices {
+            schema: args.schema.as_deref(),
+            row_group_size: args.row_group_size,
+            encodings: args.encodings.map(|e| match e {
+                EncodingsArg::Delta => "delta",
+                EncodingsArg::Plain => "plain",
+            }),
+        },
+    )?;
     let mut options = Options::new(
         args.inputs.clone(),
         out.clone(),
@@ -295,11 +279,7 @@ pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|f| Filter::parse(f))
         .collect::<Result<_, _>>()?;
-    if matches!(format, OutputFormat::Text) {
-        let codec = args.compress.map_or(Codec::None, Codec::from);
-        options.compression = choices::text_compression(codec, args.level)?;
-    }
-    options.format = format;
+    (options.format, options.compression) = (format, compression);
     if let Some(threads) = args.threads {
         options.workers = threads;
     }

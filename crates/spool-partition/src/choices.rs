@@ -8,8 +8,10 @@
 
 use std::str::FromStr;
 
-use crate::parquet::ParquetCompression;
-use crate::{PartitionError, SourceFormat};
+use crate::parquet::{
+    Encodings, ParquetCompression, ParquetOptions, SchemaSpec, DEFAULT_ROW_GROUP_ROWS,
+};
+use crate::{OutputFormat, PartitionError, SourceFormat};
 use spool_io::write::Compression;
 
 /// The delimiter a name stands for: `tab`, `comma`, `space`, `pipe`,
@@ -220,6 +222,100 @@ pub fn parquet_compression(
     }
 }
 
+/// The settings only Parquet output takes, as given: `schema` and
+/// `encodings` are `None` where not given.
+#[derive(Clone, Copy, Debug)]
+pub struct ParquetChoices<'a> {
+    /// Column types, e.g. `id:int64,day:date` (see
+    /// [`SchemaSpec`](crate::parquet::SchemaSpec)).
+    pub schema: Option<&'a str>,
+    /// Most rows in a row group: at least 1.
+    pub row_group_size: usize,
+    /// `delta` or `plain` (see [`Encodings`]).
+    pub encodings: Option<&'a str>,
+}
+
+impl Default for ParquetChoices<'_> {
+    fn default() -> Self {
+        ParquetChoices {
+            schema: None,
+            row_group_size: DEFAULT_ROW_GROUP_ROWS,
+            encodings: None,
+        }
+    }
+}
+
+/// What the output files hold and how text is compressed, from the
+/// format's name (`text` or `parquet`), the compression and level given
+/// (each format's default where not), and the Parquet settings — which a
+/// text run refuses rather than ignores when they are given.
+///
+/// # Errors
+///
+/// [`PartitionError::Usage`] for another format name, a schema or
+/// encodings with text output, a row group size of 0, unknown encodings,
+/// or a compression the format does not take.
+///
+/// # Examples
+///
+/// ```
+/// use spool_partition::choices::{output_format, Codec, ParquetChoices};
+/// use spool_partition::OutputFormat;
+/// use spool_io::write::Compression;
+/// let text = output_format("text", Some(Codec::Gzip), None, ParquetChoices::default())?;
+/// assert!(matches!(text, (OutputFormat::Text, Compression::Gzip(6))));
+/// let typed = ParquetChoices { schema: Some("id:int64"), ..ParquetChoices::default() };
+/// assert!(matches!(output_format("parquet", None, None, typed)?.0, OutputFormat::Parquet(_)));
+/// assert!(output_format("text", None, None, typed).is_err());
+/// # Ok::<(), spool_partition::PartitionError>(())
+/// ```
+pub fn output_format(
+    name: &str,
+    codec: Option<Codec>,
+    level: Option<i32>,
+    parquet: ParquetChoices<'_>,
+) -> Result<(OutputFormat, Compression), PartitionError> {
+    match name {
+        "text" => {
+            if parquet.schema.is_some() {
+                return Err(usage("schema needs format parquet"));
+            }
+            if parquet.encodings.is_some() {
+                return Err(usage("encodings needs format parquet"));
+            }
+            let compression = text_compression(codec.unwrap_or(Codec::None), level)?;
+            Ok((OutputFormat::Text, compression))
+        }
+        "parquet" => {
+            if parquet.row_group_size == 0 {
+                return Err(usage("row group size 0: give at least 1"));
+            }
+            let options = ParquetOptions {
+                schema: parquet
+                    .schema
+                    .map(SchemaSpec::parse)
+                    .transpose()?
+                    .unwrap_or_default(),
+                row_group_size: parquet.row_group_size,
+                compression: parquet_compression(codec, level)?,
+                encodings: match parquet.encodings {
+                    None | Some("delta") => Encodings::Delta,
+                    Some("plain") => Encodings::Plain,
+                    Some(other) => {
+                        return Err(usage(format!(
+                            "'{other}' is not an encoding: use delta or plain"
+                        )))
+                    }
+                },
+            };
+            Ok((OutputFormat::Parquet(options), Compression::None))
+        }
+        _ => Err(usage(format!(
+            "'{name}' is not an output format: use text or parquet"
+        ))),
+    }
+}
+
 /// A zstd level: 3 unless given, 1-22.
 fn zstd_level(level: Option<i32>) -> Result<i32, PartitionError> {
     let level = level.unwrap_or(3);
@@ -267,6 +363,45 @@ mod tests {
         assert!(parquet_compression(Some(Codec::Zstd), Some(-1)).is_err());
         assert!(parquet_compression(Some(Codec::Snappy), Some(3)).is_err());
         assert!(text_compression(Codec::Snappy, None).is_err());
+    }
+
+    #[test]
+    fn parquet_settings_are_refused_with_text_output_not_ignored() {
+        let given = |schema, encodings| ParquetChoices {
+            schema,
+            encodings,
+            ..ParquetChoices::default()
+        };
+        for (choices, refusal) in [
+            (given(Some("a:int64"), None), "schema needs format parquet"),
+            (given(None, Some("plain")), "encodings needs format parquet"),
+        ] {
+            let err = output_format("text", None, None, choices).unwrap_err();
+            assert_eq!(err.to_string(), refusal);
+            assert!(output_format("parquet", None, None, choices).is_ok());
+        }
+        let none = ParquetChoices {
+            row_group_size: 0,
+            ..ParquetChoices::default()
+        };
+        assert!(output_format("parquet", None, None, none).is_err());
+        assert!(output_format("text", None, None, none).is_ok());
+        assert!(output_format("parquet", None, None, given(None, Some("rle"))).is_err());
+        assert!(output_format("csv", None, None, ParquetChoices::default()).is_err());
+        let (plain, _) = output_format(
+            "parquet",
+            Some(Codec::Snappy),
+            None,
+            given(None, Some("plain")),
+        )
+        .unwrap();
+        let OutputFormat::Parquet(plain) = plain else {
+            panic!("parquet")
+        };
+        assert_eq!(
+            (plain.encodings, plain.compression),
+            (Encodings::Plain, ParquetCompression::Snappy)
+        );
     }
 
     #[test]

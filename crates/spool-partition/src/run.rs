@@ -165,6 +165,25 @@ impl<'a> Run<'a> {
         self
     }
 
+    /// This run with the local directory `out` as its output, the same
+    /// sources and the same plan: an `s3://` run writes its files there
+    /// and sends them on (its plan already set aside the parts it sends
+    /// while reading), so its inputs are listed once and its memory
+    /// planned once. The staging directory is the run's own: nothing to
+    /// replace, append to or flush for a power loss.
+    #[cfg(feature = "s3")]
+    pub(crate) fn staged_in(self, out: std::path::PathBuf) -> Self {
+        let mut options = self.options.into_owned();
+        options.out = out;
+        (options.force, options.append, options.fsync) = (false, false, false);
+        Run {
+            options: Cow::Owned(options),
+            sources: self.sources,
+            memory: self.memory,
+            before_publish: self.before_publish,
+        }
+    }
+
     /// What the run was asked to do.
     pub fn options(&self) -> &Options {
         &self.options

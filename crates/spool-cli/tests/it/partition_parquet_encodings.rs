@@ -108,7 +108,7 @@ fn encodings_need_parquet_output() {
     assert!(!output.status.success());
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(
-        stderr.matches("--encodings needs --format parquet").count(),
+        stderr.matches("encodings needs format parquet").count(),
         1,
         "{stderr}"
     );

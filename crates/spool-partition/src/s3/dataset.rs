@@ -12,7 +12,7 @@ use super::parts_during_run::{self, PartsDuringRun};
 use super::store::{Listed, Store};
 use super::upload;
 use super::verify::Missing;
-use super::{S3Url, PART_BYTES};
+use super::S3Url;
 use crate::run::Run;
 use crate::{PartitionError, Summary};
 
@@ -53,16 +53,12 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
     let id = options.run_id.clone().unwrap_or_else(new_run_id);
     let (local_staging, stale_removed) = LocalStaging::begin(&std::env::temp_dir(), &id)?;
     let local_root = local_staging.dir();
-    let mut local = options.clone();
-    local.out = local_root.join("out");
-    (local.force, local.append, local.fsync) = (false, false, false);
-    // The open files as planned (fitted to the open-file limit once).
-    local.max_open = run.memory().max_open();
-    // The parts sent while the run reads are charged to --memory: the
-    // engine plans with the rest.
+    let local_out = local_root.join("out");
+    // The parts sent while the run reads are set aside in its plan.
     let during_run = run.memory().uploads_during_run();
-    local.memory -= during_run * PART_BYTES;
     let in_flight = run.memory().uploads_in_flight();
+    let options = options.clone();
+    let local = run.staged_in(local_out.clone());
     let objects = RunObjects::new(&url.prefix, &id);
     let stop = AtomicBool::new(false);
     let (ran, early, read_to_now) = std::thread::scope(|scope| {
@@ -95,7 +91,7 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
                     })
             });
         };
-        let ran = Run::new(&local).and_then(|r| r.before_publish(&stop_early).execute());
+        let ran = local.before_publish(&stop_early).execute();
         let ran_at = Instant::now();
         stop_early();
         let early = early.into_inner().expect("stopped above");
@@ -105,7 +101,7 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
         (Ok(summary), false) => commit(
             &store,
             &objects,
-            &local.out,
+            &local_out,
             summary,
             options.force,
             in_flight,
@@ -122,12 +118,12 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
     summary.stale_removed = stale_removed;
     summary.finishing += read_to_now.elapsed();
     for group in &mut summary.groups {
-        let relative = group.path.strip_prefix(&local.out).unwrap_or(&group.path);
+        let relative = group.path.strip_prefix(&local_out).unwrap_or(&group.path);
         group.path = url.join(relative);
     }
     let manifest = summary
         .manifest
-        .strip_prefix(&local.out)
+        .strip_prefix(&local_out)
         .unwrap_or(&summary.manifest);
     summary.manifest = url.join(manifest);
     Ok(summary)
