@@ -10,8 +10,9 @@
 //!   thread), each until `FUZZ_SECONDS` (10) or `FUZZ_RUNS` (100,000)
 //!   inputs — a cheap target covers its inputs in a few seconds, the slow
 //!   ones get the whole time. Built with cargo-fuzz's default of one
-//!   codegen unit: 16 made the build slower on two cores
-//!   (docs/perf/ci.md). A failing target's log is printed; the run fails
+//!   codegen unit: 16 made the build slower on two cores; the arrow-rs,
+//!   Parquet and TLS crates no target runs are built unoptimised
+//!   (`fuzz/Cargo.toml`; both in docs/perf/ci.md). A failing target's log is printed; the run fails
 //!   once every running target is done.
 //! - `campaign [SECONDS] [TARGET...]`: each target in turn for SECONDS
 //!   (300), built as cargo-fuzz builds by default; one table row per target
