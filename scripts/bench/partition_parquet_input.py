@@ -2,6 +2,7 @@
 check of any output.
 
 usage: partition_parquet_input.py gen DIR ROWS KEYS
+       partition_parquet_input.py gen-ndjson DIR PARQUET_DIR
        partition_parquet_input.py duckdb|polars|pyarrow DIR OUT THREADS
        partition_parquet_input.py check DIR|OUT
 
@@ -9,7 +10,12 @@ gen writes DIR/part-0.parquet ... part-9.parquet (PyArrow, zstd, row
 groups of 100,000 rows): ROWS rows in all of 20 columns of mixed types
 (a string key of KEYS values; integers of 8 to 64 bits, floats, a decimal,
 a date, timestamps with and without a zone, booleans, a dictionary-like
-string, free text, binary), deterministic. Each peer writes OUT as a
+string, free text, binary), deterministic. gen-ndjson writes the same
+rows of a gen dataset as JSON lines (DuckDB's writer), one .ndjson file per
+Parquet file, with the columns JSON holds as such (NDJSON_COLUMNS: numbers,
+a date and timestamp as text, booleans, strings); spool and DuckDB are
+given their types, Polars infers them. Each peer reads DIR's
+files (Parquet, or NDJSON if DIR holds .ndjson files) and writes OUT as a
 Hive-partitioned Parquet dataset by `key`, zstd, the key left out of the
 files. check prints "ROWS KEYS SUM(i64) SUM(length(text))" of DIR or of the
 dataset OUT read back by DuckDB with hive partitioning, so a run counts
@@ -19,6 +25,37 @@ import os
 import sys
 
 CHECK = "count(*), count(distinct key), sum(i64), sum(length(text))"
+
+# The NDJSON dataset's columns, and the --schema spool reads their types
+# with (the peers infer them).
+NDJSON_COLUMNS = "key, i32, i64, u32, f64, f64b, day, ts, flag, colour, text, small, code"
+NDJSON_SCHEMA = "i32:int64,i64:int64,u32:int64,f64:float64,f64b:float64,day:date,ts:timestamp,flag:bool,small:int64"
+
+
+# DuckDB is told the same types: left to infer them from a sample, it
+# takes the timestamps' format from values with fractional seconds and
+# fails on the first one without.
+NDJSON_DUCKDB_COLUMNS = (
+    "{key: 'VARCHAR', i32: 'BIGINT', i64: 'BIGINT', u32: 'BIGINT', f64: 'DOUBLE', f64b: 'DOUBLE', "
+    "day: 'DATE', ts: 'TIMESTAMP', flag: 'BOOLEAN', colour: 'VARCHAR', text: 'VARCHAR', "
+    "small: 'BIGINT', code: 'VARCHAR'}"
+)
+
+
+def ndjson(src):
+    return any(name.endswith(".ndjson") for name in os.listdir(src))
+
+
+def gen_ndjson(out, parquet_dir):
+    import duckdb
+
+    os.makedirs(out, exist_ok=True)
+    con = duckdb.connect()
+    for f in range(10):
+        con.execute(
+            f"COPY (SELECT {NDJSON_COLUMNS} FROM read_parquet('{parquet_dir}/part-{f}.parquet')) "
+            f"TO '{out}/part-{f}.ndjson' (FORMAT JSON)"
+        )
 
 
 def gen(out, rows, keys):
@@ -69,6 +106,8 @@ def check(path):
 
     hive = "true" if any(e.is_dir() for e in os.scandir(path)) else "false"
     source = f"read_parquet('{path}/**/*.parquet', hive_partitioning={hive})"
+    if ndjson(path):
+        source = f"read_ndjson('{path}/*.ndjson')"
     row = duckdb.connect().execute(f"SELECT {CHECK} FROM {source}").fetchone()
     print(" ".join(str(v) for v in row))
 
@@ -79,8 +118,11 @@ def duckdb_peer(src, out, threads):
     con = duckdb.connect()
     con.execute(f"SET threads = {threads}")
     con.execute(f"SET temp_directory = '{os.path.dirname(os.path.abspath(out))}/duckdb-tmp'")
+    source = f"read_parquet('{src}/*.parquet')"
+    if ndjson(src):
+        source = f"read_ndjson('{src}/*.ndjson', columns = {NDJSON_DUCKDB_COLUMNS})"
     con.execute(
-        f"COPY (SELECT * FROM read_parquet('{src}/*.parquet')) TO '{out}' "
+        f"COPY (SELECT * FROM {source}) TO '{out}' "
         "(FORMAT PARQUET, COMPRESSION ZSTD, PARTITION_BY (key))"
     )
 
@@ -88,7 +130,7 @@ def duckdb_peer(src, out, threads):
 def polars_peer(src, out):
     import polars as pl
 
-    lf = pl.scan_parquet(f"{src}/*.parquet")
+    lf = pl.scan_ndjson(f"{src}/*.ndjson") if ndjson(src) else pl.scan_parquet(f"{src}/*.parquet")
     lf.sink_parquet(pl.PartitionBy(out, key="key", include_key=False), compression="zstd", mkdir=True)
 
 
@@ -99,7 +141,7 @@ def pyarrow_peer(src, out, threads):
     pa.set_cpu_count(threads)
     pa.set_io_thread_count(threads)
     ds.write_dataset(
-        ds.dataset(src, format="parquet"), out, format="parquet",
+        ds.dataset(src, format="json" if ndjson(src) else "parquet"), out, format="parquet",
         partitioning=ds.partitioning(pa.schema([("key", pa.string())]), flavor="hive"),
         file_options=ds.ParquetFileFormat().make_write_options(compression="zstd"),
         max_partitions=1 << 30,
@@ -111,6 +153,10 @@ def main():
     tool = sys.argv[1]
     if tool == "gen":
         gen(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif tool == "gen-ndjson":
+        gen_ndjson(sys.argv[2], sys.argv[3])
+    elif tool == "schema":
+        print(NDJSON_SCHEMA)
     elif tool == "check":
         check(sys.argv[2])
     else:
