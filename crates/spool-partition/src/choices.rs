@@ -227,7 +227,7 @@ pub fn parquet_compression(
 #[derive(Clone, Copy, Debug)]
 pub struct ParquetChoices<'a> {
     /// Column types, e.g. `id:int64,day:date` (see
-    /// [`SchemaSpec`](crate::parquet::SchemaSpec)).
+    /// [`SchemaSpec`]).
     pub schema: Option<&'a str>,
     /// Most rows in a row group: at least 1.
     pub row_group_size: usize,
