@@ -12,7 +12,6 @@ use std::time::Instant;
 
 use spool_io::progress::Progress;
 use spool_partition::choices::{self, Codec, ParquetChoices, Quote};
-
 use spool_partition::{
     ColumnRef, DatasetLayout, Filter, Options, PartitionError, Run, SourceFormat,
 };

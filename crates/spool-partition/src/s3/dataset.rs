@@ -57,7 +57,7 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
     // The parts sent while the run reads are set aside in its plan.
     let during_run = run.memory().uploads_during_run();
     let in_flight = run.memory().uploads_in_flight();
-    let options = options.clone();
+    let force = options.force;
     let local = run.staged_in(local_out.clone());
     let objects = RunObjects::new(&url.prefix, &id);
     let stop = AtomicBool::new(false);
@@ -99,13 +99,7 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
     });
     let result = match (ran, early.error.is_some()) {
         (Ok(summary), false) => commit(
-            &store,
-            &objects,
-            &local_out,
-            summary,
-            options.force,
-            in_flight,
-            early,
+            &store, &objects, &local_out, summary, force, in_flight, early,
         ),
         (ran, _) => {
             let _ = objects.roll_back(&store, &early.uploads());
