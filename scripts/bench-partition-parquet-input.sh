@@ -30,6 +30,7 @@
 # binary; default: this checkout's, built first), SPOOL_BASE (another spool
 # binary, e.g. an earlier commit's, run as the tool spool-base in the same
 # rounds), TOOLS (the tools to run, default "spool duckdb polars pyarrow",
+# without pyarrow for INPUT=ndjson,
 # plus spool-base if SPOOL_BASE is set), PY (a python with duckdb, polars
 # and pyarrow; default: a venv in WORK), and the driver's ONLY, LOCK,
 # TIMEOUT, BUDGET.
@@ -72,7 +73,9 @@ check() {
 }
 note() { echo "$(find "$OUT" -name '*.parquet' | wc -l) files"; }
 
-read -r -a names <<<"${TOOLS:-spool duckdb polars pyarrow}"
+peers="duckdb polars pyarrow"
+[ "${INPUT:-parquet}" != ndjson ] || peers="duckdb polars" # PyArrow: see above
+read -r -a names <<<"${TOOLS:-spool $peers}"
 [ -z "${SPOOL_BASE:-}" ] || [ -n "${TOOLS:-}" ] || names+=(spool-base)
 spool_args="partition -q --format parquet $schema --by key --memory $MEMORY --threads $THREADS --out $OUT $DATA"
 for name in "${names[@]}"; do
