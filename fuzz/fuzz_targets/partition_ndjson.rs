@@ -1,5 +1,7 @@
 //! NDJSON inputs through the whole partition path: any bytes, as the
-//! lines of an `.ndjson` file, partitioned by the field `k` into CSV.
+//! lines of an `.ndjson` file, partitioned by the field `k` into CSV (the
+//! lines transcoded to text) or into Parquet (decoded into record batches
+//! on two threads).
 //!
 //! * The run never panics; it fails only with an error that names the
 //!   input file and a line it has (a bad line, without `--skip-invalid`),
@@ -7,7 +9,7 @@
 //!   leaves nothing under the output's name.
 //! * A successful run accounts for every line that is not blank: written
 //!   to exactly one group or counted as skipped.
-//! * Every written file is CSV whose header is the run's columns and whose
+//! * With CSV output, every written file is CSV whose header is the run's columns and whose
 //!   rows have that many fields; a row's `k` is its directory's key; and a
 //!   line serde_json reads as an object of strings and nulls is written
 //!   as those values (the oracle: serde_json's own reading).
@@ -18,7 +20,7 @@ use std::path::{Path, PathBuf};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use spool_partition::escape::unescape;
-use spool_partition::{run, ColumnRef, Options, PartitionError};
+use spool_partition::{run, ColumnRef, Options, OutputFormat, PartitionError};
 
 /// Lines of data per run: each key is a file.
 const MAX_LINES: usize = 24;
@@ -27,6 +29,7 @@ const MAX_LINES: usize = 24;
 struct Input {
     data: Vec<u8>,
     skip_invalid: bool,
+    parquet: bool,
 }
 
 fn scratch() -> PathBuf {
@@ -71,6 +74,9 @@ fuzz_target!(|input: Input| {
     let mut options = Options::new(vec![path.clone()], out.clone(), vec![ColumnRef("k".into())]);
     (options.delimiter, options.quote) = (b',', Some(b'"'));
     (options.workers, options.skip_invalid) = (1, input.skip_invalid);
+    if input.parquet {
+        options.format = OutputFormat::Parquet(Default::default());
+    }
     let lines: Vec<&[u8]> = data.split(|b| *b == b'\n').collect();
     let records = lines
         .iter()
@@ -94,6 +100,9 @@ fuzz_target!(|input: Input| {
     let written: u64 = summary.groups.iter().map(|g| g.records).sum();
     assert_eq!(written + summary.skipped_invalid, records);
     assert_eq!(summary.records_in, records);
+    if input.parquet {
+        return;
+    }
     let mut header: Option<Vec<String>> = None;
     let mut rows = Vec::new();
     for file in csv_files(&out) {

@@ -210,10 +210,26 @@ impl<'a> Run<'a> {
         }
         let options: &Options = &self.options;
         let parquet_out = matches!(options.format, OutputFormat::Parquet(_));
-        if parquet_out && self.sources.format() == SourceFormat::Parquet {
+        let batches = matches!(
+            self.sources.format(),
+            SourceFormat::Parquet | SourceFormat::Ndjson
+        );
+        let mut summary = if parquet_out && batches {
             let before_publish = self.before_publish.unwrap_or(&|| {});
-            return crate::typed::execute(options, &self.sources, &self.memory, before_publish);
-        }
+            crate::typed::execute(options, &self.sources, &self.memory, before_publish)?
+        } else {
+            self.execute_text()?
+        };
+        // Lines a transcoder or an NDJSON decoder skipped never reached the
+        // router.
+        summary.records_in += self.sources.skipped();
+        summary.skipped_invalid += self.sources.skipped();
+        Ok(summary)
+    }
+
+    /// Runs it through the text router and writers.
+    fn execute_text(&self) -> Result<Summary, PartitionError> {
+        let options: &Options = &self.options;
         // Locks the output (or the run id), removes dead runs' staging
         // directories and starts this run's; dropped on any error below, it
         // removes what was written.
@@ -240,9 +256,6 @@ impl<'a> Run<'a> {
             other => other,
         })?;
         summary.stale_removed = stale_removed;
-        // Lines a transcoder skipped never reached the router.
-        summary.records_in += self.sources.skipped();
-        summary.skipped_invalid += self.sources.skipped();
         Ok(summary)
     }
 }

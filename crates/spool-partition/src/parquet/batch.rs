@@ -23,7 +23,8 @@ use super::schema::{ColumnType, Table};
 use super::syntax::Syntax;
 use super::values;
 
-enum Builder {
+/// One column's values, parsed as its type while they are pushed.
+pub(crate) enum ColumnBuilder {
     /// A string column's bytes, checked as UTF-8 once, whole, when the
     /// batch is finished (value by value it costs a call per value).
     String(BinaryBuilder),
@@ -34,62 +35,62 @@ enum Builder {
     Timestamp(TimestampMicrosecondBuilder),
 }
 
-impl Builder {
-    fn new(kind: ColumnType) -> Self {
+impl ColumnBuilder {
+    pub(crate) fn new(kind: ColumnType) -> Self {
         match kind {
-            ColumnType::String => Builder::String(BinaryBuilder::new()),
-            ColumnType::Int64 => Builder::Int64(Int64Builder::new()),
-            ColumnType::Float64 => Builder::Float64(Float64Builder::new()),
-            ColumnType::Bool => Builder::Bool(BooleanBuilder::new()),
-            ColumnType::Date => Builder::Date(Date32Builder::new()),
-            ColumnType::Timestamp => Builder::Timestamp(TimestampMicrosecondBuilder::new()),
+            ColumnType::String => ColumnBuilder::String(BinaryBuilder::new()),
+            ColumnType::Int64 => ColumnBuilder::Int64(Int64Builder::new()),
+            ColumnType::Float64 => ColumnBuilder::Float64(Float64Builder::new()),
+            ColumnType::Bool => ColumnBuilder::Bool(BooleanBuilder::new()),
+            ColumnType::Date => ColumnBuilder::Date(Date32Builder::new()),
+            ColumnType::Timestamp => ColumnBuilder::Timestamp(TimestampMicrosecondBuilder::new()),
         }
     }
 
     /// Appends `value` (NULL when empty); `false` if it does not parse.
     #[inline]
-    fn push(&mut self, value: &[u8]) -> bool {
+    pub(crate) fn push(&mut self, value: &[u8]) -> bool {
         if value.is_empty() {
             self.push_null();
             return true;
         }
         match self {
-            Builder::String(b) => b.append_value(value),
-            Builder::Int64(b) => return push_parsed(b, values::parse_i64(value)),
-            Builder::Float64(b) => return push_parsed(b, values::parse_f64(value)),
-            Builder::Bool(b) => match values::parse_bool(value) {
+            ColumnBuilder::String(b) => b.append_value(value),
+            ColumnBuilder::Int64(b) => return push_parsed(b, values::parse_i64(value)),
+            ColumnBuilder::Float64(b) => return push_parsed(b, values::parse_f64(value)),
+            ColumnBuilder::Bool(b) => match values::parse_bool(value) {
                 Some(v) => b.append_value(v),
                 None => return false,
             },
-            Builder::Date(b) => return push_parsed(b, values::parse_date(value)),
-            Builder::Timestamp(b) => return push_parsed(b, values::parse_timestamp(value)),
+            ColumnBuilder::Date(b) => return push_parsed(b, values::parse_date(value)),
+            ColumnBuilder::Timestamp(b) => return push_parsed(b, values::parse_timestamp(value)),
         }
         true
     }
 
-    fn push_null(&mut self) {
+    pub(crate) fn push_null(&mut self) {
         match self {
-            Builder::String(b) => b.append_null(),
-            Builder::Int64(b) => b.append_null(),
-            Builder::Float64(b) => b.append_null(),
-            Builder::Bool(b) => b.append_null(),
-            Builder::Date(b) => b.append_null(),
-            Builder::Timestamp(b) => b.append_null(),
+            ColumnBuilder::String(b) => b.append_null(),
+            ColumnBuilder::Int64(b) => b.append_null(),
+            ColumnBuilder::Float64(b) => b.append_null(),
+            ColumnBuilder::Bool(b) => b.append_null(),
+            ColumnBuilder::Date(b) => b.append_null(),
+            ColumnBuilder::Timestamp(b) => b.append_null(),
         }
     }
 
     /// The column; an [`Unfit`] if a string column's bytes are not UTF-8.
-    fn finish(&mut self) -> io::Result<ArrayRef> {
+    pub(crate) fn finish(&mut self) -> io::Result<ArrayRef> {
         Ok(match self {
-            Builder::String(b) => Arc::new(
+            ColumnBuilder::String(b) => Arc::new(
                 StringArray::try_from_binary(b.finish())
                     .map_err(|e| Unfit::error(format!("a string value is not UTF-8: {e}")))?,
             ),
-            Builder::Int64(b) => Arc::new(b.finish()),
-            Builder::Float64(b) => Arc::new(b.finish()),
-            Builder::Bool(b) => Arc::new(b.finish()),
-            Builder::Date(b) => Arc::new(b.finish()),
-            Builder::Timestamp(b) => Arc::new(b.finish()),
+            ColumnBuilder::Int64(b) => Arc::new(b.finish()),
+            ColumnBuilder::Float64(b) => Arc::new(b.finish()),
+            ColumnBuilder::Bool(b) => Arc::new(b.finish()),
+            ColumnBuilder::Date(b) => Arc::new(b.finish()),
+            ColumnBuilder::Timestamp(b) => Arc::new(b.finish()),
         })
     }
 }
@@ -158,9 +159,9 @@ impl BatchBuilder {
         let (key, schema) = &self.table.files[self.grouping];
         let key = *key;
         let key_type = self.table.types[key];
-        let mut builders: Vec<Builder> = (0..self.table.types.len())
+        let mut builders: Vec<ColumnBuilder> = (0..self.table.types.len())
             .filter(|&i| i != key)
-            .map(|i| Builder::new(self.table.types[i]))
+            .map(|i| ColumnBuilder::new(self.table.types[i]))
             .collect();
         let columns = self.table.types.len();
         // The key is not in the file, but typed all the same. `text` is one
@@ -191,7 +192,7 @@ impl BatchBuilder {
         })?;
         let arrays = builders
             .iter_mut()
-            .map(Builder::finish)
+            .map(ColumnBuilder::finish)
             .collect::<io::Result<_>>()?;
         let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(io::Error::other)?;
         Ok((batch, whole))

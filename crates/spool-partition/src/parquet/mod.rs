@@ -29,7 +29,7 @@
 //! | `conversion_queue`, `conversion` | the spilled groups of every thread at the end, converted by whichever thread is free |
 //! | `sink` | a writer thread's Parquet output: the parts above put together |
 
-mod batch;
+pub(crate) mod batch;
 mod conversion;
 mod conversion_queue;
 pub mod dictionary;

@@ -59,7 +59,7 @@ impl ColumnType {
         })
     }
 
-    fn arrow(self) -> DataType {
+    pub(crate) fn arrow(self) -> DataType {
         match self {
             ColumnType::String => DataType::Utf8,
             ColumnType::Int64 => DataType::Int64,
@@ -121,6 +121,27 @@ impl SchemaSpec {
     }
 }
 
+impl SchemaSpec {
+    /// The type of each of the columns `names`: as given, else string.
+    ///
+    /// # Errors
+    ///
+    /// A name that is not one of `names`.
+    pub(crate) fn types_of(&self, names: &[String]) -> Result<Vec<ColumnType>, PartitionError> {
+        let mut types = vec![ColumnType::String; names.len()];
+        for (name, kind) in &self.0 {
+            let index = names.iter().position(|n| n == name).ok_or_else(|| {
+                PartitionError::Usage(format!(
+                    "--schema names {name:?}, which is not a column; the columns are: {}",
+                    names.join(", ")
+                ))
+            })?;
+            types[index] = *kind;
+        }
+        Ok(types)
+    }
+}
+
 /// The resolved table: every column's name and type, and each grouping's
 /// file schema.
 #[derive(Debug)]
@@ -147,16 +168,7 @@ impl Table {
         spec: &SchemaSpec,
         keys: &[usize],
     ) -> Result<Self, PartitionError> {
-        let mut types = vec![ColumnType::String; names.len()];
-        for (name, kind) in &spec.0 {
-            let index = names.iter().position(|n| n == name).ok_or_else(|| {
-                PartitionError::Usage(format!(
-                    "--schema names {name:?}, which is not a column; the columns are: {}",
-                    names.join(", ")
-                ))
-            })?;
-            types[index] = *kind;
-        }
+        let types = spec.types_of(&names)?;
         if names.len() < 2 {
             return Err(PartitionError::Usage(
                 "--format parquet needs a column besides the --by column".into(),

@@ -18,8 +18,9 @@
 //!
 //! Every later stage (the router, the key table, the text and Parquet
 //! writers) sees delimited text, whatever the source. A Parquet run whose
-//! inputs are Parquet is the exception: its records never become text
-//! (see the `typed` module); it takes the sources' list from here.
+//! inputs are Parquet or NDJSON is the exception: its records never become
+//! text (see the `typed` module); it takes the sources' list, and their
+//! record batches, from here.
 //!
 //! A remote location (an object store, a web server) is one more way to
 //! open a source's bytes: the expansion lists it, and `open` hands its
@@ -31,6 +32,7 @@
 //! | `detect` | a file's format from its first bytes and name |
 //! | `hive` | the `NAME=VALUE` directories above a file |
 //! | `json_fields`, `ndjson` | an NDJSON line's fields; NDJSON as text records |
+//! | `ndjson_batches` | NDJSON as typed record batches, decoded on several threads |
 //! | `parquet_text` | a Parquet file as text records |
 //! | `text_out` | values written as one record of the run's dialect |
 //! | `text_reader` | a transcoder's records as a `Read` |
@@ -44,6 +46,7 @@ mod expand;
 mod hive;
 mod json_fields;
 mod ndjson;
+mod ndjson_batches;
 pub(crate) mod parquet_text;
 mod remote;
 mod sources;
@@ -56,7 +59,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub(crate) use blocks::SourceBlocks;
+pub(crate) use ndjson_batches::NdjsonBatches;
 pub(crate) use remote::{is_remote, REMOTE_READ_BYTES};
+pub(crate) use sources::SourceBatches;
 pub use sources::Sources;
 use text_out::TextDialect;
 
@@ -129,6 +134,10 @@ pub(crate) struct Transcoding {
     columns: OnceLock<Arc<Columns>>,
     /// The first Parquet source's schema, which the others must match.
     schema: OnceLock<arrow_schema::SchemaRef>,
+    /// The types `--schema` gives (NDJSON sources read as batches).
+    spec: crate::parquet::SchemaSpec,
+    /// NDJSON sources' columns read as batches, found once.
+    ndjson: OnceLock<Arc<ndjson_batches::NdjsonTable>>,
 }
 
 impl Transcoding {
@@ -147,11 +156,17 @@ impl Transcoding {
     /// read fails.
     #[cold]
     pub fn invalid(&self, file: usize, error: impl FnOnce() -> PartitionError) -> io::Result<()> {
+        self.skip_or(error).map_err(|e| self.fail(file, e))
+    }
+
+    /// An invalid record: counted with `--skip-invalid`, else `error()`.
+    #[cold]
+    pub fn skip_or(&self, error: impl FnOnce() -> PartitionError) -> Result<(), PartitionError> {
         if self.skip_invalid {
             self.skipped.fetch_add(1, Ordering::Relaxed);
             return Ok(());
         }
-        Err(self.fail(file, error()))
+        Err(error())
     }
 
     /// Keeps `error` (about source `file`) for the reader; the I/O error

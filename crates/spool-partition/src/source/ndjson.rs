@@ -113,6 +113,14 @@ impl Records for NdjsonText {
     }
 }
 
+/// Why a line's field `name` cannot be written: it is not one of `columns`.
+pub(crate) fn not_a_column(name: &str, columns: &[String]) -> String {
+    format!(
+        "field {name:?} is not one of the columns ({}), which the first lines of the first input named",
+        columns.join(", ")
+    )
+}
+
 /// Writes one line's record to `out`.
 fn write_line<'l>(
     line: &'l [u8],
@@ -125,10 +133,7 @@ fn write_line<'l>(
     let mut values: Vec<Option<std::borrow::Cow<'l, [u8]>>> = vec![None; columns.names.len()];
     for (name, value) in fields {
         let Some(&column) = columns.index.get(&*name) else {
-            return Err(format!(
-                "field {name:?} is not one of the columns ({}), which the first lines of the first input named",
-                columns.names.join(", ")
-            ));
+            return Err(not_a_column(&name, &columns.names));
         };
         values[column] = Some(json_fields::text(value)?);
     }

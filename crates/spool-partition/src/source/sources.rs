@@ -7,8 +7,10 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use arrow_array::RecordBatchReader;
+use arrow_array::{RecordBatch, RecordBatchReader};
 
+use super::ndjson_batches::{NdjsonBatches, NdjsonTable, Opener};
+use super::parquet_text::not_parquet;
 use super::text_out::TextDialect;
 use super::*;
 use crate::{Options, PartitionError};
@@ -19,6 +21,15 @@ struct Source {
     path: PathBuf,
     hive: Vec<Vec<u8>>,
     object: Option<Arc<remote::Object>>,
+}
+
+/// A source read as record batches ([`Sources::open_batches`]).
+pub(crate) struct SourceBatches {
+    /// How many of the run's columns are the source's own (the hive keys
+    /// follow).
+    pub own: usize,
+    /// Its batches, in order; an error ends them.
+    pub batches: Box<dyn Iterator<Item = Result<RecordBatch, PartitionError>> + Send>,
 }
 
 /// A run's sources, in order; see the module docs.
@@ -120,6 +131,11 @@ impl Sources {
                 errors: Mutex::default(),
                 columns: OnceLock::new(),
                 schema: OnceLock::new(),
+                spec: match &options.format {
+                    crate::OutputFormat::Parquet(parquet) => parquet.schema.clone(),
+                    crate::OutputFormat::Text => Default::default(),
+                },
+                ndjson: OnceLock::new(),
             }),
         })
     }
@@ -177,18 +193,125 @@ impl Sources {
         index: usize,
         counter: Arc<AtomicU64>,
     ) -> Result<Box<dyn Read + Send>, PartitionError> {
-        let source = &self.list[index];
         if self.format == SourceFormat::Parquet {
             return self.open_parquet(index, counter);
         }
-        let input = match &source.object {
-            Some(object) => remote::open_text(object, counter)?,
-            None => spool_io::input::open_counted(&source.path, Some(counter))?.0,
-        };
+        let input = self.open_raw(index, counter)?;
         match self.format {
             SourceFormat::Ndjson => self.open_ndjson(index, input),
             _ => Ok(input),
         }
+    }
+
+    /// Opens Parquet source `index` as record batches of the
+    /// [`batch_schema`](Self::batch_schema)'s own columns, adding the
+    /// file's size to `counter`.
+    ///
+    /// # Errors
+    ///
+    /// A file that cannot be opened, is not Parquet, or has other columns
+    /// than the first source's; each batch's error names the file.
+    pub(crate) fn open_batches(
+        &self,
+        index: usize,
+        counter: &Arc<AtomicU64>,
+    ) -> Result<SourceBatches, PartitionError> {
+        let reader = self.open_parquet_reader(index, counter)?;
+        let own = reader.schema().fields().len();
+        let path = self.list[index].path.clone();
+        let mut rows = 0u64;
+        let batches = reader.map(move |batch| {
+            let batch = batch.map_err(|e| not_parquet(&path, format!("after row {rows}: {e}")))?;
+            rows += batch.num_rows() as u64;
+            Ok(batch)
+        });
+        Ok(SourceBatches {
+            own,
+            batches: Box::new(batches),
+        })
+    }
+
+    /// The columns of the batches [`open_batches`](Self::open_batches)
+    /// reads: the first Parquet source's (read from its footer if none
+    /// was opened yet), or the NDJSON sources' fields (those of the first
+    /// lines of the first source that has lines) in the types `--schema`
+    /// gives.
+    ///
+    /// # Errors
+    ///
+    /// As [`open_batches`](Self::open_batches); for NDJSON, no source with
+    /// a JSON object among its first lines, or a `--schema` name that is
+    /// not a field.
+    pub(crate) fn batch_schema(&self) -> Result<arrow_schema::SchemaRef, PartitionError> {
+        if self.format == SourceFormat::Ndjson {
+            return Ok(self.ndjson_table()?.schema().clone());
+        }
+        if let Some(schema) = self.shared.schema.get() {
+            return Ok(schema.clone());
+        }
+        self.open_parquet_reader(0, &AtomicU64::new(0))?;
+        Ok(self.shared.schema.get().expect("set by the open").clone())
+    }
+
+    /// Starts reading the NDJSON sources as record batches of the
+    /// [`batch_schema`](Self::batch_schema), in order, decoding on
+    /// `workers` threads and adding the raw bytes read to `counter`.
+    ///
+    /// # Errors
+    ///
+    /// As [`batch_schema`](Self::batch_schema), or a thread cannot be
+    /// started; a source that cannot be opened or read, or an invalid
+    /// line, is the error of the batches' reading, naming the file.
+    pub(crate) fn ndjson_batches(
+        &self,
+        workers: usize,
+        counter: &Arc<AtomicU64>,
+    ) -> Result<NdjsonBatches, PartitionError> {
+        let table = self.ndjson_table()?;
+        let inputs: Vec<Opener> = (self.list.iter())
+            .map(|source| {
+                let (path, object) = (source.path.clone(), source.object.clone());
+                let counter = counter.clone();
+                let open: Opener = Box::new(move || open_raw(&path, object.as_ref(), counter));
+                open
+            })
+            .collect();
+        NdjsonBatches::start(inputs, table, self.shared.clone(), workers)
+    }
+
+    /// The NDJSON sources' columns and types, found once.
+    fn ndjson_table(&self) -> Result<Arc<NdjsonTable>, PartitionError> {
+        if let Some(table) = self.shared.ndjson.get() {
+            return Ok(table.clone());
+        }
+        for (index, source) in self.list.iter().enumerate() {
+            let input = self.open_raw(index, Arc::new(AtomicU64::new(0)))?;
+            let mut input = BufReader::with_capacity(1 << 20, input);
+            let names = ndjson::sample_columns(&mut input, &mut Vec::new())
+                .map_err(|e| spool_io::input::with_path(e, &source.path))?;
+            if names.is_empty() {
+                continue;
+            }
+            let types = self.shared.spec.types_of(&names)?;
+            let table = Arc::new(NdjsonTable::new(names, types));
+            return Ok(self.shared.ndjson.get_or_init(|| table).clone());
+        }
+        Err(PartitionError::Usage(format!(
+            "no input has a JSON object among its first {} lines, so none names the columns for --by \
+             (NDJSON needs one object per line)",
+            ndjson::SAMPLE_LINES
+        )))
+    }
+
+    /// Opens source `index`'s bytes (decompressed), adding the raw bytes
+    /// read to `counter`.
+    fn open_raw(
+        &self,
+        index: usize,
+        counter: Arc<AtomicU64>,
+    ) -> Result<Box<dyn Read + Send>, PartitionError> {
+        let source = &self.list[index];
+        open_raw(&source.path, source.object.as_ref(), counter)
     }
 
     /// Opens Parquet source `index` for reading in batches, checking its
@@ -197,7 +320,7 @@ impl Sources {
     /// # Errors
     ///
     /// Not a Parquet file, or other columns than the first source's.
-    pub(crate) fn open_batches(
+    fn open_parquet_reader(
         &self,
         index: usize,
         counter: &AtomicU64,
@@ -219,20 +342,6 @@ impl Sources {
         Ok(reader)
     }
 
-    /// The first Parquet source's schema (read from its footer if no
-    /// source was opened yet).
-    ///
-    /// # Errors
-    ///
-    /// As [`open_batches`](Self::open_batches).
-    pub(crate) fn parquet_schema(&self) -> Result<arrow_schema::SchemaRef, PartitionError> {
-        if let Some(schema) = self.shared.schema.get() {
-            return Ok(schema.clone());
-        }
-        self.open_batches(0, &AtomicU64::new(0))?;
-        Ok(self.shared.schema.get().expect("set by the open").clone())
-    }
-
     fn target(&self, index: usize, columns: Arc<Columns>) -> Target {
         Target {
             file: index,
@@ -247,7 +356,7 @@ impl Sources {
         index: usize,
         counter: Arc<AtomicU64>,
     ) -> Result<Box<dyn Read + Send>, PartitionError> {
-        let reader = self.open_batches(index, &counter)?;
+        let reader = self.open_parquet_reader(index, &counter)?;
         let columns = self.shared.columns.get_or_init(|| {
             let schema = reader.schema();
             let own = schema.fields().iter().map(|f| f.name().clone()).collect();
@@ -310,4 +419,17 @@ impl Sources {
             self.target(index, columns),
         )))
     }
+}
+
+/// Opens the bytes (decompressed) of the file at `path`, or of `object`,
+/// adding the raw bytes read to `counter`.
+fn open_raw(
+    path: &std::path::Path,
+    object: Option<&Arc<remote::Object>>,
+    counter: Arc<AtomicU64>,
+) -> Result<Box<dyn Read + Send>, PartitionError> {
+    Ok(match object {
+        Some(object) => remote::open_text(object, counter)?,
+        None => spool_io::input::open_counted(path, Some(counter))?.0,
+    })
 }

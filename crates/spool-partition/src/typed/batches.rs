@@ -1,7 +1,7 @@
-//! The Parquet sources' record batches, decoded a few files ahead on
-//! threads of their own and handed out in input order, each with the
-//! run's schema: the first file's columns (every one nullable), then the
-//! hive keys as string columns.
+//! The sources' record batches (Parquet, or NDJSON read as batches),
+//! decoded a few files ahead on threads of their own and handed out in
+//! input order, each with the run's schema: the sources' columns (every
+//! one nullable), then the hive keys as string columns.
 //!
 //! # Bounds
 //!
@@ -13,17 +13,18 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use arrow_array::{new_null_array, ArrayRef, RecordBatch, RecordBatchReader, StringArray};
+use arrow_array::{new_null_array, ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use crossbeam_channel::Receiver;
 
 use crate::source::parquet_text::not_parquet;
+use crate::source::{NdjsonBatches, SourceBatches, SourceFormat};
 use crate::{PartitionError, Sources};
 
 /// Decoded batches waiting per open file.
 const AHEAD: usize = 2;
 
-/// The run's schema for Parquet sources whose first file has `file`:
+/// The run's schema for sources whose batches have `file`:
 /// its fields, nullable, then the hive keys it does not hold itself.
 pub(crate) fn run_schema(file: &Schema, hive_names: &[String]) -> SchemaRef {
     let mut fields: Vec<Field> = (file.fields().iter())
@@ -49,6 +50,9 @@ pub(crate) struct Batches<'s> {
     counter: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
     cancel: Option<Arc<AtomicBool>>,
+    /// NDJSON sources: read in blocks of lines on threads of their own,
+    /// started by the first call.
+    lines: Option<NdjsonBatches>,
 }
 
 impl<'s> Batches<'s> {
@@ -71,6 +75,7 @@ impl<'s> Batches<'s> {
             counter,
             stop: Arc::new(AtomicBool::new(false)),
             cancel,
+            lines: None,
         }
     }
 
@@ -79,11 +84,15 @@ impl<'s> Batches<'s> {
     /// # Errors
     ///
     /// A file that cannot be read as Parquet or whose columns differ from
-    /// the first's (naming it), or [`PartitionError::Interrupted`].
+    /// the first's, or an invalid NDJSON line (naming them), or
+    /// [`PartitionError::Interrupted`].
     pub fn next_batch(&mut self) -> Result<Option<(usize, RecordBatch)>, PartitionError> {
         loop {
             if (self.cancel.as_ref()).is_some_and(|c| c.load(Ordering::Relaxed)) {
                 return Err(PartitionError::Interrupted);
+            }
+            if self.sources.format() == SourceFormat::Ndjson {
+                return self.next_lines_batch();
             }
             while self.open.len() < self.parallel && self.next_to_open < self.sources.len() {
                 self.start(self.next_to_open)?;
@@ -103,14 +112,28 @@ impl<'s> Batches<'s> {
         }
     }
 
+    /// The next batch of the NDJSON sources, with the hive columns.
+    fn next_lines_batch(&mut self) -> Result<Option<(usize, RecordBatch)>, PartitionError> {
+        if self.lines.is_none() {
+            let lines = self.sources.ndjson_batches(self.parallel, &self.counter)?;
+            self.lines = Some(lines);
+        }
+        let lines = self.lines.as_mut().expect("started");
+        let Some((index, batch)) = lines.next_batch()? else {
+            return Ok(None);
+        };
+        let own = self.sources.batch_schema()?.fields().len();
+        let hive = hive_values(self.sources, index);
+        let batch = with_hive(batch, own, self.sources.hive_names(), &hive, &self.schema)
+            .map_err(|e| not_parquet(&self.sources.paths()[index], e))?;
+        Ok(Some((index, batch)))
+    }
+
     /// Opens source `index` and starts decoding it.
     fn start(&mut self, index: usize) -> Result<(), PartitionError> {
-        let reader = self.sources.open_batches(index, &self.counter)?;
+        let SourceBatches { own, batches } = self.sources.open_batches(index, &self.counter)?;
         let path = self.sources.paths()[index].clone();
-        let hive: Vec<Option<String>> = (self.sources.hive_values(index).iter())
-            .map(|v| (!v.is_empty()).then(|| String::from_utf8_lossy(v).into_owned()))
-            .collect();
-        let own = reader.schema().fields().len();
+        let hive = hive_values(self.sources, index);
         let hive_names = self.sources.hive_names().to_vec();
         let schema = self.schema.clone();
         let stop = self.stop.clone();
@@ -118,18 +141,14 @@ impl<'s> Batches<'s> {
         let thread = std::thread::Builder::new()
             .name("spool-partition-parquet-reader".into())
             .spawn(move || {
-                let mut rows = 0u64;
-                for batch in reader {
+                for batch in batches {
                     if stop.load(Ordering::Relaxed) {
                         return;
                     }
-                    let batch = batch
-                        .map_err(|e| not_parquet(&path, format!("after row {rows}: {e}")))
-                        .and_then(|batch| {
-                            rows += batch.num_rows() as u64;
-                            with_hive(batch, own, &hive_names, &hive, &schema)
-                                .map_err(|e| not_parquet(&path, e))
-                        });
+                    let batch = batch.and_then(|batch| {
+                        with_hive(batch, own, &hive_names, &hive, &schema)
+                            .map_err(|e| not_parquet(&path, e))
+                    });
                     let failed = batch.is_err();
                     if tx.send(batch).is_err() || failed {
                         return;
@@ -150,6 +169,13 @@ impl Drop for Batches<'_> {
             let _ = thread.join();
         }
     }
+}
+
+/// Source `index`'s hive key values (`None`: null).
+fn hive_values(sources: &Sources, index: usize) -> Vec<Option<String>> {
+    (sources.hive_values(index).iter())
+        .map(|v| (!v.is_empty()).then(|| String::from_utf8_lossy(v).into_owned()))
+        .collect()
 }
 
 /// `batch` (a file's, `own` columns) with the hive columns the run's

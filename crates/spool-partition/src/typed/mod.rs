@@ -1,6 +1,8 @@
-//! A Parquet run whose inputs are Parquet: the rows never become text.
-//! Each file is decoded into Arrow record batches of its own types, the
-//! batches' rows are put in key order, each group's rows kept by its
+//! A Parquet run whose inputs are Parquet or NDJSON: the rows never
+//! become text. Each file is decoded into Arrow record batches of its own
+//! types (an NDJSON file's are the `--schema` types: see the source
+//! module's `ndjson_batches`), the batches' rows are put in key order,
+//! each group's rows kept by its
 //! writer thread in a spill log as Arrow IPC while the input is read, and
 //! written as its Parquet part by an [`ArrowWriter`](parquet::arrow::ArrowWriter)
 //! once it ends — so every type the input holds (integers of every width,
@@ -88,7 +90,7 @@ pub(crate) fn execute(
     let OutputFormat::Parquet(parquet) = &options.format else {
         unreachable!("a typed run writes Parquet");
     };
-    let schema = run_schema(&*sources.parquet_schema()?, sources.hive_names());
+    let schema = run_schema(&*sources.batch_schema()?, sources.hive_names());
     let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
     let columns = (options.by.iter())
         .map(|c| c.resolve(Some(&names)))

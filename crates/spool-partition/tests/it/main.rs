@@ -11,5 +11,6 @@ mod partition_failures;
 mod partition_parquet;
 mod partition_parquet_misfits;
 mod sources;
+mod sources_ndjson_parquet;
 mod sources_parquet;
 mod sources_remote;

@@ -199,7 +199,7 @@ fn input_format_overrides_detection() {
 
 /// A JSON object with a few of the fields `a`…`e` (`k` always), values of
 /// every JSON kind.
-fn object() -> impl Strategy<Value = Map<String, Value>> {
+pub fn object() -> impl Strategy<Value = Map<String, Value>> {
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),

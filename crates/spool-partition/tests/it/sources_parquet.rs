@@ -24,7 +24,7 @@ use parquet::file::properties::WriterProperties;
 use spool_partition::parquet::ParquetOptions;
 use spool_partition::{run, BufferSizes, ColumnRef, Options, OutputFormat};
 
-use crate::support::{all_files, TempDir};
+use crate::support::{all_files, parquet_parts, TempDir};
 
 const KEYS: [Option<&str>; 4] = [Some("a"), Some("b c"), None, Some("d")];
 
@@ -140,39 +140,16 @@ fn expected(batches: &[RecordBatch], key: &str) -> ByKey {
 /// Every part under `out`, by key directory in part order: rows, and the
 /// files' column types.
 fn read_back(out: &Path) -> (ByKey, Vec<Vec<DataType>>) {
-    let mut parts: Vec<PathBuf> = all_files(out)
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
-        .collect();
-    parts.sort();
     let (mut rows, mut types) = (BTreeMap::new(), Vec::new());
-    for part in parts {
-        let dir = part
-            .parent()
-            .unwrap()
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        let key = dir.split_once('=').unwrap().1.to_owned();
-        let reader = ParquetRecordBatchReaderBuilder::try_new(fs::File::open(&part).unwrap())
-            .unwrap()
-            .build()
-            .unwrap();
-        for batch in reader {
-            let batch = batch.unwrap();
-            types.push(
-                batch
-                    .schema()
-                    .fields()
-                    .iter()
-                    .map(|f| f.data_type().clone())
-                    .collect(),
-            );
-            rows.entry(key.clone())
-                .or_insert_with(Vec::new)
-                .extend(rows_text(&batch, ""));
-        }
+    for (key, batch) in parquet_parts(out) {
+        types.push(
+            (batch.schema().fields().iter())
+                .map(|f| f.data_type().clone())
+                .collect(),
+        );
+        rows.entry(key)
+            .or_insert_with(Vec::new)
+            .extend(rows_text(&batch, ""));
     }
     (rows, types)
 }

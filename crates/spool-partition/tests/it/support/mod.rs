@@ -49,3 +49,24 @@ pub fn all_files(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// The record batches of every Parquet part under `out`, in path order,
+/// each with its key (what follows `=` in its directory's name).
+pub fn parquet_parts(out: &Path) -> Vec<(String, arrow_array::RecordBatch)> {
+    let mut parts: Vec<PathBuf> = (all_files(out).into_iter())
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
+    parts.sort();
+    let mut batches = Vec::new();
+    for part in parts {
+        let dir = part.parent().unwrap().file_name().unwrap();
+        let key = dir.to_string_lossy().split_once('=').unwrap().1.to_owned();
+        let file = std::fs::File::open(&part).unwrap();
+        let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap()
+            .build()
+            .unwrap();
+        batches.extend(reader.map(|batch| (key.clone(), batch.unwrap())));
+    }
+    batches
+}

@@ -1,0 +1,586 @@
+//! NDJSON read as typed Arrow record batches, for Parquet output: the
+//! lines never become delimited text, so nothing is split and parsed a
+//! second time by the writers (see the `typed` module).
+//!
+//! arrow-json's [`Decoder`] reads the lines into string columns, one per
+//! field the first lines named ([`NdjsonTable`]); a column given a type by
+//! `--schema` is then parsed with the same value parsers as a CSV field of
+//! that type (the `parquet::values` module), so a value means the same
+//! whatever the input format: a JSON number or string `"42"` in an `int64`
+//! column is 42, a number in a string column is its text as written.
+//! Unlike text, JSON tells an empty string from a missing value: in a
+//! string column `""` stays an empty string and `null` or a missing field
+//! is NULL; in a typed column both are NULL.
+//!
+//! ```text
+//!  reading thread ──► blocks of whole lines ──► decoding threads ──► batches,
+//!  (the sources in     (BLOCK bytes, each with     (one arrow-json       put back in
+//!   order)              its first line number)       decoder each)         block order
+//! ```
+//!
+//! Blocks are independent (a line never spans two), so they are decoded
+//! on as many threads as the run reads inputs at once, and the batches
+//! handed out in input order whatever thread finished first.
+//!
+//! A block that does not decode is read again more slowly to find out
+//! why: first with every nested object or array written as its JSON text
+//! (the value of a string column, as the text output writes it), then line
+//! by line — a line that is not one JSON object, names a field outside the
+//! columns, or holds a value its column's type does not accept is an
+//! invalid record, named by file, line and byte offset (or counted and
+//! skipped with `--skip-invalid`). Once a decoder needed a block's nested
+//! values written as text, it writes later blocks so before their first
+//! try.
+//!
+//! # Bounds
+//!
+//! At most `workers + 3` blocks are read and not yet handed out (the
+//! reading thread holds one while it waits for room), each [`BLOCK`] bytes
+//! of lines (or one longer line) or its batches of at most [`BATCH_ROWS`]
+//! rows.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{self, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use arrow_array::cast::AsArray;
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_json::reader::{Decoder, ReaderBuilder};
+use arrow_schema::{Field, Schema, SchemaRef};
+use crossbeam_channel::{Receiver, Sender};
+
+use super::json_fields::{self, Fields};
+use super::ndjson::not_a_column;
+use super::parquet_text::BATCH_ROWS;
+use super::Transcoding;
+use crate::parquet::batch::ColumnBuilder;
+use crate::parquet::ColumnType;
+use crate::PartitionError;
+
+/// Bytes of whole lines decoded at a time.
+pub(crate) const BLOCK: usize = 1 << 20;
+/// Bytes asked of the input per read.
+const READ: usize = 256 << 10;
+
+/// The columns of a run's NDJSON sources and their types.
+pub(crate) struct NdjsonTable {
+    names: Vec<String>,
+    types: Vec<ColumnType>,
+    /// Every column as a string, as the decoder reads them.
+    strings: SchemaRef,
+    /// Every column in its type: the batches'.
+    schema: SchemaRef,
+}
+
+impl NdjsonTable {
+    /// The columns `names`, of `types`.
+    pub fn new(names: Vec<String>, types: Vec<ColumnType>) -> Self {
+        let field = |name: &String, kind: ColumnType| Field::new(name, kind.arrow(), true);
+        let strings = names.iter().map(|n| field(n, ColumnType::String));
+        let typed = names.iter().zip(&types).map(|(n, &t)| field(n, t));
+        NdjsonTable {
+            strings: Arc::new(Schema::new(strings.collect::<Vec<_>>())),
+            schema: Arc::new(Schema::new(typed.collect::<Vec<_>>())),
+            names,
+            types,
+        }
+    }
+
+    /// The batches' schema.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    fn decoder(&self) -> Decoder {
+        ReaderBuilder::new(self.strings.clone())
+            .with_batch_size(BATCH_ROWS)
+            .with_coerce_primitive(true)
+            .with_strict_mode(true)
+            .build_decoder()
+            .expect("string columns decode")
+    }
+
+    /// `strings` (as decoded) with every typed column parsed.
+    ///
+    /// # Errors
+    ///
+    /// The first value a column's type does not accept, as a message.
+    fn typed(&self, strings: RecordBatch) -> Result<RecordBatch, String> {
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.types.len());
+        for (i, column) in strings.columns().iter().enumerate() {
+            let kind = self.types[i];
+            if kind == ColumnType::String {
+                columns.push(column.clone());
+                continue;
+            }
+            let mut builder = ColumnBuilder::new(kind);
+            for value in column.as_string::<i32>() {
+                let Some(value) = value else {
+                    builder.push_null();
+                    continue;
+                };
+                if !builder.push(value.as_bytes()) {
+                    return Err(format!(
+                        "field {:?}: {value:?} is not a valid {kind} value",
+                        self.names[i]
+                    ));
+                }
+            }
+            columns.push(builder.finish().map_err(|e| e.to_string())?);
+        }
+        RecordBatch::try_new(self.schema.clone(), columns).map_err(|e| e.to_string())
+    }
+}
+
+/// A block of whole lines of one source.
+struct Block {
+    /// The source's index.
+    file: usize,
+    /// Lines and bytes of the source before it.
+    lines: u64,
+    offset: u64,
+    bytes: Vec<u8>,
+    /// Its lines that are not blank: the rows it decodes to, one each.
+    records: usize,
+}
+
+/// One source cut into blocks of whole lines.
+struct LineBlocks {
+    input: Box<dyn Read + Send>,
+    file: usize,
+    /// Bytes read and not handed out yet, from the start of a line.
+    pending: Vec<u8>,
+    /// How far `pending` is known to hold no line break.
+    searched: usize,
+    at_end: bool,
+    /// Lines and bytes before `pending`.
+    lines: u64,
+    offset: u64,
+}
+
+impl LineBlocks {
+    fn new(input: Box<dyn Read + Send>, file: usize) -> Self {
+        LineBlocks {
+            input,
+            file,
+            pending: Vec::new(),
+            searched: 0,
+            at_end: false,
+            lines: 0,
+            offset: 0,
+        }
+    }
+
+    /// The next block: [`BLOCK`] bytes of whole lines or more (one long
+    /// line), or the rest of the input at its end.
+    fn next_block(&mut self) -> io::Result<Option<Block>> {
+        let cut = self.fill()?;
+        if cut == 0 {
+            return Ok(None);
+        }
+        let rest = self.pending.split_off(cut);
+        let bytes = std::mem::replace(&mut self.pending, rest);
+        let (mut lines, mut records, mut start) = (0, 0, 0);
+        for end in memchr::memchr_iter(b'\n', &bytes).chain([bytes.len()]) {
+            lines += u64::from(end < bytes.len());
+            records += usize::from(!blank(&bytes[start..end]));
+            start = end + 1;
+        }
+        let block = Block {
+            file: self.file,
+            lines: self.lines,
+            offset: self.offset,
+            bytes,
+            records,
+        };
+        self.lines += lines;
+        self.offset += cut as u64;
+        self.searched = 0;
+        Ok(Some(block))
+    }
+
+    /// Reads until `pending` holds a block: the length of its whole lines
+    /// (all of it at the end of the input; 0 once nothing is left).
+    fn fill(&mut self) -> io::Result<usize> {
+        loop {
+            if self.pending.len() >= BLOCK || self.at_end {
+                let unsearched = &self.pending[self.searched..];
+                if let Some(i) = memchr::memrchr(b'\n', unsearched) {
+                    return Ok(self.searched + i + 1);
+                }
+                if self.at_end {
+                    return Ok(self.pending.len());
+                }
+                self.searched = self.pending.len();
+            }
+            let old = self.pending.len();
+            self.pending.resize(old + READ, 0);
+            let read = loop {
+                match self.input.read(&mut self.pending[old..]) {
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    other => break other,
+                }
+            };
+            self.pending.truncate(old + *read.as_ref().unwrap_or(&0));
+            if read? == 0 {
+                self.at_end = true;
+            }
+        }
+    }
+}
+
+/// A decoding thread's decoder: blocks to batches.
+struct BlockDecoder {
+    table: Arc<NdjsonTable>,
+    decoder: Decoder,
+    shared: Arc<Transcoding>,
+    /// Whether nested values are written as text before a block's first try.
+    nested_first: bool,
+}
+
+impl BlockDecoder {
+    fn new(table: Arc<NdjsonTable>, shared: Arc<Transcoding>) -> Self {
+        BlockDecoder {
+            decoder: table.decoder(),
+            table,
+            shared,
+            nested_first: false,
+        }
+    }
+
+    /// The batches of `block`, read again as the module docs say if it
+    /// does not decode to one row per line.
+    fn batches(&mut self, block: &Block) -> Result<Vec<RecordBatch>, PartitionError> {
+        let lines = &block.bytes[..];
+        if !self.nested_first {
+            if let Ok(batches) = self.decode(lines, block.records) {
+                return Ok(batches);
+            }
+        }
+        if let Some(rewritten) = nested_as_text(lines) {
+            if let Ok(batches) = self.decode(&rewritten, block.records) {
+                self.nested_first = true;
+                return Ok(batches);
+            }
+        } else if self.nested_first {
+            if let Ok(batches) = self.decode(lines, block.records) {
+                return Ok(batches);
+            }
+        }
+        self.line_by_line(block)
+    }
+
+    /// `block`'s lines one by one: the invalid ones reported or skipped,
+    /// the others decoded together.
+    fn line_by_line(&mut self, block: &Block) -> Result<Vec<RecordBatch>, PartitionError> {
+        let mut good = Vec::with_capacity(block.bytes.len());
+        let (mut number, mut offset) = (block.lines, block.offset);
+        for line in block.bytes.split_inclusive(|&b| b == b'\n') {
+            number += 1;
+            let at = offset;
+            offset += line.len() as u64;
+            if blank(line) {
+                continue;
+            }
+            let rewritten = nested_as_text(line);
+            let candidate = rewritten.as_deref().unwrap_or(line);
+            match self.decode(candidate, 1) {
+                Ok(_) => {
+                    good.extend_from_slice(candidate);
+                    if !candidate.ends_with(b"\n") {
+                        good.push(b'\n');
+                    }
+                }
+                Err(decoded) => {
+                    let message = self.why(line, decoded);
+                    (self.shared).skip_or(|| self.invalid(block.file, number, at, message))?;
+                }
+            }
+        }
+        // Every line of `good` decoded alone, to one row.
+        let rows = memchr::memchr_iter(b'\n', &good).count();
+        self.decode(&good, rows)
+            .map_err(|message| self.invalid(block.file, block.lines + 1, block.offset, message))
+    }
+
+    /// The error for line `number` (at byte `offset`) of source `file`.
+    fn invalid(&self, file: usize, number: u64, offset: u64, message: String) -> PartitionError {
+        PartitionError::Input {
+            file: self.shared.paths[file].display().to_string(),
+            line: number,
+            offset,
+            message: format!("{message} (use --skip-invalid to skip such lines)"),
+        }
+    }
+
+    /// Why `line` does not decode (`decoded`: the decoder's word): the
+    /// JSON parser's message, or the field outside the columns, or the
+    /// decoder's.
+    fn why(&self, line: &[u8], decoded: String) -> String {
+        let names = &self.table.names;
+        match json_fields::parse(line) {
+            Err(message) => message,
+            Ok(Fields(fields)) => {
+                match fields.iter().find(|(n, _)| !names.iter().any(|c| c == n)) {
+                    Some((name, _)) => not_a_column(name, names),
+                    None => decoded,
+                }
+            }
+        }
+    }
+
+    /// `lines` (whole lines) as batches of `rows` rows in all (a line
+    /// holding two objects, or one object over two lines, does not add
+    /// up); on an error the decoder starts afresh.
+    fn decode(&mut self, lines: &[u8], rows: usize) -> Result<Vec<RecordBatch>, String> {
+        let result = decode_all(&mut self.decoder, &self.table, lines).and_then(|batches| {
+            let decoded: usize = batches.iter().map(RecordBatch::num_rows).sum();
+            match decoded == rows {
+                true => Ok(batches),
+                false => Err(format!("{decoded} JSON objects on {rows} lines")),
+            }
+        });
+        if result.is_err() {
+            self.decoder = self.table.decoder();
+        }
+        result
+    }
+}
+
+/// How to open one source's bytes (decompressed).
+pub(crate) type Opener = Box<dyn FnOnce() -> Result<Box<dyn Read + Send>, PartitionError> + Send>;
+
+/// A block's source and batches (or why it has none).
+type Decoded = (usize, Result<Vec<RecordBatch>, PartitionError>);
+
+/// The NDJSON sources' batches, in order; see the module docs.
+pub(crate) struct NdjsonBatches {
+    /// Each block's batches by the block's number in input order.
+    results: Receiver<(u64, Decoded)>,
+    /// Blocks decoded ahead of the next one in order.
+    waiting: BTreeMap<u64, Decoded>,
+    next: u64,
+    ready: VecDeque<(usize, RecordBatch)>,
+    /// Given back once a block's batches are taken, so that the reader
+    /// starts one more.
+    room: Option<Sender<()>>,
+    threads: Vec<JoinHandle<()>>,
+    stop: Arc<AtomicBool>,
+    done: bool,
+}
+
+impl NdjsonBatches {
+    /// Starts reading the sources `inputs` (opened in order) as batches
+    /// of `table`, on one reading thread and `workers` decoding ones.
+    ///
+    /// # Errors
+    ///
+    /// A thread cannot be started.
+    pub fn start(
+        inputs: Vec<Opener>,
+        table: Arc<NdjsonTable>,
+        shared: Arc<Transcoding>,
+        workers: usize,
+    ) -> Result<Self, PartitionError> {
+        let workers = workers.max(1);
+        let in_flight = workers + 2;
+        let (room, room_rx) = crossbeam_channel::bounded(in_flight);
+        for _ in 0..in_flight {
+            room.send(()).expect("room for every token");
+        }
+        let (blocks, blocks_rx) = crossbeam_channel::bounded::<(u64, Block)>(workers);
+        let (results_tx, results) = crossbeam_channel::unbounded();
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut threads = Vec::with_capacity(workers + 1);
+        let (to, stopped, paths) = (results_tx.clone(), stop.clone(), shared.clone());
+        threads.push(spawn("spool-partition-ndjson-reader", move || {
+            let mut seq = 0u64;
+            for (file, open) in inputs.into_iter().enumerate() {
+                let mut lines = match open() {
+                    Ok(input) => LineBlocks::new(input, file),
+                    Err(e) => {
+                        let _ = to.send((seq, (file, Err(e))));
+                        return;
+                    }
+                };
+                loop {
+                    let block = match lines.next_block() {
+                        Ok(Some(block)) => block,
+                        Ok(None) => break,
+                        Err(e) => {
+                            let e = spool_io::input::with_path(e, &paths.paths[file]);
+                            let _ = to.send((seq, (file, Err(e.into()))));
+                            return;
+                        }
+                    };
+                    let stopped = stopped.load(Ordering::Relaxed);
+                    if stopped || room_rx.recv().is_err() || blocks.send((seq, block)).is_err() {
+                        return;
+                    }
+                    seq += 1;
+                }
+            }
+        })?);
+        for _ in 0..workers {
+            let (blocks, to) = (blocks_rx.clone(), results_tx.clone());
+            let mut decoder = BlockDecoder::new(table.clone(), shared.clone());
+            threads.push(spawn("spool-partition-ndjson-decoder", move || {
+                for (seq, block) in blocks {
+                    let batches = decoder.batches(&block);
+                    if to.send((seq, (block.file, batches))).is_err() {
+                        return;
+                    }
+                }
+            })?);
+        }
+        Ok(NdjsonBatches {
+            results,
+            waiting: BTreeMap::new(),
+            next: 0,
+            ready: VecDeque::new(),
+            room: Some(room),
+            threads,
+            stop,
+            done: false,
+        })
+    }
+
+    /// The next batch and its source's index, or `None` after the last.
+    ///
+    /// # Errors
+    ///
+    /// A source that cannot be read, or an invalid line (without
+    /// `--skip-invalid`), naming the file.
+    pub fn next_batch(&mut self) -> Result<Option<(usize, RecordBatch)>, PartitionError> {
+        loop {
+            if let Some(batch) = self.ready.pop_front() {
+                return Ok(Some(batch));
+            }
+            if self.done {
+                return Ok(None);
+            }
+            let decoded = match self.waiting.remove(&self.next) {
+                Some(decoded) => decoded,
+                None => match self.results.recv() {
+                    Ok((seq, decoded)) => {
+                        self.waiting.insert(seq, decoded);
+                        continue;
+                    }
+                    // Every thread has ended and every block was taken.
+                    Err(_) => {
+                        self.done = true;
+                        continue;
+                    }
+                },
+            };
+            self.next += 1;
+            if let Some(room) = &self.room {
+                let _ = room.send(());
+            }
+            let (file, batches) = decoded;
+            match batches {
+                Ok(batches) => self.ready.extend(batches.into_iter().map(|b| (file, b))),
+                Err(e) => {
+                    self.done = true;
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+impl Drop for NdjsonBatches {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.room = None; // a reader waiting for room returns
+        let (_, results) = crossbeam_channel::bounded(0);
+        drop(std::mem::replace(&mut self.results, results)); // so does a blocked send
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> Result<JoinHandle<()>, PartitionError> {
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(f)
+        .map_err(PartitionError::Io)
+}
+
+fn decode_all(
+    decoder: &mut Decoder,
+    table: &NdjsonTable,
+    lines: &[u8],
+) -> Result<Vec<RecordBatch>, String> {
+    let mut batches = Vec::new();
+    let mut at = 0;
+    loop {
+        at += decoder.decode(&lines[at..]).map_err(|e| e.to_string())?;
+        let full = at < lines.len();
+        if let Some(strings) = decoder.flush().map_err(|e| e.to_string())? {
+            batches.push(table.typed(strings)?);
+        }
+        if !full {
+            return Ok(batches);
+        }
+    }
+}
+
+/// Whether `line` holds nothing but white space (not a record).
+fn blank(line: &[u8]) -> bool {
+    line.first() != Some(&b'{') && line.iter().all(u8::is_ascii_whitespace)
+}
+
+/// `lines` with every nested object or array written as a JSON string of
+/// its text; `None` if no line has one (or none parses).
+fn nested_as_text(lines: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut changed = false;
+    for line in lines.split_inclusive(|&b| b == b'\n') {
+        let Ok(Fields(fields)) = json_fields::parse(line) else {
+            out.extend_from_slice(line);
+            continue;
+        };
+        let nested = |raw: &str| matches!(raw.as_bytes()[0], b'{' | b'[');
+        if !fields.iter().any(|(_, v)| nested(v.get())) {
+            out.extend_from_slice(line);
+            continue;
+        }
+        changed = true;
+        out.push(b'{');
+        for (i, (name, value)) in fields.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            serde_json::to_writer(&mut out, name).expect("writes to a Vec");
+            out.push(b':');
+            let raw = value.get();
+            if nested(raw) {
+                serde_json::to_writer(&mut out, raw).expect("writes to a Vec");
+            } else {
+                out.extend_from_slice(raw.as_bytes());
+            }
+        }
+        out.extend_from_slice(b"}\n");
+    }
+    changed.then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_values_become_their_text() {
+        let lines = b"{\"a\":{\"x\":[1, 2]},\"b\":\"s\"}\n{\"a\":\"plain\"}\n";
+        let out = nested_as_text(lines).expect("a nested value");
+        assert_eq!(
+            std::str::from_utf8(&out).unwrap(),
+            "{\"a\":\"{\\\"x\\\":[1, 2]}\",\"b\":\"s\"}\n{\"a\":\"plain\"}\n"
+        );
+        assert!(nested_as_text(b"{\"a\":1}\n{\"b\":null}\n").is_none());
+    }
+}
