@@ -11,10 +11,11 @@ cd "$(dirname "$0")/../bindings/python"
 export PATH="$HOME/.cargo/bin:$PATH"
 
 # The `spool` binary the interop tests run. The extension is a member of
-# the workspace and builds into its target folder: with the test build,
-# this binary and the extension share every compiled dependency (see
-# crates/workspace-hack).
-(cd ../.. && cargo build --release -q --locked -p spool-cli)
+# the workspace and builds into its target folder: with the test build
+# (Cargo.toml's `ci` profile, for maturin too), this binary and the
+# extension share every compiled dependency (see crates/workspace-hack).
+(cd ../.. && cargo build --profile ci -q --locked -p spool-cli)
+export MATURIN_PEP517_ARGS="--profile ci"
 
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
@@ -28,4 +29,4 @@ fi
 
 # spool partition's output (text and Parquet) read back by DuckDB, PyArrow
 # and Polars as a Hive-partitioned dataset.
-SPOOL_BIN="$PWD/../../target/release/spool" .venv/bin/python -m pytest -q ../../tests/interop
+SPOOL_BIN="$PWD/../../target/ci/spool" .venv/bin/python -m pytest -q ../../tests/interop

@@ -14,8 +14,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-cargo build --release -q --locked -p spool-cli
-export SPOOL_BIN="$PWD/target/release/spool"
+# The test build (Cargo.toml's `ci` profile), as the Rust tests use it.
+cargo build --profile ci -q --locked -p spool-cli
+export SPOOL_BIN="$PWD/target/ci/spool"
 started=$SECONDS
 
 eval "$(scripts/s3-server.sh start)"

@@ -38,7 +38,7 @@ if ! "$venv/bin/python" -c "import pyspark, sys; sys.exit(pyspark.__version__ !=
 fi
 # The extension as scripts/test-python.sh built it (the workspace's target
 # folder), so nothing is compiled again.
-"$venv/bin/python" -m pip install -q ./bindings/python
+MATURIN_PEP517_ARGS="--profile ci" "$venv/bin/python" -m pip install -q ./bindings/python
 
 # The tasks' Python workers run the same interpreter as the driver.
 export PYSPARK_PYTHON="$PWD/$venv/bin/python"

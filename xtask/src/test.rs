@@ -49,15 +49,19 @@ pub fn test(parts: &[String]) -> Result {
     Ok(())
 }
 
-/// The workspace's Rust tests (unit, property, integration, doc), the
-/// pool's again with debug assertions, and the loom models.
+/// The workspace's Rust tests (unit, property, integration, doc) in the
+/// test build (Cargo.toml's `ci` profile: the release build with arrow-rs
+/// and Parquet unoptimised, which the other parts' `spool` binary and
+/// extension share), the pool's again with debug assertions, and the loom
+/// models.
 fn rust() -> Result {
     cargo(&[
         "test",
         "--workspace",
         "--all-features",
         "--locked",
-        "--release",
+        "--profile",
+        "ci",
     ])
     .status_ok()?;
     // The pool checks its placement invariants with debug assertions: its

@@ -13,34 +13,35 @@
 //! is NULL; in a typed column both are NULL.
 //!
 //! ```text
-//!  reading thread ──► blocks of whole lines ──► decoding threads ──► batches,
-//!  (the sources in     (BLOCK bytes, each with     (one arrow-json       put back in
-//!   order)              its first line number)       decoder each)         block order
+//!  reading thread ──► pieces of whole lines ──► decoding threads ──► batches,
+//!  (the sources in     (PIECE_BYTES each, with     (one arrow-json       put back in
+//!   order)              its first line number)       decoder each)         piece order
 //! ```
 //!
-//! Blocks are independent (a line never spans two), so they are decoded
+//! Pieces are independent (a line never spans two), so they are decoded
 //! on as many threads as the run reads inputs at once, and the batches
 //! handed out in input order whatever thread finished first.
 //!
-//! A block that does not decode is read again more slowly to find out
+//! A piece that does not decode is read again more slowly to find out
 //! why: first with every nested object or array written as its JSON text
 //! (the value of a string column, as the text output writes it), then line
 //! by line — a line that is not one JSON object, names a field outside the
 //! columns, or holds a value its column's type does not accept is an
 //! invalid record, named by file, line and byte offset (or counted and
-//! skipped with `--skip-invalid`). Once a decoder needed a block's nested
-//! values written as text, it writes later blocks so before their first
+//! skipped with `--skip-invalid`). Once a decoder needed a piece's nested
+//! values written as text, it writes later pieces so before their first
 //! try.
 //!
 //! # Bounds
 //!
-//! At most `workers + 3` blocks are read and not yet handed out (the
-//! reading thread holds one while it waits for room), each [`BLOCK`] bytes
+//! At most `workers + 3` pieces are read and not yet handed out (the
+//! reading thread holds one while it waits for room), each [`PIECE_BYTES`] bytes
 //! of lines (or one longer line) or its batches of at most [`BATCH_ROWS`]
 //! rows.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Read};
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -59,8 +60,8 @@ use crate::parquet::batch::ColumnBuilder;
 use crate::parquet::ColumnType;
 use crate::PartitionError;
 
-/// Bytes of whole lines decoded at a time.
-pub(crate) const BLOCK: usize = 1 << 20;
+/// Bytes of whole lines decoded at a time: a piece.
+pub(crate) const PIECE_BYTES: usize = 1 << 20;
 /// Bytes asked of the input per read.
 const READ: usize = 256 << 10;
 
@@ -134,8 +135,8 @@ impl NdjsonTable {
     }
 }
 
-/// A block of whole lines of one source.
-struct Block {
+/// A piece of a source: whole lines.
+struct Lines {
     /// The source's index.
     file: usize,
     /// Lines and bytes of the source before it.
@@ -146,8 +147,8 @@ struct Block {
     records: usize,
 }
 
-/// One source cut into blocks of whole lines.
-struct LineBlocks {
+/// One source cut into pieces of whole lines.
+struct LinePieces {
     input: Box<dyn Read + Send>,
     file: usize,
     /// Bytes read and not handed out yet, from the start of a line.
@@ -160,9 +161,9 @@ struct LineBlocks {
     offset: u64,
 }
 
-impl LineBlocks {
+impl LinePieces {
     fn new(input: Box<dyn Read + Send>, file: usize) -> Self {
-        LineBlocks {
+        LinePieces {
             input,
             file,
             pending: Vec::new(),
@@ -173,9 +174,9 @@ impl LineBlocks {
         }
     }
 
-    /// The next block: [`BLOCK`] bytes of whole lines or more (one long
+    /// The next piece: [`PIECE_BYTES`] bytes of whole lines or more (one long
     /// line), or the rest of the input at its end.
-    fn next_block(&mut self) -> io::Result<Option<Block>> {
+    fn next_piece(&mut self) -> io::Result<Option<Lines>> {
         let cut = self.fill()?;
         if cut == 0 {
             return Ok(None);
@@ -188,7 +189,7 @@ impl LineBlocks {
             records += usize::from(!blank(&bytes[start..end]));
             start = end + 1;
         }
-        let block = Block {
+        let piece = Lines {
             file: self.file,
             lines: self.lines,
             offset: self.offset,
@@ -198,14 +199,14 @@ impl LineBlocks {
         self.lines += lines;
         self.offset += cut as u64;
         self.searched = 0;
-        Ok(Some(block))
+        Ok(Some(piece))
     }
 
-    /// Reads until `pending` holds a block: the length of its whole lines
+    /// Reads until `pending` holds a piece: the length of its whole lines
     /// (all of it at the end of the input; 0 once nothing is left).
     fn fill(&mut self) -> io::Result<usize> {
         loop {
-            if self.pending.len() >= BLOCK || self.at_end {
+            if self.pending.len() >= PIECE_BYTES || self.at_end {
                 let unsearched = &self.pending[self.searched..];
                 if let Some(i) = memchr::memrchr(b'\n', unsearched) {
                     return Ok(self.searched + i + 1);
@@ -231,18 +232,18 @@ impl LineBlocks {
     }
 }
 
-/// A decoding thread's decoder: blocks to batches.
-struct BlockDecoder {
+/// A decoding thread's decoder: pieces to batches.
+struct PieceDecoder {
     table: Arc<NdjsonTable>,
     decoder: Decoder,
     shared: Arc<Transcoding>,
-    /// Whether nested values are written as text before a block's first try.
+    /// Whether nested values are written as text before a piece's first try.
     nested_first: bool,
 }
 
-impl BlockDecoder {
+impl PieceDecoder {
     fn new(table: Arc<NdjsonTable>, shared: Arc<Transcoding>) -> Self {
-        BlockDecoder {
+        PieceDecoder {
             decoder: table.decoder(),
             table,
             shared,
@@ -250,34 +251,34 @@ impl BlockDecoder {
         }
     }
 
-    /// The batches of `block`, read again as the module docs say if it
+    /// The batches of `piece`, read again as the module docs say if it
     /// does not decode to one row per line.
-    fn batches(&mut self, block: &Block) -> Result<Vec<RecordBatch>, PartitionError> {
-        let lines = &block.bytes[..];
+    fn batches(&mut self, piece: &Lines) -> Result<Vec<RecordBatch>, PartitionError> {
+        let lines = &piece.bytes[..];
         if !self.nested_first {
-            if let Ok(batches) = self.decode(lines, block.records) {
+            if let Ok(batches) = self.decode(lines, piece.records) {
                 return Ok(batches);
             }
         }
         if let Some(rewritten) = nested_as_text(lines) {
-            if let Ok(batches) = self.decode(&rewritten, block.records) {
+            if let Ok(batches) = self.decode(&rewritten, piece.records) {
                 self.nested_first = true;
                 return Ok(batches);
             }
         } else if self.nested_first {
-            if let Ok(batches) = self.decode(lines, block.records) {
+            if let Ok(batches) = self.decode(lines, piece.records) {
                 return Ok(batches);
             }
         }
-        self.line_by_line(block)
+        self.line_by_line(piece)
     }
 
-    /// `block`'s lines one by one: the invalid ones reported or skipped,
+    /// `piece`'s lines one by one: the invalid ones reported or skipped,
     /// the others decoded together.
-    fn line_by_line(&mut self, block: &Block) -> Result<Vec<RecordBatch>, PartitionError> {
-        let mut good = Vec::with_capacity(block.bytes.len());
-        let (mut number, mut offset) = (block.lines, block.offset);
-        for line in block.bytes.split_inclusive(|&b| b == b'\n') {
+    fn line_by_line(&mut self, piece: &Lines) -> Result<Vec<RecordBatch>, PartitionError> {
+        let mut good = Vec::with_capacity(piece.bytes.len());
+        let (mut number, mut offset) = (piece.lines, piece.offset);
+        for line in piece.bytes.split_inclusive(|&b| b == b'\n') {
             number += 1;
             let at = offset;
             offset += line.len() as u64;
@@ -295,14 +296,14 @@ impl BlockDecoder {
                 }
                 Err(decoded) => {
                     let message = self.why(line, decoded);
-                    (self.shared).skip_or(|| self.invalid(block.file, number, at, message))?;
+                    (self.shared).skip_or(|| self.invalid(piece.file, number, at, message))?;
                 }
             }
         }
         // Every line of `good` decoded alone, to one row.
         let rows = memchr::memchr_iter(b'\n', &good).count();
         self.decode(&good, rows)
-            .map_err(|message| self.invalid(block.file, block.lines + 1, block.offset, message))
+            .map_err(|message| self.invalid(piece.file, piece.lines + 1, piece.offset, message))
     }
 
     /// The error for line `number` (at byte `offset`) of source `file`.
@@ -352,18 +353,20 @@ impl BlockDecoder {
 /// How to open one source's bytes (decompressed).
 pub(crate) type Opener = Box<dyn FnOnce() -> Result<Box<dyn Read + Send>, PartitionError> + Send>;
 
-/// A block's source and batches (or why it has none).
-type Decoded = (usize, Result<Vec<RecordBatch>, PartitionError>);
+/// A piece's source and batches (or why it has none); `None` after the
+/// last piece, so that an end without it (a thread that panicked) is an
+/// error, not a shorter output.
+type Decoded = Option<(usize, Result<Vec<RecordBatch>, PartitionError>)>;
 
 /// The NDJSON sources' batches, in order; see the module docs.
 pub(crate) struct NdjsonBatches {
-    /// Each block's batches by the block's number in input order.
+    /// Each piece's batches by the piece's number in input order.
     results: Receiver<(u64, Decoded)>,
-    /// Blocks decoded ahead of the next one in order.
+    /// Pieces decoded ahead of the next one in order.
     waiting: BTreeMap<u64, Decoded>,
     next: u64,
     ready: VecDeque<(usize, RecordBatch)>,
-    /// Given back once a block's batches are taken, so that the reader
+    /// Given back once a piece's batches are taken, so that the reader
     /// starts one more.
     room: Option<Sender<()>>,
     threads: Vec<JoinHandle<()>>,
@@ -390,7 +393,7 @@ impl NdjsonBatches {
         for _ in 0..in_flight {
             room.send(()).expect("room for every token");
         }
-        let (blocks, blocks_rx) = crossbeam_channel::bounded::<(u64, Block)>(workers);
+        let (pieces, pieces_rx) = crossbeam_channel::bounded::<(u64, Lines)>(workers);
         let (results_tx, results) = crossbeam_channel::unbounded();
         let stop = Arc::new(AtomicBool::new(false));
         let mut threads = Vec::with_capacity(workers + 1);
@@ -399,37 +402,48 @@ impl NdjsonBatches {
             let mut seq = 0u64;
             for (file, open) in inputs.into_iter().enumerate() {
                 let mut lines = match open() {
-                    Ok(input) => LineBlocks::new(input, file),
+                    Ok(input) => LinePieces::new(input, file),
                     Err(e) => {
-                        let _ = to.send((seq, (file, Err(e))));
+                        let _ = to.send((seq, Some((file, Err(e)))));
                         return;
                     }
                 };
                 loop {
-                    let block = match lines.next_block() {
-                        Ok(Some(block)) => block,
+                    let piece = match lines.next_piece() {
+                        Ok(Some(piece)) => piece,
                         Ok(None) => break,
                         Err(e) => {
                             let e = spool_io::input::with_path(e, &paths.paths[file]);
-                            let _ = to.send((seq, (file, Err(e.into()))));
+                            let _ = to.send((seq, Some((file, Err(e.into())))));
                             return;
                         }
                     };
                     let stopped = stopped.load(Ordering::Relaxed);
-                    if stopped || room_rx.recv().is_err() || blocks.send((seq, block)).is_err() {
+                    if stopped || room_rx.recv().is_err() || pieces.send((seq, piece)).is_err() {
                         return;
                     }
                     seq += 1;
                 }
             }
+            let _ = to.send((seq, None));
         })?);
         for _ in 0..workers {
-            let (blocks, to) = (blocks_rx.clone(), results_tx.clone());
-            let mut decoder = BlockDecoder::new(table.clone(), shared.clone());
+            let (pieces, to) = (pieces_rx.clone(), results_tx.clone());
+            let mut decoder = PieceDecoder::new(table.clone(), shared.clone());
             threads.push(spawn("spool-partition-ndjson-decoder", move || {
-                for (seq, block) in blocks {
-                    let batches = decoder.batches(&block);
-                    if to.send((seq, (block.file, batches))).is_err() {
+                for (seq, piece) in pieces {
+                    // A panic is this piece's error: the reader would wait
+                    // for its room, and the batches for it, for ever.
+                    let decoded =
+                        std::panic::catch_unwind(AssertUnwindSafe(|| decoder.batches(&piece)));
+                    let panicked = decoded.is_err();
+                    let batches = decoded.unwrap_or_else(|_| {
+                        Err(PartitionError::Io(io::Error::other(format!(
+                            "{}: decoding its lines failed (an internal error)",
+                            decoder.shared.paths[piece.file].display()
+                        ))))
+                    });
+                    if to.send((seq, Some((piece.file, batches)))).is_err() || panicked {
                         return;
                     }
                 }
@@ -468,10 +482,11 @@ impl NdjsonBatches {
                         self.waiting.insert(seq, decoded);
                         continue;
                     }
-                    // Every thread has ended and every block was taken.
                     Err(_) => {
                         self.done = true;
-                        continue;
+                        return Err(PartitionError::Io(io::Error::other(
+                            "the NDJSON inputs' reading stopped before their end (a thread failed)",
+                        )));
                     }
                 },
             };
@@ -479,7 +494,10 @@ impl NdjsonBatches {
             if let Some(room) = &self.room {
                 let _ = room.send(());
             }
-            let (file, batches) = decoded;
+            let Some((file, batches)) = decoded else {
+                self.done = true;
+                continue;
+            };
             match batches {
                 Ok(batches) => self.ready.extend(batches.into_iter().map(|b| (file, b))),
                 Err(e) => {
