@@ -103,9 +103,11 @@ pub struct Args {
     /// the files).
     #[arg(long, default_value = "text")]
     format: FormatArg,
-    /// Parquet column types, e.g. 'id:int64,price:float64,day:date'
-    /// (int64, float64, bool, date, timestamp, string); other columns are
-    /// strings; an empty field is NULL.
+    /// Parquet column types of text and NDJSON inputs, e.g.
+    /// 'id:int64,price:float64,day:date' (int64, float64, bool, date,
+    /// timestamp, string); other columns are strings; an empty field is
+    /// NULL (an NDJSON "" in a string column stays empty). Parquet inputs
+    /// keep their own types.
     #[arg(long, value_name = "COL:TYPE,...")]
     schema: Option<String>,
     /// Most rows in a Parquet row group (smaller under memory pressure).
