@@ -4,7 +4,8 @@
   fields with commas, quotes and line breaks) partitioned by a column; every
   file read back with `csv` holds, in input order, exactly the input's rows
   of its key, and the returned summary agrees with the files.
-- Parquet: the same rows read back with PyArrow.
+- Parquet: the same rows read back with PyArrow; NDJSON into Parquet keeps
+  JSON's types (an empty string is not NULL; nested values are their text).
 - Errors: the type each failure raises, and a message naming the path,
   line and byte offset; no output left behind.
 - The GIL: the input is a named pipe that a Python thread fills while
@@ -318,3 +319,26 @@ def test_many_keys_within_a_low_open_file_limit(tmp_path, fmt, max_open):
         assert len(rows) == records, path
         got[key] = rows
     assert got == want
+
+
+def test_ndjson_into_parquet_keeps_json_types(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    import json
+
+    rows = [
+        {"k": "a", "n": 1, "s": "", "o": {"x": [1, 2]}},
+        {"k": "a", "n": "2", "s": None},
+        {"k": "b", "s": "é", "n": -3},
+    ]
+    path = tmp_path / "in.ndjson"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    summary = spool.partition([path], tmp_path / "out", by="k", format="parquet", schema="n:int64")
+    assert summary["records"] == 3
+    tables = {g["key"].decode(): pq.read_table(g["path"]) for g in summary["groups"]}
+    assert tables["a"].column_names == ["n", "s", "o"]
+    assert str(tables["a"].schema.field("n").type) == "int64"
+    assert tables["a"].column("n").to_pylist() == [1, 2]
+    # JSON tells an empty string from null; a nested value is its JSON text.
+    assert tables["a"].column("s").to_pylist() == ["", None]
+    assert tables["a"].column("o").to_pylist() == ['{"x": [1, 2]}', None]
+    assert tables["b"].column("s").to_pylist() == ["é"]
