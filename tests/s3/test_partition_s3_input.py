@@ -188,6 +188,18 @@ def test_ndjson_objects(s3, tmp_path):
         for key, seq in zip(table["key"].to_pylist(), table["seq"].to_pylist()):
             got[key].append(seq)
     assert {k: sorted(v) for k, v in got.items()} == {k: sorted(v) for k, v in want.items()}
+    # Into Parquet the lines are decoded as record batches (read from the
+    # bucket in pieces, on two threads): the same rows, in input order per
+    # key, `seq` typed, the nested value as its JSON text.
+    spool("--by", "key", "--format", "parquet", "--schema", "seq:int64", "-o", tmp_path / "pq",
+          f"s3://{raw}/events/")
+    table = ds.dataset(tmp_path / "pq", format="parquet", partitioning="hive").to_table()
+    assert table.schema.field("seq").type == pa.int64()
+    got = collections.defaultdict(list)
+    for key, seq, tag in zip(table["key"].to_pylist(), table["seq"].to_pylist(), table["tag"].to_pylist()):
+        got[key].append(str(seq))
+        assert json.loads(tag) == {"a": (seq % 300) % 3}
+    assert {k: sorted(v) for k, v in got.items()} == {k: sorted(v) for k, v in want.items()}
 
 
 def test_an_object_written_again_during_the_run_fails_it(s3, tmp_path):
