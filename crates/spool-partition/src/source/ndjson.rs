@@ -35,10 +35,7 @@ const OUT_BUFFER: usize = 256 << 10;
 /// Reads the sample from `input` into `sample` (whole lines) and returns
 /// the fields its objects name, in the order first seen. Lines that do
 /// not parse are left for the transcoder to report.
-pub(crate) fn sample_columns(
-    input: &mut dyn BufRead,
-    sample: &mut Vec<u8>,
-) -> io::Result<Vec<String>> {
+fn sample_columns(input: &mut dyn BufRead, sample: &mut Vec<u8>) -> io::Result<Vec<String>> {
     let mut names: Vec<String> = Vec::new();
     let mut seen = foldhash::HashSet::default();
     let mut lines = 0;
@@ -57,6 +54,35 @@ pub(crate) fn sample_columns(
         }
     }
     Ok(names)
+}
+
+/// The columns the first lines of `input` (the file at `path`) name,
+/// read into `sample`; `None` for an input of blank lines only, which
+/// leaves the columns to the next input.
+///
+/// # Errors
+///
+/// The input cannot be read, or none of its first lines is a JSON
+/// object with fields (a usage error naming `path`).
+pub(crate) fn input_columns(
+    input: &mut dyn BufRead,
+    sample: &mut Vec<u8>,
+    path: &std::path::Path,
+) -> Result<Option<Vec<String>>, PartitionError> {
+    let read_error = |e| spool_io::input::with_path(e, path);
+    let names = sample_columns(input, sample).map_err(read_error)?;
+    let blank = sample.iter().all(u8::is_ascii_whitespace);
+    if blank && input.fill_buf().map_err(read_error)?.is_empty() {
+        return Ok(None);
+    }
+    if names.is_empty() {
+        return Err(PartitionError::Usage(format!(
+            "{}: no line among its first {SAMPLE_LINES} is a JSON object with fields, so it names \
+             no columns for --by (NDJSON needs one object per line)",
+            path.display(),
+        )));
+    }
+    Ok(Some(names))
 }
 
 /// One NDJSON input's records; see the module docs.

@@ -2,7 +2,7 @@
 //! format and hive keys found), then opened one by one as text records or
 //! Arrow batches.
 
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufReader, Read};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -287,20 +287,18 @@ impl Sources {
         for (index, source) in self.list.iter().enumerate() {
             let input = self.open_raw(index, Arc::new(AtomicU64::new(0)))?;
             let mut input = BufReader::with_capacity(1 << 20, input);
-            let names = ndjson::sample_columns(&mut input, &mut Vec::new())
-                .map_err(|e| spool_io::input::with_path(e, &source.path))?;
-            if names.is_empty() {
+            let Some(names) = ndjson::input_columns(&mut input, &mut Vec::new(), &source.path)?
+            else {
                 continue;
-            }
+            };
             let types = self.shared.spec.types_of(&names)?;
             let table = Arc::new(NdjsonTable::new(names, types));
             return Ok(self.shared.ndjson.get_or_init(|| table).clone());
         }
-        Err(PartitionError::Usage(format!(
-            "no input has a JSON object among its first {} lines, so none names the columns for --by \
-             (NDJSON needs one object per line)",
-            ndjson::SAMPLE_LINES
-        )))
+        Err(PartitionError::Usage(
+            "every input is blank, so none names the columns for --by (NDJSON needs one object per line)"
+                .into(),
+        ))
     }
 
     /// Opens source `index`'s bytes (decompressed), adding the raw bytes
@@ -379,24 +377,9 @@ impl Sources {
         let columns = match self.shared.columns.get() {
             Some(columns) => columns.clone(),
             None => {
-                let names = ndjson::sample_columns(&mut input, &mut sample)
-                    .map_err(|e| spool_io::input::with_path(e, path))?;
-                let blank = sample.iter().all(u8::is_ascii_whitespace);
-                let at_end = (input.fill_buf())
-                    .map_err(|e| spool_io::input::with_path(e, path))?
-                    .is_empty();
-                if blank && at_end {
-                    // No records: the columns are left to the next input.
+                let Some(names) = ndjson::input_columns(&mut input, &mut sample, path)? else {
                     return Ok(Box::new(io::empty()));
-                }
-                if names.is_empty() {
-                    return Err(PartitionError::Usage(format!(
-                        "{}: no line among its first {} is a JSON object with fields, so it names \
-                         no columns for --by (NDJSON needs one object per line)",
-                        path.display(),
-                        ndjson::SAMPLE_LINES
-                    )));
-                }
+                };
                 let columns = Columns::new(names, &self.hive_names);
                 let mut probe = Vec::new();
                 let names = columns.names.iter().map(|n| n.as_bytes());

@@ -310,6 +310,14 @@ fn inputs_without_a_json_object_name_no_columns() {
     let err = run(&options).unwrap_err();
     assert!(matches!(err, PartitionError::Usage(_)), "{err}");
     assert!(err.to_string().contains("names the columns"), "{err}");
+    // Lines but no object among them name no columns either, as with text.
+    let arrays = write(&dir, "c.ndjson", "[1]\n[2]\n");
+    let options = parquet_options(vec![arrays], dir.0.join("out"), "k", "");
+    let err = run(&options).unwrap_err().to_string();
+    assert!(
+        err.contains("c.ndjson: no line among its first 1000"),
+        "{err}"
+    );
     // An input of blank lines leaves the columns to the next one.
     let data = write(&dir, "b.ndjson", "{\"k\":\"x\",\"v\":1}\n");
     let options = parquet_options(vec![blank, data], dir.0.join("out"), "k", "v:int64");
