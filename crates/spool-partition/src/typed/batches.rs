@@ -50,9 +50,10 @@ pub(crate) struct Batches<'s> {
     counter: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
     cancel: Option<Arc<AtomicBool>>,
-    /// NDJSON sources: read in blocks of lines on threads of their own,
-    /// started by the first call.
-    lines: Option<NdjsonBatches>,
+    /// NDJSON sources: read in pieces of lines on threads of their own,
+    /// started by the first call, and how many columns are the sources'
+    /// own.
+    lines: Option<(NdjsonBatches, usize)>,
 }
 
 impl<'s> Batches<'s> {
@@ -115,17 +116,20 @@ impl<'s> Batches<'s> {
     /// The next batch of the NDJSON sources, with the hive columns.
     fn next_lines_batch(&mut self) -> Result<Option<(usize, RecordBatch)>, PartitionError> {
         if self.lines.is_none() {
+            let own = self.sources.batch_schema()?.fields().len();
             let lines = self.sources.ndjson_batches(self.parallel, &self.counter)?;
-            self.lines = Some(lines);
+            self.lines = Some((lines, own));
         }
-        let lines = self.lines.as_mut().expect("started");
+        let (lines, own) = self.lines.as_mut().expect("started");
         let Some((index, batch)) = lines.next_batch()? else {
             return Ok(None);
         };
-        let own = self.sources.batch_schema()?.fields().len();
         let hive = hive_values(self.sources, index);
-        let batch = with_hive(batch, own, self.sources.hive_names(), &hive, &self.schema)
-            .map_err(|e| not_parquet(&self.sources.paths()[index], e))?;
+        let batch = with_hive(batch, *own, self.sources.hive_names(), &hive, &self.schema)
+            .map_err(|e| {
+                let path = self.sources.paths()[index].display();
+                PartitionError::Io(std::io::Error::other(format!("{path}: {e}")))
+            })?;
         Ok(Some((index, batch)))
     }
 
