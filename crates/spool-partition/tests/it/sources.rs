@@ -227,6 +227,26 @@ pub fn object() -> impl Strategy<Value = Map<String, Value>> {
     })
 }
 
+/// `objects` as the lines of `in.ndjson` in `dir`; its path.
+pub fn write_objects(dir: &TempDir, objects: &[Map<String, Value>]) -> PathBuf {
+    let text: String = (objects.iter())
+        .map(|o| format!("{}\n", Value::Object(o.clone())))
+        .collect();
+    write(dir, "in.ndjson", &text)
+}
+
+/// The columns of `objects` as lines: their fields in the order first
+/// seen (every line is in the sample here).
+pub fn first_seen_fields(objects: &[Map<String, Value>]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for name in objects.iter().flat_map(Map::keys) {
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    names
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
@@ -235,20 +255,11 @@ proptest! {
     #[test]
     fn ndjson_to_csv_against_serde_json(objects in prop::collection::vec(object(), 1..40)) {
         let dir = TempDir::new();
-        let text: String = objects.iter().map(|o| format!("{}\n", Value::Object(o.clone()))).collect();
-        let input = write(&dir, "in.ndjson", &text);
+        let input = write_objects(&dir, &objects);
         let out = dir.0.join("out");
         run(&csv_options(vec![input], out.clone(), "k")).unwrap();
         let groups = read_csv(&out);
-        // The columns: first seen order over the sample (all lines here).
-        let mut names: Vec<String> = Vec::new();
-        for o in &objects {
-            for name in o.keys() {
-                if !names.contains(name) {
-                    names.push(name.clone());
-                }
-            }
-        }
+        let names = first_seen_fields(&objects);
         let mut expected: BTreeMap<String, Vec<Vec<String>>> = BTreeMap::new();
         for o in &objects {
             let key = as_text(o.get("k"));

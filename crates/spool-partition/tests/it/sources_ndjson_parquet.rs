@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 use spool_partition::parquet::{ParquetOptions, SchemaSpec};
 use spool_partition::{run, ColumnRef, Options, OutputFormat, PartitionError};
 
-use crate::sources::object;
+use crate::sources::{first_seen_fields, object, write_objects};
 use crate::support::{parquet_parts, write, TempDir};
 
 fn parquet_options(inputs: Vec<PathBuf>, out: PathBuf, by: &str, schema: &str) -> Options {
@@ -91,18 +91,10 @@ proptest! {
     #[test]
     fn ndjson_to_parquet_against_serde_json(objects in prop::collection::vec(object(), 1..40)) {
         let dir = TempDir::new();
-        let text: String = objects.iter().map(|o| format!("{}\n", Value::Object(o.clone()))).collect();
-        let input = write(&dir, "in.ndjson", &text);
+        let input = write_objects(&dir, &objects);
         let out = dir.0.join("out");
         run(&parquet_options(vec![input], out.clone(), "k", "")).unwrap();
-        let mut names: Vec<String> = Vec::new();
-        for o in &objects {
-            for name in o.keys() {
-                if !names.contains(name) {
-                    names.push(name.clone());
-                }
-            }
-        }
+        let mut names = first_seen_fields(&objects);
         names.retain(|n| n != "k");
         let mut expected: BTreeMap<String, Vec<Row>> = BTreeMap::new();
         for o in &objects {
