@@ -51,12 +51,15 @@
 #            range files in the page cache (a first run after other work
 #            had evicted them took about twice as long)
 #   SPOOL=path (default this tree's release build, built first)
+#   BEFORE=path another spool binary (e.g. a previous build): its downloads
+#            alternate with SPOOL's (spool, before, before, spool), checked
+#            the same way; hibp-download is then not run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ranges="${RANGES:?a folder of range files}"
 lines="${LINES:?hashes in RANGES}"
 hibp="${HIBP_DOWNLOAD:-}"
-[[ " ${STEPS:-} " == *" compression "* ]] || [ -n "$hibp" ] || { echo "HIBP_DOWNLOAD=/path/to/hibp-download is needed"; exit 1; }
+[[ " ${STEPS:-} " == *" compression "* ]] || [ -n "$hibp" ] || [ -n "${BEFORE:-}" ] || { echo "HIBP_DOWNLOAD=/path/to/hibp-download is needed"; exit 1; }
 rounds="${ROUNDS:-1}"
 work="${WORK:-$(mktemp -d)}"
 steps="${STEPS:-download update}"
@@ -184,12 +187,13 @@ if [[ " $steps " == *" compression "* ]]; then
   exit 0
 fi
 
-spool_run() {
-  rm -f "$work/spool.idx" "$work/spool.idx.etags" "$work/.spool.idx.download"
-  timed spool "$spool" pwned download -q --concurrency 300 "${proto[@]}" \
-    --url "$url" -o "$work/spool.idx"
+spool_run() { # [NAME BINARY]: default spool, $spool
+  local name=${1:-spool} bin=${2:-$spool}
+  rm -f "$work/$name.idx" "$work/$name.idx.etags" "$work/.$name.idx.download"
+  timed "$name" "$bin" pwned download -q --concurrency 300 "${proto[@]}" \
+    --url "$url" -o "$work/$name.idx"
   grep -o 'over HTTP/[0-9.]*' "$work/stderr"
-  cmp "$work/spool.idx" "$work/reference.idx"
+  cmp "$work/$name.idx" "$work/reference.idx"
 }
 hibp_run() {
   timed hibp "$hibp" --testing --no-progress --force "$work/hibp.bin"
@@ -201,7 +205,9 @@ if [ -n "${WARMUP:-}" ]; then
 fi
 if [[ " $steps " == *" download "* ]]; then
   for _ in $(seq "$rounds"); do
-    if [ "$upstream" = serve ]; then
+    if [ -n "${BEFORE:-}" ]; then
+      spool_run; spool_run before "$BEFORE"; spool_run before "$BEFORE"; spool_run
+    elif [ "$upstream" = serve ]; then
       spool_run; spool_run
     else
       spool_run; hibp_run; hibp_run; spool_run

@@ -27,7 +27,9 @@
 # MEMORY (spool's --memory and DuckDB's limit, default 128M), THREADS
 # (default 2), MAX_OPEN (spool's --max-open, default 1024), TIMEOUT (seconds
 # per run, default 900), BUDGET (seconds per tool, default 540), SPOOL (the
-# spool binary to run; default: this checkout's, built first), PY, SETTLE
+# spool binary to run; default: this checkout's, built first), BEFORE
+# (another spool binary, e.g. a previous build, run as "spool before"
+# beside it with the same arguments), PY, SETTLE
 # (seconds to wait after removing the previous run's output, after a sync,
 # before the next run; default 65 with 1,000 keys or more, else 0), and the
 # driver's ONLY and LOCK.
@@ -85,6 +87,7 @@ check() {
 note() { echo "$(find "$OUT" -name '*.parquet' | wc -l) files"; }
 
 tool spool "$SPOOL partition -q -d comma --by 1 --format parquet --schema col2:int64,col3:timestamp --compress zstd --threads $THREADS --memory $MEMORY --max-open $MAX_OPEN --out $OUT $DATA"
+[ -z "${BEFORE:-}" ] || tool "spool before" "$BEFORE partition -q -d comma --by 1 --format parquet --schema col2:int64,col3:timestamp --compress zstd --threads $THREADS --memory $MEMORY --max-open $MAX_OPEN --out $OUT $DATA"
 tool "duckdb limit" "$PY $PEERS duckdb $DATA $OUT $THREADS $MEMORY_MB"
 tool duckdb "$PY $PEERS duckdb $DATA $OUT $THREADS"
 tool polars "$PY $PEERS polars $DATA $OUT $THREADS"

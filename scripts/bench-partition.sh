@@ -15,8 +15,9 @@
 # Environment: WORK (scratch folder, default target/bench-partition),
 # THREADS (default 2), RUNS (rounds of the partition part, default 1),
 # PEERS=0 (spool only), READ=0 (skip reading), STDIN=1 (spool reads the
-# generator's output from a pipe; nothing stored), and the driver's ONLY,
-# LOCK, TIMEOUT, BUDGET (scripts/bench/driver.sh).
+# generator's output from a pipe; nothing stored), BEFORE (another spool
+# binary, e.g. a previous build, run as "spool before" beside this one),
+# and the driver's ONLY, LOCK, TIMEOUT, BUDGET (scripts/bench/driver.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bench/driver.sh
@@ -64,6 +65,7 @@ for c in none zstd gzip; do
         tool "spool --compress $c (stdin)" "target/release/gen-tsv $SIZE $KEYS 1 | $spool partition --by 1 --compress $c --threads $THREADS --out $OUT -"
     else
         tool "spool --compress $c" "$spool partition --by 1 --compress $c --threads $THREADS --out $OUT $DATA"
+        [ -z "${BEFORE:-}" ] || tool "spool before --compress $c" "$BEFORE partition --by 1 --compress $c --threads $THREADS --out $OUT $DATA"
     fi
 done
 if [ "$PEERS" = 1 ] && [ "$STDIN" != 1 ]; then

@@ -8,7 +8,7 @@
 #
 # Servers, each started once and timed in turn, round after round:
 #   spool        this tree's `spool pwned serve --sha1 INDEX`
-#   base         BASELINE_BIN=PATH: another `spool` binary (e.g. built from
+#   before       BEFORE=PATH: another `spool` binary (e.g. built from
 #                an older commit), the same way
 #   hibp-toc     HIBP_SERVER=PATH: oschonrock/hibp's hibp-server with
 #                --toc (a 2^20-entry table of contents), on the same hashes
@@ -91,8 +91,8 @@ start() { # NAME COMMAND...: starts a server on a free port (PORT in COMMAND)
     echo "$name did not start:"; cat "$work/$name.log"; exit 1
 }
 start spool "$bin" pwned serve --sha1 "$index" --listen 127.0.0.1:PORT --threads "$server_threads"
-if [ -n "${BASELINE_BIN:-}" ]; then
-    start base "$BASELINE_BIN" pwned serve --sha1 "$index" --listen 127.0.0.1:PORT --threads "$server_threads"
+if [ -n "${BEFORE:-}" ]; then
+    start before "$BEFORE" pwned serve --sha1 "$index" --listen 127.0.0.1:PORT --threads "$server_threads"
 fi
 if [ -n "${HIBP_SERVER:-}" ]; then
     # The first start with --toc writes DB.20.toc beside the database.
@@ -101,7 +101,7 @@ if [ -n "${HIBP_SERVER:-}" ]; then
 fi
 
 # The endpoints each server is timed on.
-endpoints() { case $1 in spool|base) echo check range ;; *) echo check ;; esac; }
+endpoints() { case $1 in spool|before) echo check range ;; *) echo check ;; esac; }
 peer() { case $1 in hibp*) echo hibp ;; *) echo spool ;; esac; }
 
 echo "== checking every answer (1 connection per thread, 3 s each)"
@@ -185,7 +185,7 @@ for name, endpoint in keys:
         ratios = [mine[x[2]] / float(x[3]) for x in r if x[2] in mine]
         print(f"  spool / {name}, {endpoint}: {fmt(ratios, '{:.2f}')}x")
 EOF
-for log in "$work"/spool.log "$work"/base.log; do
+for log in "$work"/spool.log "$work"/before.log; do
     [ -e "$log" ] || continue
     grep -v "listening on\|serving:" "$log" | sed "s|^|$(basename "$log" .log): |" || true
 done
