@@ -39,11 +39,7 @@ pub fn msrv() -> Result {
     }
     for (version, packages) in &by_version {
         eprintln!("==> rust {version}: {}", packages.join(", "));
-        program(
-            "rustup",
-            &["toolchain", "install", version, "--profile", "minimal"],
-        )
-        .status_ok()?;
+        install(version)?;
         let toolchain = format!("+{version}");
         let target = format!("target/msrv-{version}");
         let mut args = vec![
@@ -63,6 +59,22 @@ pub fn msrv() -> Result {
             .status_ok()?;
     }
     Ok(())
+}
+
+/// The toolchain `version`, installed by rustup (its minimal profile)
+/// when missing.
+pub fn install(version: &str) -> Result {
+    program(
+        "rustup",
+        &["toolchain", "install", version, "--profile", "minimal"],
+    )
+    .status_ok()
+}
+
+/// The `rust-version` one member's manifest states of its own.
+pub fn stated(manifest: &str) -> Result<String> {
+    value(&read(manifest)?, "rust-version")
+        .ok_or_else(|| Failed(format!("{manifest} states no rust-version of its own")))
 }
 
 fn read(path: &str) -> Result<String> {
