@@ -103,11 +103,11 @@ pub struct Args {
     /// the files).
     #[arg(long, default_value = "text")]
     format: FormatArg,
-    /// Parquet column types of text and NDJSON inputs, e.g.
-    /// 'id:int64,price:float64,day:date' (int64, float64, bool, date,
-    /// timestamp, string); other columns are strings; an empty field is
-    /// NULL (an NDJSON "" in a string column stays empty). Parquet inputs
-    /// keep their own types.
+    /// Parquet column types of text and NDJSON inputs and of the hive keys
+    /// of a dataset's directories, e.g. 'id:int64,price:float64,day:date'
+    /// (int64, float64, bool, date, timestamp, string); other columns are
+    /// strings; an empty field is NULL (an NDJSON "" in a string column
+    /// stays empty). A Parquet input's own columns keep their types.
     #[arg(long, value_name = "COL:TYPE,...")]
     schema: Option<String>,
     /// Most rows in a Parquet row group (smaller under memory pressure).

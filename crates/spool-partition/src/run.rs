@@ -136,16 +136,6 @@ impl<'a> Run<'a> {
                 ..options.clone()
             }),
         };
-        if let (SourceFormat::Parquet, OutputFormat::Parquet(p)) =
-            (sources.format(), &options.format)
-        {
-            if !p.schema.0.is_empty() {
-                return usage(
-                    "--schema types text columns; a Parquet input's columns keep their own types"
-                        .into(),
-                );
-            }
-        }
         let memory = MemoryPlan::new(&options)?;
         Ok(Run {
             options,

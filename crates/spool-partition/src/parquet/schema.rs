@@ -122,6 +122,25 @@ impl SchemaSpec {
 }
 
 impl SchemaSpec {
+    /// The type given to `name`, if any.
+    pub(crate) fn type_of(&self, name: &str) -> Option<ColumnType> {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, kind)| *kind)
+    }
+
+    /// The spec without the columns `names` (a dataset's hive keys, typed
+    /// apart from its files' own columns).
+    pub(crate) fn without(&self, names: &[&str]) -> SchemaSpec {
+        SchemaSpec(
+            (self.0.iter())
+                .filter(|(n, _)| !names.contains(&n.as_str()))
+                .cloned()
+                .collect(),
+        )
+    }
+
     /// The type of each of the columns `names`: as given, else string.
     ///
     /// # Errors

@@ -170,6 +170,11 @@ impl Sources {
         &self.list[index].hive
     }
 
+    /// The column types `--schema` gives (none for text output).
+    pub(crate) fn spec(&self) -> &crate::parquet::SchemaSpec {
+        &self.shared.spec
+    }
+
     /// Records the transcoders skipped as invalid (`--skip-invalid`).
     pub fn skipped(&self) -> u64 {
         self.shared.skipped.load(Ordering::Relaxed)
@@ -291,7 +296,13 @@ impl Sources {
             else {
                 continue;
             };
-            let types = self.shared.spec.types_of(&names)?;
+            // The hive keys the objects do not hold are typed apart (the
+            // typed run's schema).
+            let added: Vec<&str> = (self.hive_names.iter())
+                .filter(|h| !names.contains(h))
+                .map(String::as_str)
+                .collect();
+            let types = self.shared.spec.without(&added).types_of(&names)?;
             let table = Arc::new(NdjsonTable::new(names, types));
             return Ok(self.shared.ndjson.get_or_init(|| table).clone());
         }

@@ -1,7 +1,8 @@
 //! The sources' record batches (Parquet, or NDJSON read as batches),
 //! decoded a few files ahead on threads of their own and handed out in
 //! input order, each with the run's schema: the sources' columns (every
-//! one nullable), then the hive keys as string columns.
+//! one nullable), then the hive keys (strings, or the types `--schema`
+//! gives them).
 //!
 //! # Bounds
 //!
@@ -9,14 +10,17 @@
 //! waiting (of `BATCH_ROWS` rows).
 
 use std::collections::VecDeque;
+use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use arrow_array::{new_null_array, ArrayRef, RecordBatch, StringArray};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_array::{ArrayRef, RecordBatch, UInt32Array};
+use arrow_schema::{Field, Schema, SchemaRef};
 use crossbeam_channel::Receiver;
 
+use crate::parquet::batch::ColumnBuilder;
+use crate::parquet::ColumnType;
 use crate::source::parquet_text::not_parquet;
 use crate::source::{NdjsonBatches, SourceBatches, SourceFormat};
 use crate::{PartitionError, Sources};
@@ -24,18 +28,44 @@ use crate::{PartitionError, Sources};
 /// Decoded batches waiting per open file.
 const AHEAD: usize = 2;
 
-/// The run's schema for sources whose batches have `file`:
-/// its fields, nullable, then the hive keys it does not hold itself.
-pub(crate) fn run_schema(file: &Schema, hive_names: &[String]) -> SchemaRef {
+/// The run's schema: the sources' own columns (every one nullable), then
+/// the hive keys they do not hold themselves, each of the type `--schema`
+/// gives it (string by default: a directory name is text).
+///
+/// # Errors
+///
+/// As [`Sources::batch_schema`]; a `--schema` name that is not a column,
+/// or that names a Parquet source's own column (those keep their types).
+pub(crate) fn run_schema(sources: &Sources) -> Result<SchemaRef, PartitionError> {
+    let file = sources.batch_schema()?;
+    let spec = sources.spec();
     let mut fields: Vec<Field> = (file.fields().iter())
         .map(|f| f.as_ref().clone().with_nullable(true))
         .collect();
-    for name in hive_names {
+    let own = fields.len();
+    for name in sources.hive_names() {
         if file.field_with_name(name).is_err() {
-            fields.push(Field::new(name, DataType::Utf8, true));
+            let kind = spec.type_of(name).unwrap_or(ColumnType::String);
+            fields.push(Field::new(name, kind.arrow(), true));
         }
     }
-    Arc::new(Schema::new(fields))
+    let names: Vec<&str> = fields.iter().map(|f| f.name().as_str()).collect();
+    for (name, _) in &spec.0 {
+        let Some(at) = names.iter().position(|n| n == name) else {
+            return Err(PartitionError::Usage(format!(
+                "--schema names {name:?}, which is not a column; the columns are: {}",
+                names.join(", ")
+            )));
+        };
+        if at < own && sources.format() == SourceFormat::Parquet {
+            return Err(PartitionError::Usage(format!(
+                "--schema names {name:?}, a column of the Parquet inputs, which keep their own \
+                 types; --schema types only their hive keys ({})",
+                names[own..].join(", ")
+            )));
+        }
+    }
+    Ok(Arc::new(Schema::new(fields)))
 }
 
 type Decoded = Result<RecordBatch, PartitionError>;
@@ -124,12 +154,11 @@ impl<'s> Batches<'s> {
         let Some((index, batch)) = lines.next_batch()? else {
             return Ok(None);
         };
-        let hive = hive_values(self.sources, index);
-        let batch = with_hive(batch, *own, self.sources.hive_names(), &hive, &self.schema)
-            .map_err(|e| {
-                let path = self.sources.paths()[index].display();
-                PartitionError::Io(std::io::Error::other(format!("{path}: {e}")))
-            })?;
+        let hive = hive_arrays(self.sources, index, &self.schema, *own)?;
+        let batch = with_hive(batch, &hive, &self.schema).map_err(|e| {
+            let path = self.sources.paths()[index].display();
+            PartitionError::Io(std::io::Error::other(format!("{path}: {e}")))
+        })?;
         Ok(Some((index, batch)))
     }
 
@@ -137,8 +166,7 @@ impl<'s> Batches<'s> {
     fn start(&mut self, index: usize) -> Result<(), PartitionError> {
         let SourceBatches { own, batches } = self.sources.open_batches(index, &self.counter)?;
         let path = self.sources.paths()[index].clone();
-        let hive = hive_values(self.sources, index);
-        let hive_names = self.sources.hive_names().to_vec();
+        let hive = hive_arrays(self.sources, index, &self.schema, own)?;
         let schema = self.schema.clone();
         let stop = self.stop.clone();
         let (tx, rx) = crossbeam_channel::bounded(AHEAD);
@@ -150,8 +178,7 @@ impl<'s> Batches<'s> {
                         return;
                     }
                     let batch = batch.and_then(|batch| {
-                        with_hive(batch, own, &hive_names, &hive, &schema)
-                            .map_err(|e| not_parquet(&path, e))
+                        with_hive(batch, &hive, &schema).map_err(|e| not_parquet(&path, e))
                     });
                     let failed = batch.is_err();
                     if tx.send(batch).is_err() || failed {
@@ -175,33 +202,56 @@ impl Drop for Batches<'_> {
     }
 }
 
-/// Source `index`'s hive key values (`None`: null).
-fn hive_values(sources: &Sources, index: usize) -> Vec<Option<String>> {
-    (sources.hive_values(index).iter())
-        .map(|v| (!v.is_empty()).then(|| String::from_utf8_lossy(v).into_owned()))
+/// Source `index`'s hive key values as one-row arrays of the types of
+/// `schema`'s hive columns (its fields from `own` on), each parsed as a
+/// CSV field of that type is (an empty value is NULL).
+///
+/// # Errors
+///
+/// A value that is not one of its column's type, naming the source.
+fn hive_arrays(
+    sources: &Sources,
+    index: usize,
+    schema: &Schema,
+    own: usize,
+) -> Result<Vec<ArrayRef>, PartitionError> {
+    let (names, values) = (sources.hive_names(), sources.hive_values(index));
+    (schema.fields()[own..].iter())
+        .map(|field| {
+            let name = field.name();
+            let kind = sources.spec().type_of(name).unwrap_or(ColumnType::String);
+            let value = (names.iter().position(|n| n == name)).map_or(&[][..], |i| &values[i][..]);
+            let mut column = ColumnBuilder::new(kind);
+            let parsed = column.push(value);
+            match column.finish() {
+                Ok(array) if parsed => Ok(array),
+                _ => Err(PartitionError::Io(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "{}: the hive key {name}={} is not of type {kind} (--schema {name}:{kind})",
+                        sources.paths()[index].display(),
+                        String::from_utf8_lossy(value)
+                    ),
+                ))),
+            }
+        })
         .collect()
 }
 
-/// `batch` (a file's, `own` columns) with the hive columns the run's
-/// `schema` adds, each one value (`None`: null) repeated.
+/// `batch` (a file's own columns) with the hive columns the run's
+/// `schema` adds, each its source's one value (`hive`, see
+/// [`hive_arrays`]) repeated.
 fn with_hive(
     batch: RecordBatch,
-    own: usize,
-    hive_names: &[String],
-    hive: &[Option<String>],
+    hive: &[ArrayRef],
     schema: &SchemaRef,
 ) -> Result<RecordBatch, arrow_schema::ArrowError> {
-    let rows = batch.num_rows();
     let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
-    for field in &schema.fields()[own..] {
-        let at = hive_names.iter().position(|n| n == field.name());
-        let array: ArrayRef = match at.and_then(|i| hive[i].as_deref()) {
-            Some(value) => Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
-                value, rows,
-            ))),
-            None => new_null_array(&DataType::Utf8, rows),
-        };
-        columns.push(array);
+    if !hive.is_empty() {
+        let only_row = UInt32Array::from(vec![0u32; batch.num_rows()]);
+        for value in hive {
+            columns.push(arrow_select::take::take(value.as_ref(), &only_row, None)?);
+        }
     }
     RecordBatch::try_new(schema.clone(), columns)
 }

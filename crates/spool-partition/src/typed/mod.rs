@@ -90,7 +90,7 @@ pub(crate) fn execute(
     let OutputFormat::Parquet(parquet) = &options.format else {
         unreachable!("a typed run writes Parquet");
     };
-    let schema = run_schema(&*sources.batch_schema()?, sources.hive_names());
+    let schema = run_schema(sources)?;
     let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
     let columns = (options.by.iter())
         .map(|c| c.resolve(Some(&names)))

@@ -292,6 +292,18 @@ fn hive_keys_of_ndjson_inputs_become_columns() {
     assert_eq!(names, ["v", "day"]);
     let row = |v: &str, day: &str| vec![Some(v.to_owned()), Some(day.to_owned())];
     assert_eq!(rows, &[row("p", "1"), row("q", "2")]);
+    // `--schema` types a key as it does a field.
+    fs::remove_dir_all(&out).unwrap();
+    run(&parquet_options(
+        vec![dir.0.join("in")],
+        out.clone(),
+        "k",
+        "day:int64,v:string",
+    ))
+    .unwrap();
+    let (columns, rows) = &read_back(&out)["x"];
+    assert_eq!(columns[1], ("day".to_owned(), DataType::Int64));
+    assert_eq!(rows, &[row("p", "1"), row("q", "2")]);
 }
 
 #[test]

@@ -13,15 +13,15 @@ use std::sync::Arc;
 use arrow_array::builder::{Int32Builder, ListBuilder};
 use arrow_array::types::Int32Type;
 use arrow_array::{
-    ArrayRef, BooleanArray, Decimal128Array, DictionaryArray, Float32Array, Int64Array, Int8Array,
-    RecordBatch, StringArray, TimestampNanosecondArray, UInt64Array,
+    ArrayRef, BooleanArray, Date32Array, Decimal128Array, DictionaryArray, Float32Array,
+    Int64Array, Int8Array, RecordBatch, StringArray, TimestampNanosecondArray, UInt64Array,
 };
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
-use spool_partition::parquet::ParquetOptions;
+use spool_partition::parquet::{ParquetOptions, SchemaSpec};
 use spool_partition::{run, BufferSizes, ColumnRef, Options, OutputFormat};
 
 use crate::support::{all_files, parquet_parts, TempDir};
@@ -294,6 +294,75 @@ fn a_hive_dataset_keeps_its_path_keys_and_csv_output_has_the_values() {
     assert_eq!(lines.next(), Some(first));
     let second = "b c,1,18446744073709547614,500.125,4939.2345,1970-01-01T01:06:41.000028007Z,green,false,[0],-28007,us";
     assert_eq!(lines.next(), Some(second));
+}
+
+#[test]
+fn schema_types_a_hive_datasets_keys_and_only_those() {
+    let dir = TempDir::new();
+    let (a, b) = (batch(300, 3), batch(200, 4));
+    write_parquet(&dir.0.join("in/year=2026/day=2026-05-01/p.parquet"), &a);
+    let default = "day=__HIVE_DEFAULT_PARTITION__";
+    write_parquet(&dir.0.join(format!("in/year=-7/{default}/p.parquet")), &b);
+    let out = dir.0.join("out");
+    let mut options = parquet_options(vec![dir.0.join("in")], out.clone(), "colour");
+    let typed = |spec: &str| {
+        OutputFormat::Parquet(ParquetOptions {
+            schema: SchemaSpec::parse(spec).unwrap(),
+            ..ParquetOptions::default()
+        })
+    };
+    options.format = typed("year:int64,day:date");
+    run(&options).unwrap();
+    let (rows, types) = read_back(&out);
+    for file in &types {
+        assert_eq!(file[file.len() - 2..], [DataType::Int64, DataType::Date32]);
+    }
+    // The values as those types display them; the default key is NULL.
+    let with_keys = |batch: &RecordBatch, year: i64, day: Option<i32>| {
+        let n = batch.num_rows();
+        let mut columns: Vec<(String, ArrayRef)> = (batch.schema().fields().iter())
+            .map(|f| {
+                (
+                    f.name().clone(),
+                    batch.column_by_name(f.name()).unwrap().clone(),
+                )
+            })
+            .collect();
+        columns.push(("year".into(), Arc::new(Int64Array::from(vec![year; n]))));
+        columns.push(("day".into(), Arc::new(Date32Array::from(vec![day; n]))));
+        RecordBatch::try_from_iter(columns).unwrap()
+    };
+    // 2026-05-01 is day 20,574 of the Unix epoch; `year=-7` is read
+    // first (the directories in byte order).
+    let all = [with_keys(&b, -7, None), with_keys(&a, 2026, Some(20_574))];
+    assert_eq!(rows, expected(&all, "colour"));
+
+    // A key whose value is not of its type names the file; nothing is
+    // published.
+    fs::remove_dir_all(&out).unwrap();
+    write_parquet(&dir.0.join("in/year=20x6/day=2026-05-02/p.parquet"), &a);
+    let err = run(&options).unwrap_err().to_string();
+    assert!(
+        err.contains("year=20x6/day=2026-05-02/p.parquet: the hive key year=20x6 is not of type int64 (--schema year:int64)"),
+        "{err}"
+    );
+    assert!(!out.exists());
+
+    // A file's own column keeps its type; a name that is no column is
+    // refused, listing the columns.
+    options.format = typed("big:string");
+    let err = run(&options).unwrap_err().to_string();
+    assert!(
+        err.contains("\"big\", a column of the Parquet inputs, which keep their own types; --schema types only their hive keys (year, day)"),
+        "{err}"
+    );
+    options.format = typed("month:int64");
+    let err = run(&options).unwrap_err().to_string();
+    assert!(
+        err.contains("\"month\", which is not a column; the columns are: key, i8"),
+        "{err}"
+    );
+    assert!(!out.exists());
 }
 
 #[test]
