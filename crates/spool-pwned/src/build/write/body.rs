@@ -11,9 +11,10 @@
 //! The format's data checksum covers the table and then the body, so the
 //! body's CRC-32 is computed as it goes and joined to the table's with
 //! `crc32fast`'s `combine` instead of reading the file back; the block
-//! checksums (`block_sums.rs`) are computed as it goes too. The bytes go
-//! out with `O_DIRECT` where the file system takes it ([`DirectWriter`]).
-//! The file is a [`PartialFile`] (a hidden temporary name next to the
+//! checksums (`block_sums.rs`) are computed as it goes too. The bytes are
+//! staged in one buffer and written at their offsets through the page
+//! cache (writing around it with `O_DIRECT` did not pay for its code:
+//! docs/perf/pwned-build.md). The file is a [`PartialFile`] (a hidden temporary name next to the
 //! target), flushed to disk and renamed by [`finish`](BodyWriter::finish);
 //! dropping the writer unfinished removes it.
 
@@ -21,7 +22,6 @@ use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use spool_io::direct::DirectWriter;
 use spool_io::input::with_path;
 use spool_io::write::PartialFile;
 
@@ -29,17 +29,15 @@ use crate::format::{Header, HEADER_LEN};
 
 use super::block_sums::BlockSums;
 
-/// Size of the write buffers: two of half this size when direct (one
-/// filled while the other is written), one otherwise. Below the 1 MiB of
-/// a single buffer, since the writing thread's stack adds to the peak.
+/// Size of the write buffer.
 const BUFFER: usize = 768 << 10;
 
 /// Streams the body of an index file; see the module docs.
 pub(crate) struct BodyWriter {
     file: PartialFile,
-    /// Boxed: it holds the writing thread's channels, and the writer sits
-    /// in an enum beside smaller variants.
-    out: Box<DirectWriter>,
+    /// The bytes of the file from `base` on, not yet written.
+    staged: Vec<u8>,
+    base: u64,
     /// Where the staged bytes not yet in `crc` and `sums` start.
     fresh: usize,
     front_len: usize,
@@ -57,18 +55,17 @@ impl BodyWriter {
     ///
     /// If the temporary files cannot be created.
     pub fn create(target: &Path, front_len: usize, block_shift: u8) -> io::Result<Self> {
-        let mut file = PartialFile::create(target)?;
+        let file = PartialFile::create(target)?;
         let dir = match file.temp().parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
             _ => ".".into(),
         };
         let sums = BlockSums::new(block_shift, front_len, &dir).map_err(|e| with_path(e, &dir))?;
-        let out = DirectWriter::new(file.file(), front_len as u64, BUFFER);
-        let out = Box::new(out.map_err(|e| file.error(e))?);
         Ok(BodyWriter {
             file,
-            fresh: out.len(),
-            out,
+            staged: Vec::with_capacity(BUFFER),
+            base: front_len as u64,
+            fresh: 0,
             front_len,
             crc: crc32fast::Hasher::new(),
             sums,
@@ -89,48 +86,69 @@ impl BodyWriter {
     /// Appends body bytes (buffered).
     #[inline]
     pub fn write(&mut self, mut bytes: &[u8]) -> io::Result<()> {
-        if bytes.len() < self.out.room() {
-            self.out.extend(bytes);
-            if self.out.room() <= 64 {
+        let room = BUFFER - self.staged.len();
+        if bytes.len() < room {
+            self.staged.extend_from_slice(bytes);
+            if room - bytes.len() <= 64 {
                 self.spill()?;
             }
             return Ok(());
         }
         while !bytes.is_empty() {
-            let n = bytes.len().min(self.out.room());
-            self.out.extend(&bytes[..n]);
+            let n = bytes.len().min(BUFFER - self.staged.len());
+            self.staged.extend_from_slice(&bytes[..n]);
             bytes = &bytes[n..];
-            if self.out.room() == 0 {
+            if self.staged.len() == BUFFER {
                 self.spill()?;
             }
         }
         Ok(())
     }
 
-    /// Checksums the staged bytes and writes out what it can (whole pages
-    /// when direct).
+    /// Checksums the staged bytes and writes them out.
     fn spill(&mut self) -> io::Result<()> {
         self.checksum()?;
-        let written = self.out.write_out(self.file.file());
+        self.write_staged()
+    }
+
+    /// Writes the staged bytes at their offset (checksummed or not).
+    fn write_staged(&mut self) -> io::Result<()> {
+        let written = self.file.file().write_all_at(&self.staged, self.base);
         written.map_err(|e| self.file.error(e))?;
-        self.fresh = self.out.len();
+        self.base += self.staged.len() as u64;
+        self.staged.clear();
+        self.fresh = 0;
         Ok(())
     }
 
-    /// Writes every byte so far to the file, the last partial page too
-    /// (for reading the file back; no more bytes may be appended).
+    /// Writes every byte so far to the file (for reading the file back).
     pub fn flush(&mut self) -> io::Result<()> {
-        self.spill()?;
-        let end = self.out.finish(self.file.file());
-        end.map(drop).map_err(|e| self.file.error(e))
+        self.spill()
     }
 
     /// Adds the staged bytes not yet checksummed to `crc` and `sums`.
     fn checksum(&mut self) -> io::Result<()> {
-        let fresh = &self.out.staged()[self.fresh..];
+        let fresh = &self.staged[self.fresh..];
         self.crc.update(fresh);
         self.sums.update(fresh).map_err(|e| self.file.error(e))?;
-        self.fresh = self.out.len();
+        self.fresh = self.staged.len();
+        Ok(())
+    }
+
+    /// Appends `bytes`, checksummed already or not to be: staged when they
+    /// fit, else written out after what is staged.
+    fn append_unchecked(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if bytes.len() > BUFFER - self.staged.len() {
+            self.write_staged()?;
+        }
+        if bytes.len() >= BUFFER {
+            let written = self.file.file().write_all_at(bytes, self.base);
+            written.map_err(|e| self.file.error(e))?;
+            self.base += bytes.len() as u64;
+        } else {
+            self.staged.extend_from_slice(bytes);
+        }
+        self.fresh = self.staged.len();
         Ok(())
     }
 
@@ -140,11 +158,7 @@ impl BodyWriter {
         self.checksum()?;
         self.sums.update(bytes).map_err(|e| self.file.error(e))?;
         self.crc.combine(crc);
-        let staged = io::Write::write_all(&mut self.out.appender(self.file.file()), bytes);
-        staged.map_err(|e| self.file.error(e))?;
-        // Everything staged is in `crc` and `sums` now.
-        self.fresh = self.out.len();
-        Ok(())
+        self.append_unchecked(bytes)
     }
 
     /// Writes the block checksums, then `header` (its data checksum set to
@@ -171,14 +185,13 @@ impl BodyWriter {
         let mut front = Vec::with_capacity(self.front_len);
         front.extend_from_slice(&header.encode());
         front.extend_from_slice(table);
+        // The block checksums after the body (`finish` takes them whole),
+        // then the front.
+        let finished = self.sums.finish(&front, &mut self.staged);
+        finished.map_err(|e| self.file.error(e))?;
         let file = self.file.file();
-        let sums = self.sums.finish(&front, &mut self.out.appender(file));
-        sums.map_err(|e| self.file.error(e))?;
-        // The tail, then the front, through the page cache: the front's
-        // last page was written with zeros after it while direct.
-        let tail = self.out.finish(self.file.file());
-        tail.map_err(|e| self.file.error(e))?;
-        let written = self.file.file().write_all_at(&front, 0);
+        let written = (file.write_all_at(&self.staged, self.base))
+            .and_then(|()| file.write_all_at(&front, 0));
         written.map_err(|e| self.file.error(e))?;
         self.file.sync()?;
         self.file.commit()?;

@@ -1,6 +1,7 @@
-//! The index written through `O_DIRECT` (on the build's disk) and through
-//! the page cache (tmpfs) is the same, whatever the length of its last
-//! page, and a failed write leaves nothing under the final name.
+//! The index written on the build's disk and on tmpfs is the same and
+//! reads back, whatever the length of its last page and whether its body
+//! fits the write buffer, and a failed write leaves nothing under the
+//! final name.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -37,7 +38,7 @@ fn write(dir: &Path, name: &str, n: u32) -> (PathBuf, Vec<u8>) {
 }
 
 #[test]
-fn same_bytes_direct_or_not_whatever_the_tail() {
+fn same_bytes_on_disk_and_tmpfs_whatever_the_tail() {
     let disk = disk_dir();
     let shm = tempfile::tempdir_in("/dev/shm").ok();
     // 0 (an empty index), a body ending on a page boundary or not, one
@@ -65,7 +66,7 @@ fn same_bytes_direct_or_not_whatever_the_tail() {
             let (_, in_memory) = write(shm.path(), &format!("m{n}"), n);
             assert!(
                 on_disk == in_memory,
-                "n {n}: direct and page-cache bytes differ"
+                "n {n}: the bytes on disk and on tmpfs differ"
             );
         }
     }
@@ -80,7 +81,7 @@ fn a_write_error_leaves_no_file() {
         w.write(&[7u8; 3]).unwrap();
     }
     // The temporary file's descriptor swapped for a read-only one: the
-    // last partial page, written through it, fails.
+    // staged bytes, written through it, fail.
     let read_only = dir.path().join("ro");
     std::fs::write(&read_only, b"").unwrap();
     *w.file.file() = File::open(&read_only).unwrap();
