@@ -28,8 +28,8 @@
 //!   and replayed up to the last whole one.
 //! * [`parallel`] — ordered parallel maps: work on every core, results in
 //!   the items' order.
-//! * [`direct`] — large files read and written around the page cache
-//!   (`O_DIRECT`), where that pays and the file system takes it.
+//! * [`direct`] — large files read around the page cache (`O_DIRECT`),
+//!   where that pays and the file system takes it.
 //!
 //! ```text
 //!  file ──read thread──► [ chunk │ chunk │ chunk │ chunk ]  recycled ring

@@ -10,9 +10,6 @@
 //! - [`SortedWriter`] (`sorted.rs`): any layout from hashes already in
 //!   hash order (a conversion, a download).
 //!
-//! The bytes go out with `O_DIRECT` where the file system takes it
-//! (`spool_io::direct`), around the page cache, on a thread of their own.
-//!
 //! Every writer writes through one [`BodyWriter`](body::BodyWriter) into a
 //! [`PartialFile`](spool_io::write::PartialFile): the file appears under
 //! its name only once complete and synced, like every output of spool.
