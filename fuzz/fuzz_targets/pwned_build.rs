@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use spool_pwned::text::hibp::{parse_line, LineErrorKind};
 use spool_pwned::build::{build, BuildError, BuildOptions};
+use spool_pwned::text::hibp::{parse_line, LineErrorKind};
 use spool_pwned::{to_hex, HashKind, Index};
 
 /// At most this many records per run keep one execution in milliseconds

@@ -13,7 +13,10 @@ fuzz_target!(|input: (bool, bool, &[u8])| {
     let len = if ntlm { 16 } else { 20 };
     let prefix: &[u8] = if ranged { b"0A1B2" } else { b"" };
     if !ranged {
-        let first = line.iter().position(|&b| b == b'\n').map_or(line.len(), |i| i + 1);
+        let first = line
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(line.len(), |i| i + 1);
         let mut want = [0u8; 20];
         let body = line[..first].strip_suffix(b"\n").unwrap_or(&line[..first]);
         let want = parse_line(body, b"", &mut want[..len])

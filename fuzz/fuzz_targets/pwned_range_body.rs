@@ -28,7 +28,11 @@ struct Model {
 
 #[derive(Arbitrary, Debug)]
 enum Input {
-    Raw { ntlm: bool, prefix: u32, body: Vec<u8> },
+    Raw {
+        ntlm: bool,
+        prefix: u32,
+        body: Vec<u8>,
+    },
     Model(Model),
 }
 
@@ -87,7 +91,10 @@ fuzz_target!(|input: Input| match input {
                 for (j, byte) in hash.iter_mut().enumerate() {
                     *byte = u8::from_str_radix(&full[2 * j..2 * j + 2], 16).unwrap();
                 }
-                if expected.last().is_some_and(|(last, _): &(Vec<u8>, u32)| *last >= hash) {
+                if expected
+                    .last()
+                    .is_some_and(|(last, _): &(Vec<u8>, u32)| *last >= hash)
+                {
                     valid = false;
                 }
                 expected.push((hash, *count));

@@ -120,7 +120,11 @@ fuzz_target!(|input: Input| {
     }
     let current = current_etag(&fixture.index, &target);
     if let (Some(weak), Some(etag)) = (input.revalidate, &current) {
-        let tag = if weak { format!("W/{etag}") } else { etag.clone() };
+        let tag = if weak {
+            format!("W/{etag}")
+        } else {
+            etag.clone()
+        };
         builder = builder.header("if-none-match", tag);
     }
     for (name, value) in &input.headers {
@@ -161,7 +165,10 @@ fuzz_target!(|input: Input| {
     if status == 304 {
         assert!(conditional && !padded && body.is_empty(), "{method} {uri}");
         assert_eq!(
-            parts.headers.get("etag").map(|v| v.to_str().unwrap().to_string()),
+            parts
+                .headers
+                .get("etag")
+                .map(|v| v.to_str().unwrap().to_string()),
             current
         );
         return;
@@ -182,7 +189,10 @@ fuzz_target!(|input: Input| {
         } else {
             body == want[..]
         });
-        let etag = parts.headers.get("etag").map(|v| v.to_str().unwrap().to_string());
+        let etag = parts
+            .headers
+            .get("etag")
+            .map(|v| v.to_str().unwrap().to_string());
         assert_eq!(etag, (!padded).then(|| spool_serve::etag::of_range(&want)));
     } else if let Some(hex) = path.strip_prefix("/check/sha1/") {
         let mut hash = [0u8; 20];

@@ -119,7 +119,8 @@ fuzz_target!(|input: Input| {
                 }
                 let _ = tx.shutdown().await;
             };
-            let decoder = LengthDelimited::with_header_len(width).max_frame_length(max_frame as u64);
+            let decoder =
+                LengthDelimited::with_header_len(width).max_frame_length(max_frame as u64);
             let decoder = if input.little_endian {
                 decoder.little_endian()
             } else {
