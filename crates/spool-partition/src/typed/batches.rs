@@ -208,7 +208,8 @@ impl Drop for Batches<'_> {
 ///
 /// # Errors
 ///
-/// A value that is not one of its column's type, naming the source.
+/// A value that is not one of its column's type (a string's: not UTF-8),
+/// naming the source.
 fn hive_arrays(
     sources: &Sources,
     index: usize,
@@ -225,14 +226,22 @@ fn hive_arrays(
             let parsed = column.push(value);
             match column.finish() {
                 Ok(array) if parsed => Ok(array),
-                _ => Err(PartitionError::Io(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!(
-                        "{}: the hive key {name}={} is not of type {kind} (--schema {name}:{kind})",
-                        sources.paths()[index].display(),
-                        String::from_utf8_lossy(value)
-                    ),
-                ))),
+                _ => {
+                    // A string key's value unescapes (`%FF`) to bytes that
+                    // are not UTF-8: an error, not a replaced character.
+                    let what = match kind {
+                        ColumnType::String => "UTF-8 text".to_owned(),
+                        _ => format!("of type {kind} (--schema {name}:{kind})"),
+                    };
+                    Err(PartitionError::Io(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!(
+                            "{}: the hive key {name}={} is not {what}",
+                            sources.paths()[index].display(),
+                            String::from_utf8_lossy(value)
+                        ),
+                    )))
+                }
             }
         })
         .collect()

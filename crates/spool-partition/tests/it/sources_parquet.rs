@@ -347,6 +347,18 @@ fn schema_types_a_hive_datasets_keys_and_only_those() {
         "{err}"
     );
     assert!(!out.exists());
+    // Untyped, a key is text: one that unescapes to other bytes is named.
+    fs::remove_dir_all(dir.0.join("in/year=20x6")).unwrap();
+    write_parquet(&dir.0.join("in/year=%FF/day=2026-05-02/p.parquet"), &a);
+    options.format = typed("day:date");
+    let err = run(&options).unwrap_err().to_string();
+    assert!(
+        err.contains(
+            "year=%FF/day=2026-05-02/p.parquet: the hive key year=\u{FFFD} is not UTF-8 text"
+        ),
+        "{err}"
+    );
+    assert!(!out.exists());
 
     // A file's own column keeps its type; a name that is no column is
     // refused, listing the columns.
