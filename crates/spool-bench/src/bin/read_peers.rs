@@ -1,7 +1,9 @@
 //! `read-peers FILE [RUNS]`: count lines and take field 2 of a TSV file with
 //! spool and its peers, best of RUNS (default 3) each, warm page cache.
 //! Prints seconds, GB/s and each peer's time relative to spool.
-//! `ONLY=substring` runs only the readers whose name contains it.
+//! `ONLY=substring` runs only the readers whose name contains it; `WARM=0`
+//! skips the first pass that warms the page cache (for timing a single
+//! reader as a whole process, beside another process on a warm file).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -13,8 +15,9 @@ fn main() -> std::io::Result<()> {
         .get(2)
         .map_or(3, |r| r.parse().expect("RUNS is a number"));
     let size = std::fs::metadata(&path)?.len() as f64;
-    // Warm the page cache.
-    spool_bench::read_peers::read_and_count_newlines(&path)?;
+    if std::env::var("WARM").as_deref() != Ok("0") {
+        spool_bench::read_peers::read_and_count_newlines(&path)?;
+    }
     let mut rows = Vec::new();
     let mut reference = None;
     let only = std::env::var("ONLY").ok();
