@@ -29,6 +29,7 @@
 //! than one file; the writer threads are no more than the files
 //! ([`Options::workers`]).
 
+use crate::source::EARLY_READS;
 use crate::{Options, OutputFormat, PartitionError};
 
 /// Descriptors set aside for everything but the output files, the inputs
@@ -94,7 +95,13 @@ pub(crate) fn reserve(options: &Options, threads: usize) -> usize {
     // them beside the files keeps one bound for both phases.
     let s3 = options.writes_to_s3();
     let uploads = usize::from(s3) * 2 * crate::memory_plan::uploads_in_flight(options.memory);
-    RESERVED + options.parallel_inputs + threads * per_writer + uploads
+    // A remote input holds connections, not files: its ranged reads in
+    // flight, and the objects' first ranges read early.
+    let remote = match options.reads_remote() {
+        true => options.parallel_inputs * crate::source::remote_reads_at_once() + EARLY_READS,
+        false => 0,
+    };
+    RESERVED + options.parallel_inputs + threads * per_writer + uploads + remote
 }
 
 /// Descriptors a run of `options` holds with `files` output files open:

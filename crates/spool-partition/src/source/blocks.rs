@@ -6,6 +6,14 @@
 //! An input read through a transcoder fails with the transcoder's own
 //! error (the file, line and offset in the user's file), not with where
 //! the reader was in the text made from it.
+//!
+//! Remote text and NDJSON objects are also read early: the first range of
+//! the objects after those open is asked for before they are opened, so
+//! a prefix of many small objects is not read one request (one round
+//! trip) at a time. What those early reads and the open objects' reads
+//! hold together stays within what the memory plan set aside for the
+//! open inputs' remote reads (`parallel` × [`REMOTE_READ_BYTES`]), and at
+//! most [`EARLY_READS`] are under way.
 
 use std::collections::VecDeque;
 use std::io;
@@ -14,7 +22,8 @@ use std::sync::Arc;
 
 use spool_io::read::{Block, ChunkReader, ReadOptions};
 
-use super::Sources;
+use super::remote::{first_range_bytes, held_while_open, read_early, EARLY_READS};
+use super::{SourceFormat, Sources, REMOTE_READ_BYTES};
 use crate::PartitionError;
 
 /// Blocks of every source in input order; see the module docs.
@@ -24,6 +33,9 @@ pub(crate) struct SourceBlocks<'s> {
     parallel: usize,
     /// Index of the next source to open.
     next_to_open: usize,
+    /// Sources from `next_to_open` up to this one had their first range
+    /// read early (or are local).
+    early_up_to: usize,
     /// Open readers, the front one being consumed; with their source index.
     open: VecDeque<(usize, ChunkReader)>,
     counter: Arc<AtomicU64>,
@@ -45,6 +57,7 @@ impl<'s> SourceBlocks<'s> {
             options,
             parallel: parallel.max(1),
             next_to_open: 0,
+            early_up_to: 0,
             open: VecDeque::new(),
             counter,
             cancel,
@@ -68,6 +81,7 @@ impl<'s> SourceBlocks<'s> {
                 self.open.push_back((index, reader));
                 self.next_to_open += 1;
             }
+            self.read_early();
             let Some((index, reader)) = self.open.front_mut() else {
                 return Ok(None);
             };
@@ -76,6 +90,8 @@ impl<'s> SourceBlocks<'s> {
                 Ok(Some(block)) => return Ok(Some((index, block))),
                 Ok(None) => {
                     self.open.pop_front();
+                    // Its reads' bytes are free for the next objects'.
+                    self.read_early();
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {
                     return Err(PartitionError::Interrupted)
@@ -89,6 +105,39 @@ impl<'s> SourceBlocks<'s> {
                     }))
                 }
             }
+        }
+    }
+
+    /// Asks for the first range of the remote objects after the open
+    /// sources, in order, while the bytes held stay within the budget (see
+    /// the module docs). A Parquet source's reads are its own (the footer
+    /// first).
+    fn read_early(&mut self) {
+        if self.sources.format() == SourceFormat::Parquet {
+            return;
+        }
+        let sources = self.sources;
+        let held_open = |index: usize| sources.object(index).map_or(0, held_while_open);
+        let held_early = |index: usize| sources.object(index).map_or(0, first_range_bytes);
+        self.early_up_to = self.early_up_to.max(self.next_to_open);
+        let early = self.next_to_open..self.early_up_to;
+        let mut held = (self.open.iter())
+            .map(|(index, _)| held_open(*index))
+            .sum::<usize>()
+            + early.clone().map(held_early).sum::<usize>();
+        let mut under_way = early.filter(|&i| sources.object(i).is_some()).count();
+        let budget = self.parallel * REMOTE_READ_BYTES;
+        while self.early_up_to < sources.len() && under_way < EARLY_READS {
+            let index = self.early_up_to;
+            if let Some(object) = sources.object(index) {
+                if held + first_range_bytes(object) > budget {
+                    break;
+                }
+                read_early(object);
+                held += first_range_bytes(object);
+                under_way += 1;
+            }
+            self.early_up_to += 1;
         }
     }
 }

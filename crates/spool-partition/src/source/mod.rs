@@ -60,7 +60,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 pub(crate) use blocks::SourceBlocks;
 pub(crate) use ndjson_batches::NdjsonBatches;
-pub(crate) use remote::{is_remote, REMOTE_READ_BYTES};
+pub(crate) use remote::{is_remote, remote_reads_at_once, EARLY_READS, REMOTE_READ_BYTES};
 pub(crate) use sources::SourceBatches;
 pub use sources::Sources;
 use text_out::TextDialect;

@@ -170,6 +170,11 @@ impl Sources {
         &self.list[index].hive
     }
 
+    /// Source `index`'s object, if it is remote.
+    pub(crate) fn object(&self, index: usize) -> Option<&remote::Object> {
+        self.list[index].object.as_deref()
+    }
+
     /// The column types `--schema` gives (none for text output).
     pub(crate) fn spec(&self) -> &crate::parquet::SchemaSpec {
         &self.shared.spec

@@ -3,7 +3,8 @@
 //! ranges and gzip'd, beside a local file; Parquet into Parquet (the
 //! typed path) and into CSV, by ranges smaller than the file; an object
 //! that changes after it was looked up fails the run naming it, and
-//! nothing is published; a missing URL is named. The same code reads S3
+//! nothing is published; a missing URL is named; many small objects
+//! from a slow server are read several at once, in input order. The same code reads S3
 //! objects, tested against an S3 server by tests/s3/.
 
 use std::collections::BTreeMap;
@@ -100,6 +101,33 @@ fn csv_in_ranges_and_gzip_beside_a_local_file() {
     let ranges = server.ranges("big.csv");
     assert!(ranges.len() > 1, "{ranges:?}");
     assert!(ranges.iter().all(|(a, b)| b - a <= 4 << 20), "{ranges:?}");
+}
+
+#[test]
+fn small_objects_from_a_slow_server_are_read_several_at_once() {
+    let server = RangeServer::start();
+    let dir = TempDir::new();
+    let mut want = BTreeMap::new();
+    let mut inputs: Vec<PathBuf> = Vec::new();
+    for n in 0..12 {
+        let name = format!("part-{n:02}.csv");
+        server.put(&name, csv(n * 300, 300, &mut want));
+        inputs.push(format!("{}/{name}", server.url).into());
+    }
+    // Slower than the run: only the object reads (each object is one
+    // range, larger than the format detection's heads).
+    server.delay_gets(std::time::Duration::from_millis(150), 4096);
+    let out = dir.0.join("out");
+    let options = options(inputs, out.clone());
+    assert_eq!(options.parallel_inputs, 2);
+    run(&options).unwrap();
+    assert_eq!(csv_seqs(&out), sorted(want));
+    // Two inputs open at once, and the objects after them read early.
+    let most = server.most_slowed_at_once();
+    assert!(
+        most > options.parallel_inputs,
+        "at most {most} reads at once"
+    );
 }
 
 /// A Parquet file of `rows` rows (`key`, `seq`), small row groups.

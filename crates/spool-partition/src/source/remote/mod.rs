@@ -61,6 +61,38 @@ use crate::PartitionError;
 /// memory plan charges it per input read at once.
 pub(crate) const REMOTE_READ_BYTES: usize = 16 << 20;
 
+/// Remote objects whose first range may be read ahead of their opening
+/// at once (each a connection), within the bytes
+/// [`REMOTE_READ_BYTES`] per input read at once allows.
+pub(crate) const EARLY_READS: usize = 8;
+
+/// Ranged reads one open remote input has in flight at most (each a
+/// connection).
+pub(crate) fn remote_reads_at_once() -> usize {
+    #[cfg(feature = "s3")]
+    return ranged_read::AHEAD;
+    #[cfg(not(feature = "s3"))]
+    0
+}
+
+/// Starts reading `object`'s first range before it is opened.
+#[cfg(feature = "s3")]
+pub(crate) fn read_early(object: &Object) {
+    object.read_first_range_early();
+}
+
+/// The bytes `object`'s first range holds.
+#[cfg(feature = "s3")]
+pub(crate) fn first_range_bytes(object: &Object) -> usize {
+    object.first_range_bytes() as usize
+}
+
+/// The bytes an open `object`'s ranged reads hold at most.
+#[cfg(feature = "s3")]
+pub(crate) fn held_while_open(object: &Object) -> usize {
+    object.size.min(REMOTE_READ_BYTES as u64) as usize
+}
+
 /// Whether `input` names a remote location (or tries to: a malformed
 /// `s3://` input is refused later, naming it).
 pub(crate) fn is_remote(input: &Path) -> bool {
@@ -154,6 +186,20 @@ mod none {
     ) -> Result<parquet::arrow::arrow_reader::ParquetRecordBatchReader, PartitionError> {
         match **object {}
     }
+
+    pub(crate) fn read_early(object: &Object) {
+        match *object {}
+    }
+
+    pub(crate) fn first_range_bytes(object: &Object) -> usize {
+        match *object {}
+    }
+
+    pub(crate) fn held_while_open(object: &Object) -> usize {
+        match *object {}
+    }
 }
 #[cfg(not(feature = "s3"))]
-pub(crate) use none::{detect, open_parquet, open_text};
+pub(crate) use none::{
+    detect, first_range_bytes, held_while_open, open_parquet, open_text, read_early,
+};

@@ -11,14 +11,17 @@
 //! each read on its own.
 
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use object_store::path::Path as Key;
 use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore};
 
+use tokio::task::JoinHandle;
+
 use super::connection::Connection;
+use super::ranged_read::RANGE_BYTES;
 use crate::s3::answers::describe;
 
 /// A remote object; see the module docs.
@@ -30,6 +33,23 @@ pub(crate) struct Object {
     /// The runtime the reads run on (kept out of the reads themselves:
     /// a runtime is never dropped by one of its own tasks).
     pub connection: Arc<Connection>,
+    /// The first range, when it was asked for before the object was
+    /// opened ([`read_first_range_early`](Self::read_first_range_early)).
+    early: Mutex<Early>,
+}
+
+/// Where an object's early first range is.
+enum Early {
+    NotAsked,
+    InFlight(JoinHandle<std::io::Result<Bytes>>),
+    /// Taken by the object's reader, or never to be asked for.
+    Done,
+}
+
+/// The first range of an object read early, and where it ends.
+pub(crate) struct FirstRange {
+    pub read: JoinHandle<std::io::Result<Bytes>>,
+    pub end: u64,
 }
 
 /// What each ranged read of an object needs.
@@ -76,6 +96,37 @@ impl Object {
             size: meta.size,
             reads: Arc::new(reads),
             connection,
+            early: Mutex::new(Early::NotAsked),
+        }
+    }
+
+    /// The bytes the first range holds: the object's first
+    /// [`RANGE_BYTES`], or all of a smaller object.
+    pub fn first_range_bytes(&self) -> u64 {
+        self.size.min(RANGE_BYTES)
+    }
+
+    /// Starts reading the first range now, before the object is opened:
+    /// an input of many small objects is then not read one request at a
+    /// time. At most once; nothing after the object's reader took its
+    /// first range.
+    pub fn read_first_range_early(&self) {
+        let mut early = self.early.lock().unwrap_or_else(|e| e.into_inner());
+        if matches!(*early, Early::NotAsked) {
+            let range = 0..self.first_range_bytes();
+            *early = Early::InFlight(self.connection.spawn(self.fetch(range)));
+        }
+    }
+
+    /// The first range, if it was read early; from now on it never is.
+    pub fn take_first_range(&self) -> Option<FirstRange> {
+        let mut early = self.early.lock().unwrap_or_else(|e| e.into_inner());
+        match std::mem::replace(&mut *early, Early::Done) {
+            Early::InFlight(read) => Some(FirstRange {
+                read,
+                end: self.first_range_bytes(),
+            }),
+            Early::NotAsked | Early::Done => None,
         }
     }
 
@@ -97,6 +148,16 @@ impl Object {
     /// [`fetch`](Self::fetch), waited for.
     pub fn fetch_now(&self, range: Range<u64>) -> std::io::Result<Bytes> {
         self.connection.block_on(self.fetch(range))
+    }
+}
+
+impl Drop for Object {
+    /// Stops an early read no one will take (a run that ended first).
+    fn drop(&mut self) {
+        let early = self.early.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Early::InFlight(read) = early {
+            read.abort();
+        }
     }
 }
 

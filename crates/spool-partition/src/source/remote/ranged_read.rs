@@ -35,12 +35,19 @@ pub(crate) struct RangedRead {
 }
 
 impl RangedRead {
-    /// Reads `object` from its start.
+    /// Reads `object` from its start (its first range already under way
+    /// if it was read early).
     pub fn new(object: Arc<Object>) -> Self {
+        let mut pending = VecDeque::with_capacity(AHEAD);
+        let mut next = 0;
+        if let Some(first) = object.take_first_range() {
+            pending.push_back(first.read);
+            next = first.end;
+        }
         RangedRead {
             object,
-            next: 0,
-            pending: VecDeque::with_capacity(AHEAD),
+            next,
+            pending,
             current: Bytes::new(),
         }
     }

@@ -2,7 +2,9 @@
 //! and GET of named bodies, one `Range: bytes=A-B` per request, an ETag
 //! per body and `If-Match` honoured (412); every ranged GET recorded. A
 //! body may be replaced by another once it was looked up (HEAD), to play
-//! an object written again during a run.
+//! an object written again during a run. Ranged GETs may be slowed
+//! ([`RangeServer::delay_gets`]), and the most under way at once is
+//! counted.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -10,6 +12,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// One body served, and what replaces it after its first HEAD.
 struct Served {
@@ -22,6 +25,13 @@ struct State {
     files: HashMap<String, Served>,
     /// Every ranged GET: its path and range.
     ranges: Vec<(String, u64, u64)>,
+    /// How long each ranged GET longer than `delay_above` bytes waits
+    /// before it answers.
+    delay: Duration,
+    delay_above: u64,
+    /// Those slowed GETs under way, and the most at once.
+    slowed_now: usize,
+    slowed_most: usize,
 }
 
 /// The server; stopped on drop.
@@ -76,6 +86,19 @@ impl RangeServer {
         state.files.insert(format!("/{name}"), served);
     }
 
+    /// Makes each ranged GET of more than `above` bytes wait `delay`
+    /// before it answers (a store far away), counting how many are under
+    /// way at once.
+    pub fn delay_gets(&self, delay: Duration, above: u64) {
+        let mut state = self.state.lock().unwrap();
+        (state.delay, state.delay_above) = (delay, above);
+    }
+
+    /// The most slowed GETs under way at once so far.
+    pub fn most_slowed_at_once(&self) -> usize {
+        self.state.lock().unwrap().slowed_most
+    }
+
     /// The ranged GETs of `/name` so far.
     pub fn ranges(&self, name: &str) -> Vec<(u64, u64)> {
         let state = self.state.lock().unwrap();
@@ -98,7 +121,7 @@ impl Drop for RangeServer {
 }
 
 /// Answers one request, then closes the connection.
-fn serve(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
+fn serve(stream: TcpStream, state_lock: &Mutex<State>) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut line = String::new();
     reader.read_line(&mut line)?;
@@ -118,7 +141,7 @@ fn serve(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         }
     }
     let mut out = stream;
-    let mut state = state.lock().unwrap();
+    let mut state = state_lock.lock().unwrap();
     let Some(served) = state.files.get_mut(&path) else {
         return out.write_all(
             b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
@@ -155,6 +178,16 @@ fn serve(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         }
         None => ("200 OK", 0, len),
     };
+    let slowed = method == "GET" && range.is_some() && end - start > state.delay_above;
+    let delay = state.delay;
+    if slowed && !delay.is_zero() {
+        state.slowed_now += 1;
+        state.slowed_most = state.slowed_most.max(state.slowed_now);
+        drop(state);
+        std::thread::sleep(delay);
+        state = state_lock.lock().unwrap();
+        state.slowed_now -= 1;
+    }
     let mut head = format!(
         "HTTP/1.1 {status}\r\nContent-Length: {}\r\nETag: {tag}\r\nAccept-Ranges: bytes\r\nConnection: close\r\n",
         end - start
