@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The Spark interop tests (tests/spark): PySpark in local mode runs
 # spool.partition inside its tasks and checks the dataset against its own
-# partitionBy write; then (scripts/test-spark-s3.sh) the tasks write into
-# the S3 test server and Spark reads the dataset back through s3a://. Uses the virtualenv of scripts/test-python.sh
+# partitionBy write, and `spool partition` (the CLI of the `ci` build)
+# re-partitions Parquet datasets Spark wrote; then
+# (scripts/test-spark-s3.sh) the tasks write into the S3 test server and
+# Spark reads the dataset back through s3a://. Uses the virtualenv of
+# scripts/test-python.sh
 # (bindings/python/.venv), adding a pinned PySpark to it once; installs the
 # spool package from this checkout. PySpark 4.0 needs Java 17 or 21: one is
 # installed from Debian when `java` is missing or older; if none can be, the
@@ -40,6 +43,10 @@ fi
 # folder), so nothing is compiled again.
 MATURIN_PEP517_ARGS="--profile ci" "$venv/bin/python" -m pip install -q ./bindings/python
 
+# The CLI for the Spark-written inputs: the test build (Cargo.toml's `ci`
+# profile), as the Rust tests use it.
+cargo build --profile ci -q --locked -p spool-cli
+export SPOOL_BIN="$PWD/target/ci/spool"
 # The tasks' Python workers run the same interpreter as the driver.
 export PYSPARK_PYTHON="$PWD/$venv/bin/python"
 export PYSPARK_DRIVER_PYTHON="$PYSPARK_PYTHON"
