@@ -5,7 +5,8 @@
 # boto3, PyArrow and Polars; the Python binding too when
 # bindings/python/.venv has it), the remote inputs, S3 and HTTP
 # (tests/s3/test_partition_s3_input.py, about 6 s), then the fault trials
-# (tests/s3/fault_trials.py, TRIALS of each kind, 20 by default; with
+# (tests/s3/fault_trials.py, TRIALS of each kind, 20 by default, fewer
+# of the slowest and of those reading S3 inputs; with
 # SeaweedFS or versitygw, also their crash and restart mid-run). The
 # server is moto, or SeaweedFS or versitygw with SPOOL_S3_SERVER=seaweedfs
 # or versitygw (see scripts/s3-server.sh).
@@ -42,7 +43,12 @@ export TRIALS="${TRIALS:-20}"
         TRIALS="${LOST_TRIALS:-6}" "$python" tests/s3/fault_trials.py lost-object
 } >"$logs/trials-kill.log" 2>&1 &
 kill_pid=$!
-"$python" tests/s3/fault_trials.py outage slowdown kill-upload-nolist >"$logs/trials-outage.log" 2>&1 || trials_failed=1
+# The kinds whose inputs are objects too (kill-input, input-overwritten)
+# get INPUT_TRIALS (10 by default), in the process that ends first.
+{
+    "$python" tests/s3/fault_trials.py outage slowdown kill-upload-nolist &&
+        TRIALS="${INPUT_TRIALS:-10}" "$python" tests/s3/fault_trials.py kill-input input-overwritten
+} >"$logs/trials-outage.log" 2>&1 || trials_failed=1
 wait "$kill_pid" || trials_failed=1
 cat "$logs/trials-kill.log" "$logs/trials-outage.log"
 # A real crash and restart of the server, alone (every client loses it):

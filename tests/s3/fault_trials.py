@@ -4,7 +4,11 @@ process) that can delay requests, answer 503 SlowDown, or stop listening.
 
 One bucket per kind holds a committed dataset, input A's (1,500 records)
 or input B's (2,000); each trial replaces it with the other input
-(--force), disturbed; then, at every moment we look and after `clean`:
+(--force), disturbed. The inputs are local files, or for the last two
+kinds below objects in a bucket of their own, read through the proxy as
+well (each input cut into INPUT_OBJECTS objects under a/ or b/, the last
+one gzip; spool reads each twice by ranged GETs, its first bytes then
+all of it). Then, at every moment we look and after `clean`:
   - every data object under the prefix is listed by the committed
     manifest, or named by a journal under _staging-*/ (never part of an
     uncommitted run without its journal);
@@ -15,7 +19,8 @@ after `clean`:
     it.
 
 Trials are kept cheap (small inputs, one bucket per kind, short delays)
-so that 20 of each fit in CI.
+so that 20 of each fit in CI (scripts/test-s3.sh gives the slowest and
+the S3-input kinds fewer).
 
 Kinds (TRIALS each, default 20):
   kill-upload   kill -9 as the proxy receives the run's Nth request, N
@@ -40,6 +45,25 @@ Kinds (TRIALS each, default 20):
                 naming the object, and leave no data object (a fresh
                 prefix, or with --force over a committed dataset, every
                 other trial)
+  kill-input    S3 inputs; kill -9 in a phase drawn per trial: reading (as
+                the proxy receives the Nth request to the input bucket, N
+                from 1 to INPUT_REQUESTS: the listing and every ranged
+                read), uploading (the Nth to the output bucket, as
+                kill-upload) or committing (as kill-commit); counts the
+                phases killed in and the runs that ended first
+  input-overwritten
+                S3 inputs; as the Nth ranged GET of an input object
+                arrives (N drawn over the run's reads, after the listing),
+                that object is written again with a record more before
+                the GET goes on: the run must fail naming the object
+                ("changed during the run"), and leave the dataset as it
+                was with no staging object and no pending upload before
+                `clean` (then the object is put back). Beside the
+                non-fault test in test_partition_s3_input.py (a fresh
+                prefix; the object written again before it is opened),
+                this one hits every read of the run (the format probe and
+                the whole read, plain and gzip), over a committed dataset
+                replaced with --force
 
 Not among the default kinds, each on a fresh prefix per trial and run
 alone (it stops the server for every client):
@@ -55,6 +79,7 @@ alone (it stops the server for every client):
 
 Prints the outcomes per kind and `N passed, N failed in S s`.
 """
+import gzip
 import http.client
 import http.server
 import os
@@ -66,6 +91,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import uuid
 
 import boto3
@@ -80,6 +106,13 @@ TRIALS = int(os.environ.get("TRIALS", "20"))
 # listed, 41 uploads begun, their ids written, 41 parts, the manifest and
 # the journal staged. kill-upload kills at a request drawn from 1 to this.
 UPLOAD_REQUESTS = 90
+# The input objects a remote input is cut into (the last one gzip), and
+# a run's requests to them: the prefix listed, then each object read
+# twice (its first bytes, to tell its format, then the whole of it, each
+# one ranged GET). kill-input kills at a request to them drawn from 1 to
+# this when it kills while reading.
+INPUT_OBJECTS = 4
+INPUT_REQUESTS = 1 + 2 * INPUT_OBJECTS
 
 
 class Faults:
@@ -94,11 +127,16 @@ class Faults:
     completions = 0
     lie_at = 0
     rng = random.Random(1)
-    # kill -9 `victim` as its `kill_at`-th request arrives (counted from 1)
+    # kill -9 `victim` as its `kill_at`-th request whose path starts with
+    # `kill_path` arrives (counted from 1)
     lock = threading.Lock()
     requests = 0
     kill_at = 0
+    kill_path = "/"
     victim = None
+    # called with each request's method, path and headers before it is
+    # forwarded (input-overwritten writes an input object again there)
+    before = None
 
 
 class Proxy(http.server.BaseHTTPRequestHandler):
@@ -111,9 +149,12 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
         with Faults.lock:
-            Faults.requests += 1
-            if Faults.victim and Faults.requests == Faults.kill_at:
-                Faults.victim.send_signal(signal.SIGKILL)
+            if self.path.startswith(Faults.kill_path):
+                Faults.requests += 1
+                if Faults.victim and Faults.requests == Faults.kill_at:
+                    Faults.victim.send_signal(signal.SIGKILL)
+        if Faults.before:
+            Faults.before(self.command, self.path, self.headers)
         if time.time() < Faults.down_until:
             self.close_connection = True
             self.connection.shutdown(2)
@@ -192,13 +233,28 @@ def write_input(path, seed, records):
             f.write(f"k{rng.randint(0, 40)},{i},{'p' * rng.randint(0, 300)}\n")
 
 
+def upload_input(s3, bucket, prefix, path):
+    """The records of the CSV file `path` cut into INPUT_OBJECTS objects
+    under `prefix`, each with the header, the last one gzip; their
+    bodies by key."""
+    header, *rows = path.read_text().splitlines(keepends=True)
+    bodies = {}
+    for n in range(INPUT_OBJECTS):
+        key, body = f"{prefix}part-{n}.csv", (header + "".join(rows[n::INPUT_OBJECTS])).encode()
+        if n == INPUT_OBJECTS - 1:
+            key, body = key + ".gz", gzip.compress(body)
+        s3.put_object(Bucket=bucket, Key=key, Body=body)
+        bodies[key] = body
+    return bodies
+
+
 def spool_env(endpoint):
     env = dict(os.environ, AWS_ENDPOINT_URL=endpoint)
     return env
 
 
-def run_spool(out, path, endpoint, extra=()):
-    args = [SPOOL, "partition", "--by", "key", "--header", "--delimiter", "comma", "--memory", "64M",
+def run_spool(out, path, endpoint, extra=(), memory="64M"):
+    args = [SPOOL, "partition", "--by", "key", "--header", "--delimiter", "comma", "--memory", memory,
             "-o", out, *extra, str(path)]
     return subprocess.Popen(args, env=spool_env(endpoint), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
@@ -276,9 +332,11 @@ def clean(endpoint, bucket, prefix="ds/"):
 
 class Dataset:
     """One bucket per kind: its committed input ("a" or "b"), which each
-    trial replaces with the other one (--force), disturbed."""
+    trial replaces with the other one (--force), disturbed. With `remote`,
+    the inputs are objects in a bucket of their own (upload_input, under
+    a/ and b/), read through the proxy too; `bodies` holds them by key."""
 
-    def __init__(self, s3, proxy, tmp):
+    def __init__(self, s3, proxy, tmp, remote=False):
         self.bucket = f"trial-{uuid.uuid4().hex[:10]}"
         s3.create_bucket(Bucket=self.bucket)
         self.checker = Checker(s3, self.bucket)
@@ -287,7 +345,15 @@ class Dataset:
         for seed, (path, records) in enumerate(self.inputs.values()):
             if not path.exists():
                 write_input(path, seed, records)
-        first = run_spool(self.out, self.inputs["a"][0], proxy)
+        # Two inputs read ahead need more than 64M (spool says how much).
+        self.memory, self.in_bucket, self.bodies = "64M", None, {}
+        if remote:
+            self.memory, self.in_bucket = "96M", f"input-{uuid.uuid4().hex[:10]}"
+            s3.create_bucket(Bucket=self.in_bucket)
+            for name, (path, records) in list(self.inputs.items()):
+                self.bodies.update(upload_input(s3, self.in_bucket, f"{name}/", path))
+                self.inputs[name] = (f"s3://{self.in_bucket}/{name}/", records)
+        first = run_spool(self.out, self.inputs["a"][0], proxy, memory=self.memory)
         first.wait()
         assert first.returncode == 0, first.stderr.read()
         self.committed = "a"
@@ -300,6 +366,47 @@ def count(outcome):
     Outcomes.seen[outcome] = Outcomes.seen.get(outcome, 0) + 1
 
 
+class Overwrite:
+    """input-overwritten: as the `at`-th ranged GET of an input object
+    arrives (the prefix listed before), writes that object again with a
+    record more, then lets the GET through; `outcome` checks the run and
+    puts the object back."""
+
+    def __init__(self, s3, dataset, at):
+        self.s3, self.bucket, self.at = s3, dataset.in_bucket, at
+        self.bodies, self.reads, self.key = dataset.bodies, 0, None
+
+    def __call__(self, method, path, headers):
+        if method != "GET" or "Range" not in headers or not path.startswith(f"/{self.bucket}/"):
+            return
+        with Faults.lock:
+            self.reads += 1
+            if self.reads != self.at:
+                return
+        self.key = urllib.parse.unquote(path.partition("?")[0].split("/", 2)[2])
+        body, record = self.bodies[self.key], b"k0,-1,written again\n"
+        body = gzip.compress(gzip.decompress(body) + record) if self.key.endswith(".gz") else body + record
+        self.s3.put_object(Bucket=self.bucket, Key=self.key, Body=body)
+
+    def outcome(self, proc, dataset):
+        """The run must fail naming the object, and leave the dataset as
+        it was, nothing staged or pending (before any `clean`)."""
+        err = proc.stderr.read().decode()
+        if self.key is None:
+            return f"no ranged read numbered {self.at} (exit {proc.returncode}): {err[-300:]!r}"
+        self.s3.put_object(Bucket=self.bucket, Key=self.key, Body=self.bodies[self.key])
+        url = f"s3://{self.bucket}/{self.key}"
+        if proc.returncode != 2 or url not in err or "changed during the run" not in err:
+            return f"{url} written again: exit {proc.returncode}, said {err[-300:]!r}"
+        state, problem = dataset.checker.committed_state(dataset.counts())
+        if problem is None and state != dataset.committed:
+            problem = f"the dataset is {state}'s, not {dataset.committed}'s"
+        if problem:
+            return f"{url} written again: before clean, {problem}"
+        count("run failed naming the object, dataset and bucket as before")
+        return None
+
+
 def trial(kind, n, dataset, proxy):
     checker = dataset.checker
     other = "b" if dataset.committed == "a" else "a"
@@ -307,13 +414,27 @@ def trial(kind, n, dataset, proxy):
     Faults.slowdown = 0.25 if kind == "slowdown" else 0.0
     Faults.refuse_as_403 = kind == "kill-commit-403"
     Faults.no_list_uploads = kind == "kill-upload-nolist"
+    # kill-input: kill while reading the inputs, while uploading, or at
+    # the commit, one drawn per trial
+    phase = Faults.rng.choice(["reading", "uploading", "committing"]) if kind == "kill-input" else ""
     kind, variant = {"kill-commit-403": ("kill-commit", "403"),
-                     "kill-upload-nolist": ("kill-upload", "nolist")}.get(kind, (kind, ""))
-    proc = run_spool(dataset.out, dataset.inputs[other][0], proxy, ["--force"])
+                     "kill-upload-nolist": ("kill-upload", "nolist"),
+                     "kill-input": ("kill-commit" if phase == "committing" else "kill-upload", phase),
+                     }.get(kind, (kind, ""))
     if kind == "kill-upload":
+        # The Nth request to the input bucket, or to the output bucket.
+        bucket, last = dataset.bucket, UPLOAD_REQUESTS
+        if variant == "reading":
+            bucket, last = dataset.in_bucket, INPUT_REQUESTS
         with Faults.lock:
-            Faults.requests, Faults.victim = 0, proc
-            Faults.kill_at = Faults.rng.randint(1, UPLOAD_REQUESTS)
+            Faults.requests, Faults.kill_path = 0, (f"/{bucket}/", f"/{bucket}?")
+            Faults.kill_at = Faults.rng.randint(1, last)
+    overwrite = None
+    if kind == "input-overwritten":
+        overwrite = Faults.before = Overwrite(checker.s3, dataset, Faults.rng.randint(1, 2 * INPUT_OBJECTS))
+    proc = run_spool(dataset.out, dataset.inputs[other][0], proxy, ["--force"], dataset.memory)
+    with Faults.lock:
+        Faults.victim = proc if kind == "kill-upload" else None
     strays = set()
     start = time.time()
     outage_at = Faults.rng.uniform(0.05, 0.4)
@@ -332,10 +453,16 @@ def trial(kind, n, dataset, proxy):
     Faults.delay = Faults.slowdown = 0.0
     Faults.down_until = 0.0
     with Faults.lock:
-        Faults.victim = None
+        Faults.victim, Faults.kill_path, Faults.before = None, "/", None
     strays |= checker.invariant()
     if kind == "slowdown" and proc.returncode != 0:
         return f"slowdown {n}: run failed: {proc.stderr.read().decode()[-300:]}"
+    if variant in ("reading", "uploading", "committing"):
+        count(f"killed {variant}" if proc.returncode == -signal.SIGKILL else f"{variant}: ended before the kill")
+    if overwrite:
+        problem = overwrite.outcome(proc, dataset)
+        if problem:
+            return f"{kind} {n}: {problem}"
     cleaned = clean(proxy, dataset.bucket)
     Faults.refuse_as_403 = Faults.no_list_uploads = False
     for word in ("committed run", "rolled back run", "aborted upload"):
@@ -356,6 +483,8 @@ def trial(kind, n, dataset, proxy):
     for upload in checker.pending():
         count("pending upload left (not listable)")
         checker.s3.abort_multipart_upload(Bucket=dataset.bucket, Key=upload["Key"], UploadId=upload["UploadId"])
+    if overwrite and state != dataset.committed:
+        return f"{kind} {n}: after clean, the dataset is {state}'s, not {dataset.committed}'s"
     count(state)
     count("kept" if state == dataset.committed else "replaced")
     dataset.committed = state
@@ -504,7 +633,7 @@ def main():
             print(f"{kind}: {TRIALS} trials in {time.time() - kind_started:.0f} s; {ended}", flush=True)
             Outcomes.seen = {}
             continue
-        dataset = Dataset(s3, proxy, tmp)
+        dataset = Dataset(s3, proxy, tmp, remote=kind in ("kill-input", "input-overwritten"))
         for n in range(TRIALS):
             problem = trial(kind, n, dataset, proxy)
             if problem:
