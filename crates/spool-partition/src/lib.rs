@@ -97,6 +97,7 @@ pub mod clean;
 mod columns;
 mod commit;
 pub mod dataset;
+pub mod destination;
 mod error;
 pub mod escape;
 mod file_layout;

@@ -248,7 +248,7 @@ impl Options {
     /// Whether the output is an `s3://` URL (its parts in flight and
     /// their connections are then part of the run's memory and files).
     pub(crate) fn writes_to_s3(&self) -> bool {
-        matches!(crate::s3::S3Url::parse(&self.out), Ok(Some(_)))
+        crate::destination::Destination::of(self).is_ok_and(|d| d.is_s3())
     }
 
     /// Whether an input is remote (`s3://`, `http(s)://`): its reads in

@@ -6,6 +6,9 @@
 //! it). [`Run::execute`] then does the rest, in this order:
 //!
 //! ```text
+//!  Destination         chosen in `Run::new`: a local dataset (new,
+//!                      replacing, or one append run) or an S3 prefix,
+//!                      which stages in a local directory of its own
 //!  Staging::begin      lock the output, remove dead runs' leftovers,
 //!                      start a hidden staging directory
 //!  start               the writer threads, the buffers' pool, the router
@@ -26,6 +29,7 @@ use spool_io::progress::Phase;
 use spool_io::write::told_in_target;
 
 use crate::buffers::Buffers;
+use crate::destination::Destination;
 use crate::options::FileLimits;
 use crate::outputs::Outputs;
 use crate::parquet::ParquetRun;
@@ -86,6 +90,7 @@ pub struct Run<'a> {
     options: Cow<'a, Options>,
     sources: Sources,
     memory: MemoryPlan,
+    destination: Destination,
     /// Called once the files are written, before they are published.
     before_publish: Option<&'a (dyn Fn() + Sync)>,
 }
@@ -126,6 +131,7 @@ impl<'a> Run<'a> {
             return usage("a file limit (--max-rows-per-file, --max-bytes-per-file) of 0".into());
         }
         options.input_format()?;
+        let destination = Destination::of(options)?;
         let sources = Sources::resolve(options)?;
         let options = match sources.format() {
             SourceFormat::Text => Cow::Borrowed(options),
@@ -141,6 +147,7 @@ impl<'a> Run<'a> {
             options,
             sources,
             memory,
+            destination,
             before_publish: None,
         })
     }
@@ -164,12 +171,14 @@ impl<'a> Run<'a> {
     #[cfg(feature = "s3")]
     pub(crate) fn staged_in(self, out: std::path::PathBuf) -> Self {
         let mut options = self.options.into_owned();
+        let destination = Destination::staging(&out);
         options.out = out;
         (options.force, options.append, options.fsync) = (false, false, false);
         Run {
             options: Cow::Owned(options),
             sources: self.sources,
             memory: self.memory,
+            destination,
             before_publish: self.before_publish,
         }
     }
@@ -189,14 +198,20 @@ impl<'a> Run<'a> {
         &self.memory
     }
 
+    /// Where its files go.
+    pub fn destination(&self) -> &Destination {
+        &self.destination
+    }
+
     /// Runs it: see the module docs.
     ///
     /// # Errors
     ///
     /// As [`run`].
     pub fn execute(self) -> Result<Summary, PartitionError> {
-        if let Some(url) = crate::s3::S3Url::parse(&self.options.out)? {
-            return crate::s3::execute(self, url);
+        if let Destination::S3 { url, mode } = &self.destination {
+            let (url, mode) = (url.clone(), mode.clone());
+            return crate::s3::execute(self, url, mode);
         }
         let options: &Options = &self.options;
         let parquet_out = matches!(options.format, OutputFormat::Parquet(_));
@@ -206,7 +221,8 @@ impl<'a> Run<'a> {
         );
         let mut summary = if parquet_out && batches {
             let before_publish = self.before_publish.unwrap_or(&|| {});
-            crate::typed::execute(options, &self.sources, &self.memory, before_publish)?
+            let (sources, memory) = (&self.sources, &self.memory);
+            crate::typed::execute(options, sources, memory, &self.destination, before_publish)?
         } else {
             self.execute_text()?
         };
@@ -223,7 +239,7 @@ impl<'a> Run<'a> {
         // Locks the output (or the run id), removes dead runs' staging
         // directories and starts this run's; dropped on any error below, it
         // removes what was written.
-        let staging = Staging::begin(options)?;
+        let staging = Staging::begin(&self.destination)?;
         let stale_removed = staging.stale_removed().to_vec();
         let staging_dir = staging.dir().to_owned();
         let mut running = Running::start(options, &self.sources, &self.memory, staging)?;

@@ -11,11 +11,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::append_run::{check_run_id, AppendRun};
+use crate::append_run::AppendRun;
 use spool_io::write::StagedDir;
 
+use crate::destination::{Destination, Mode};
 use crate::file_layout::{manifest_name, MANIFEST_PREFIX};
-use crate::{Options, PartitionError};
+use crate::PartitionError;
 
 /// Where a run writes its files until they are published.
 pub(crate) enum Staging {
@@ -26,31 +27,24 @@ pub(crate) enum Staging {
 }
 
 impl Staging {
-    /// Locks the output (or, with `--append`, the run id) and starts a
+    /// Locks the output (or, for an append run, the run id) and starts a
     /// staging directory, removing what dead runs left.
     ///
     /// # Errors
     ///
-    /// `--append` without a run id or with `--force`, a bad run id, or
-    /// what [`StagedDir::begin`] or [`AppendRun::begin`] refuse.
-    pub fn begin(options: &Options) -> Result<Self, PartitionError> {
-        let usage = |m: &str| Err(PartitionError::Usage(m.to_owned()));
-        if let Some(id) = &options.run_id {
-            check_run_id(id).map_err(PartitionError::Usage)?;
-        }
-        if !options.append {
-            let marker = options.force.then_some(MANIFEST_PREFIX);
-            return Ok(Staging::Whole(StagedDir::begin(&options.out, marker)?));
-        }
-        let Some(id) = &options.run_id else {
-            return usage("--append needs --run-id (each run's files are named after its id)");
+    /// What [`StagedDir::begin`] or [`AppendRun::begin`] refuse.
+    pub fn begin(destination: &Destination) -> Result<Self, PartitionError> {
+        let Destination::Local { dir, mode } = destination else {
+            unreachable!("an S3 run stages in a local directory of its own");
         };
-        if options.force {
-            return usage("--append adds to a dataset and --force replaces it: give one of them");
-        }
-        let manifest = manifest_name(Some(id));
-        let run = AppendRun::begin(&options.out, id, &manifest, MANIFEST_PREFIX)?;
-        Ok(Staging::Append(run))
+        Ok(match mode {
+            Mode::New => Staging::Whole(StagedDir::begin(dir, None)?),
+            Mode::Replace => Staging::Whole(StagedDir::begin(dir, Some(MANIFEST_PREFIX))?),
+            Mode::AppendRun(id) => {
+                let manifest = manifest_name(Some(id));
+                Staging::Append(AppendRun::begin(dir, id, &manifest, MANIFEST_PREFIX)?)
+            }
+        })
     }
 
     /// The directory files are written into.

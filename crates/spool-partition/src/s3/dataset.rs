@@ -13,21 +13,15 @@ use super::store::{Listed, Store};
 use super::upload;
 use super::verify::Missing;
 use super::S3Url;
+use crate::destination::Mode;
 use crate::run::Run;
 use crate::{PartitionError, Summary};
 
 /// Runs `run` into the bucket of `url`: see the module docs.
-pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionError> {
+pub(crate) fn execute(run: Run<'_>, url: S3Url, mode: Mode) -> Result<Summary, PartitionError> {
     let options = run.options();
-    let usage = |m: &str| Err(PartitionError::Usage(m.to_owned()));
-    if options.append && options.run_id.is_none() {
-        return usage("--append needs --run-id (each run's files are named after its id)");
-    }
-    if options.append && options.force {
-        return usage("--append adds to a dataset and --force replaces it: give one of them");
-    }
     let store = Store::connect(&url, options.verbose)?;
-    if !options.append && !options.force {
+    if mode == Mode::New {
         let staging_root = staging_root(&url.prefix);
         let listed = store.list(&url.prefix)?;
         if listed.iter().any(|o| !o.key.starts_with(&staging_root)) {
@@ -37,7 +31,7 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
             )));
         }
     }
-    if let (true, Some(id)) = (options.append, &options.run_id) {
+    if let Mode::AppendRun(id) = &mode {
         let manifest = format!(
             "{}{}",
             url.prefix,
@@ -57,7 +51,7 @@ pub(crate) fn execute(run: Run<'_>, url: S3Url) -> Result<Summary, PartitionErro
     // The parts sent while the run reads are set aside in its plan.
     let during_run = run.memory().uploads_during_run();
     let in_flight = run.memory().uploads_in_flight();
-    let force = options.force;
+    let force = mode == Mode::Replace;
     let local = run.staged_in(local_out.clone());
     let objects = RunObjects::new(&url.prefix, &id);
     let stop = AtomicBool::new(false);

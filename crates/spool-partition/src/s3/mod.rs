@@ -155,6 +155,7 @@ impl S3Url {
 pub(crate) fn execute(
     _run: crate::run::Run<'_>,
     url: S3Url,
+    _mode: crate::destination::Mode,
 ) -> Result<crate::Summary, PartitionError> {
     Err(PartitionError::Usage(format!(
         "s3://{}/{}: this build has no S3 support (spool-partition's `s3` feature)",

@@ -15,9 +15,16 @@
 
 use std::io::{self, Write};
 
+use std::sync::Arc;
+
 use arrow_array::RecordBatch;
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use arrow_schema::{DataType, Schema, SchemaRef, TimeUnit};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder,
+};
+use parquet::basic::Type as PhysicalType;
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::reader::ChunkReader;
 
@@ -30,7 +37,8 @@ pub(crate) const BATCH_ROWS: usize = 8192;
 
 /// Opens `input` (at `path`: a file, or a remote object's bytes) for
 /// reading in batches of [`BATCH_ROWS`]; `seen` is shown the file's
-/// metadata once its footer is read.
+/// metadata once its footer is read. INT96 timestamps are read as
+/// microseconds ([`int96_as_micros`]).
 ///
 /// # Errors
 ///
@@ -41,12 +49,61 @@ pub(crate) fn open_reader<T: ChunkReader + 'static>(
     path: &std::path::Path,
     seen: impl FnOnce(&ParquetMetaData),
 ) -> Result<ParquetRecordBatchReader, PartitionError> {
-    (ParquetRecordBatchReaderBuilder::try_new(input))
-        .and_then(|builder| {
-            seen(builder.metadata());
-            builder.with_batch_size(BATCH_ROWS).build()
-        })
+    let mut arrow = ArrowReaderMetadata::load(&input, ArrowReaderOptions::new())
+        .map_err(|e| not_parquet(path, e))?;
+    if let Some(schema) = int96_as_micros(&arrow) {
+        let options = ArrowReaderOptions::new().with_schema(schema);
+        arrow = ArrowReaderMetadata::try_new(arrow.metadata().clone(), options)
+            .map_err(|e| not_parquet(path, e))?;
+    }
+    seen(arrow.metadata());
+    (ParquetRecordBatchReaderBuilder::new_with_metadata(input, arrow))
+        .with_batch_size(BATCH_ROWS)
+        .build()
         .map_err(|e| not_parquet(path, e))
+}
+
+/// The schema to read a file with whose top-level INT96 columns arrow-rs
+/// would read as nanoseconds: those columns as microseconds in UTC;
+/// `None` when there are none, or when the file says its Arrow types
+/// itself (its writer chose the unit).
+///
+/// INT96 is the timestamp of Spark (its default), Hive and Impala: days
+/// and nanoseconds of the day, for instants of years 1 to 9999. Without
+/// the Arrow schema a PyArrow writer stores, arrow-rs reads it as
+/// nanoseconds since 1970 in an `i64`, which holds only 1677 to 2262:
+/// the dates users give for "none" (0001-01-01, 9999-12-31) would wrap
+/// into other dates without a word. Spark writes microseconds and means
+/// an instant, so that is what the column becomes (Spark reads it back
+/// as its `timestamp` type).
+fn int96_as_micros(arrow: &ArrowReaderMetadata) -> Option<SchemaRef> {
+    let file = arrow.metadata().file_metadata();
+    let has_arrow_schema =
+        (file.key_value_metadata()).is_some_and(|kv| kv.iter().any(|kv| kv.key == "ARROW:schema"));
+    let descriptor = file.schema_descr();
+    let int96: Vec<&str> = (descriptor.columns().iter())
+        .filter(|c| c.physical_type() == PhysicalType::INT96 && c.path().parts().len() == 1)
+        .map(|c| c.name())
+        .collect();
+    if has_arrow_schema || int96.is_empty() {
+        return None;
+    }
+    let schema = arrow.schema();
+    let fields = (schema.fields().iter()).map(|field| match field.data_type() {
+        DataType::Timestamp(TimeUnit::Nanosecond, zone)
+            if int96.contains(&field.name().as_str()) =>
+        {
+            let zone = zone.clone().unwrap_or_else(|| "UTC".into());
+            let micros = DataType::Timestamp(TimeUnit::Microsecond, Some(zone));
+            Arc::new(field.as_ref().clone().with_data_type(micros))
+        }
+        _ => field.clone(),
+    });
+    let fields: Vec<_> = fields.collect();
+    Some(Arc::new(Schema::new_with_metadata(
+        fields,
+        schema.metadata().clone(),
+    )))
 }
 
 /// An error reading `path` as Parquet.

@@ -53,6 +53,7 @@ pub(crate) use keys::displayable;
 pub(crate) use sink::{TypedRun, TypedSink};
 
 use crate::columns::check_distinct;
+use crate::destination::Destination;
 use crate::options::FileLimits;
 use crate::outputs::Outputs;
 use crate::parquet::Board;
@@ -85,6 +86,7 @@ pub(crate) fn execute(
     options: &Options,
     sources: &Sources,
     memory: &MemoryPlan,
+    destination: &Destination,
     before_publish: &(dyn Fn() + Sync),
 ) -> Result<Summary, PartitionError> {
     let OutputFormat::Parquet(parquet) = &options.format else {
@@ -138,7 +140,7 @@ pub(crate) fn execute(
         limits: FileLimits::of(options),
         conversions: Arc::new(Board::new()),
     });
-    let staging = Staging::begin(options)?;
+    let staging = Staging::begin(destination)?;
     let stale_removed = staging.stale_removed().to_vec();
     let staging_dir = staging.dir().to_owned();
     let mut outputs = Outputs::new(options, memory, &WriterFormat::Typed(run), staging.dir())?;

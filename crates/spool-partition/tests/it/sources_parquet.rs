@@ -3,7 +3,8 @@
 //! exactly (dictionary strings, decimals, zoned timestamps, lists carried
 //! whole), a hive dataset's path key as a column; into CSV, the values as
 //! Arrow displays them. A file that is not Parquet, or whose columns
-//! differ from the first's, is named.
+//! differ from the first's, is named. INT96 timestamps (Spark's) are
+//! read as microseconds in UTC, whole from year 1 to 9999.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -403,4 +404,99 @@ fn a_file_that_differs_or_is_not_parquet_is_named() {
     let err = run(&nested).unwrap_err().to_string();
     assert!(err.contains("--by list: the column is List"), "{err}");
     assert!(!out.exists());
+}
+
+/// A file as Spark writes one (INT96 timestamps, no Arrow schema): `k`,
+/// and `ts` as (Julian day, nanoseconds of the day) or null.
+fn write_int96(path: &Path, rows: &[(&str, Option<(u32, u64)>)]) {
+    use parquet::data_type::{ByteArray, ByteArrayType, Int96, Int96Type};
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+    let message = "message spark_schema { required binary k (UTF8); optional int96 ts; }";
+    let schema = Arc::new(parse_message_type(message).unwrap());
+    let file = fs::File::create(path).unwrap();
+    let mut writer = SerializedFileWriter::new(file, schema, Default::default()).unwrap();
+    let mut group = writer.next_row_group().unwrap();
+    let mut column = group.next_column().unwrap().unwrap();
+    let keys: Vec<ByteArray> = rows.iter().map(|(k, _)| ByteArray::from(*k)).collect();
+    (column
+        .typed::<ByteArrayType>()
+        .write_batch(&keys, None, None))
+    .unwrap();
+    column.close().unwrap();
+    let mut column = group.next_column().unwrap().unwrap();
+    let values: Vec<Int96> = (rows.iter().filter_map(|(_, ts)| *ts))
+        .map(|(day, nanos)| {
+            let mut value = Int96::new();
+            value.set_data(nanos as u32, (nanos >> 32) as u32, day);
+            value
+        })
+        .collect();
+    let present: Vec<i16> = rows.iter().map(|(_, ts)| i16::from(ts.is_some())).collect();
+    (column
+        .typed::<Int96Type>()
+        .write_batch(&values, Some(&present), None))
+    .unwrap();
+    column.close().unwrap();
+    group.close().unwrap();
+    writer.close().unwrap();
+}
+
+#[test]
+fn int96_timestamps_are_microseconds_from_year_1_to_9999() {
+    use arrow_array::TimestampMicrosecondArray;
+    use arrow_schema::TimeUnit;
+    const EPOCH_DAY: u32 = 2_440_588; // 1970-01-01 as a Julian day
+    const DAY_NANOS: u64 = 86_400_000_000_000;
+    let dir = TempDir::new();
+    let input = dir.0.join("spark.parquet");
+    // (value, the instant in microseconds since 1970, as CSV shows it)
+    let rows = [
+        (
+            "first",
+            Some((1_721_426, 0)),
+            -62_135_596_800_000_000,
+            "0001-01-01T00:00:00Z",
+        ),
+        (
+            "unix",
+            Some((EPOCH_DAY, 1_000)),
+            1,
+            "1970-01-01T00:00:00.000001Z",
+        ),
+        (
+            "last",
+            Some((5_373_484, DAY_NANOS - 1_000)),
+            253_402_300_799_999_999,
+            "9999-12-31T23:59:59.999999Z",
+        ),
+        ("none", None, 0, ""),
+    ];
+    let given: Vec<_> = rows.iter().map(|(k, ts, ..)| (*k, *ts)).collect();
+    write_int96(&input, &given);
+    let out = dir.0.join("out");
+    run(&parquet_options(vec![input.clone()], out.clone(), "k")).unwrap();
+    let utc = DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()));
+    for (key, _, micros, _) in &rows[..3] {
+        let parts = parquet_parts(&out.join(format!("k={key}")));
+        let (_, batch) = &parts[0];
+        let ts = batch.column_by_name("ts").unwrap();
+        assert_eq!(ts.data_type(), &utc, "{key}");
+        let ts = ts
+            .as_any()
+            .downcast_ref::<TimestampMicrosecondArray>()
+            .unwrap();
+        assert_eq!(ts.value(0), *micros, "{key}");
+    }
+    let parts = parquet_parts(&out.join("k=none"));
+    assert!(parts[0].1.column_by_name("ts").unwrap().is_null(0));
+
+    let csv_out = dir.0.join("csv");
+    let mut options = Options::new(vec![input], csv_out.clone(), vec![ColumnRef("k".into())]);
+    (options.delimiter, options.quote) = (b',', Some(b'"'));
+    run(&options).unwrap();
+    for (key, _, _, text) in rows {
+        let written = fs::read_to_string(csv_out.join(format!("k={key}/part-00000.csv"))).unwrap();
+        assert_eq!(written, format!("k,ts\n{key},{text}\n"), "{key}");
+    }
 }
