@@ -21,7 +21,9 @@
 # (default 19500), LOCK (a file each timed run holds with flock, on a
 # machine shared with other work), ONLY (a regex of the tools to run),
 # LIMIT (seconds a run may take before it is stopped and counted as
-# failed, default 600).
+# failed, default 600), BEFORE (another spool binary, e.g. a previous
+# build, run as "spool-before" beside this one), CAP (a peer's address
+# space in GiB, `ulimit -v`, default none: a peer past it fails).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE=${1:-1G}
@@ -71,10 +73,15 @@ run() { # name, prefix, command...
     local name=$1 prefix=$2 stats
     shift 2
     [[ "$name" =~ ${ONLY:-.} ]] || return 0
-    if ${LOCK:+flock "$LOCK"} /usr/bin/time -f "%e %M" -o "$WORK/time.txt" timeout "${LIMIT:-600}" "$@" >/dev/null 2>"$WORK/stderr.txt"; then
+    local status=0
+    ${LOCK:+flock "$LOCK"} /usr/bin/time -f "%e %M" -o "$WORK/time.txt" timeout "${LIMIT:-600}" "$@" >/dev/null 2>"$WORK/stderr.txt" || status=$?
+    if [ "$status" = 0 ]; then
         stats=$(tail -1 "$WORK/time.txt")
     else
-        stats="failed $(tail -1 "$WORK/time.txt" | cut -d' ' -f2)"
+        # Why it failed, and when: 124 is the LIMIT (timeout's status).
+        local why="exit-$status"
+        [ "$status" != 124 ] || why="limit"
+        stats="failed $why $(tail -1 "$WORK/time.txt")"
         tail -3 "$WORK/stderr.txt" >&2
     fi
     "$PY" - "$prefix" "$name" "$want" "$stats" <<'PY'
@@ -94,11 +101,15 @@ PY
     echo "$name $stats" | tee -a "$WORK/runs.txt"
 }
 : >"$WORK/runs.txt"
+# A peer, within CAP GiB of address space if set.
+export CAP=${CAP:-}
+capped=(bash -c '[ -z "$CAP" ] || ulimit -v $((CAP << 20)); exec "$@"' capped)
 spool_args=(partition --by 1 --delimiter comma --quote '"' --format parquet --threads "$THREADS" --memory "$MEMORY")
 for i in $(seq 1 "$RUNS"); do
     run spool "s-$i" "$SPOOL" "${spool_args[@]}" -o "s3://out/s-$i/" 's3://raw/csv/*.csv'
-    run pyarrow "a-$i" "$PY" scripts/bench/partition_s3_input_peers.py pyarrow raw csv out "a-$i"
-    run polars "p-$i" "$PY" scripts/bench/partition_s3_input_peers.py polars raw csv out "p-$i"
+    [ -z "${BEFORE:-}" ] || run spool-before "b-$i" "$BEFORE" "${spool_args[@]}" -o "s3://out/b-$i/" 's3://raw/csv/*.csv'
+    run pyarrow "a-$i" "${capped[@]}" "$PY" scripts/bench/partition_s3_input_peers.py pyarrow raw csv out "a-$i"
+    run polars "p-$i" "${capped[@]}" "$PY" scripts/bench/partition_s3_input_peers.py polars raw csv out "p-$i"
 done
 echo "# tool: median wall s (min-max), median peak RSS MiB, runs"
 "$PY" - "$WORK/runs.txt" <<'PY'
@@ -109,9 +120,13 @@ for line in open(sys.argv[1]):
     runs[name].append(fields)
 for name, rows in runs.items():
     walls = [float(r[0]) for r in rows if r[0] != "failed"]
-    rss = statistics.median(int(r[-1]) for r in rows) / 1024
+    rss = statistics.median([int(r[-1]) for r in rows if r[-1].isdigit()] or [0]) / 1024
     if walls:
         print(f"{name:8} {statistics.median(walls):7.2f} ({min(walls):.2f}-{max(walls):.2f})  {rss:6.0f} MiB  {len(walls)}/{len(rows)} runs")
     else:
         print(f"{name:8} failed ({len(rows)} runs)")
+    for r in rows:
+        if r[0] == "failed":
+            after = f" after {r[2]} s at {int(r[3]) / 1024:.0f} MiB" if len(r) == 4 else ""
+            print(f"{'':8} a run failed ({r[1]}){after}")
 PY

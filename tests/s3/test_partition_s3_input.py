@@ -204,20 +204,22 @@ def test_ndjson_objects(s3, tmp_path):
 
 def test_an_object_written_again_during_the_run_fails_it(s3, tmp_path):
     raw, clean = new_bucket(s3), new_bucket(s3)
-    for n in range(2):
-        s3.put_object(Bucket=raw, Key=f"in/{n}.csv", Body=b"key,seq,note\nalpha,1,x\n")
+    for n in range(12):
+        s3.put_object(Bucket=raw, Key=f"in/{n:02}.csv", Body=b"key,seq,note\nalpha,1,x\n")
     # Standard input first: the objects are listed before it is read, and
-    # the second object is opened only once it ends (two inputs open at once).
+    # while it is open only the first object beside it is open and the
+    # next eight have their first bytes read early: the last object is not
+    # read before standard input ends.
     run = subprocess.Popen([SPOOL, "partition", "--by", "key", "--header", "--delimiter", "comma",
                             "-o", f"s3://{clean}/ds/", "-", f"s3://{raw}/in/"],
                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     run.stdin.write("key,seq,note\nbeta,2,y\n")
     run.stdin.flush()
     time.sleep(1.0)
-    s3.put_object(Bucket=raw, Key="in/1.csv", Body=b"key,seq,note\nalpha,1,changed\n")
+    s3.put_object(Bucket=raw, Key="in/11.csv", Body=b"key,seq,note\nalpha,1,changed\n")
     _, err = run.communicate()
     assert run.returncode == 2, err
-    assert f"s3://{raw}/in/1.csv" in err and "changed during the run" in err, err
+    assert f"s3://{raw}/in/11.csv" in err and "changed during the run" in err, err
     assert s3.list_objects_v2(Bucket=clean).get("KeyCount", 0) == 0
     assert s3.list_multipart_uploads(Bucket=clean).get("Uploads") is None
 

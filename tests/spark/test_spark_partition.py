@@ -17,9 +17,10 @@ booleans, arrays, structs, maps, NULLs) re-partitioned by `spool
 partition` (the binary from $SPOOL_BIN, default target/release/spool)
 into Parquet must keep each column's type and give Spark back exactly the
 rows it wrote, and into CSV each value as text. Spark's default timestamp,
-INT96, is read as timestamp[ns] and written as INT64 TIMESTAMP(NANOS),
-which Spark reads only with spark.sql.legacy.parquet.nanosAsLong (as a
-bigint of nanoseconds); a TIMESTAMP_MICROS column stays a timestamp.
+INT96, is read as microseconds in UTC and written as INT64
+TIMESTAMP(MICROS, UTC), which Spark reads back as its timestamp, the
+instants of years 1 and 9999 included; a TIMESTAMP_MICROS column stays a
+timestamp.
 """
 import collections
 import csv
@@ -227,9 +228,19 @@ def spark_rows():
     def maybe(i, value, every=7):
         return None if i % every == 0 else value
 
+    # Instants nanoseconds since 1970 cannot hold (INT96 can), the
+    # placeholders for "none" among them.
+    far = [
+        datetime.datetime(1, 1, 1, tzinfo=utc),
+        datetime.datetime(1600, 2, 29, 12, 0, 0, 1, tzinfo=utc),
+        datetime.datetime(2500, 1, 1, tzinfo=utc),
+        datetime.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=utc),
+    ]
     rows = []
     for i in range(SPARK_ROWS):
         t = datetime.datetime(1970, 1, 1, tzinfo=utc) + datetime.timedelta(microseconds=rng.randint(-2 * 10**15, 2 * 10**15))
+        if i % 50 == 1:
+            t = far[i // 50 % len(far)]
         rows.append((
             i,
             maybe(i, rng.choice(SPARK_KINDS), 11),
@@ -300,13 +311,13 @@ def f32(x):
 
 def comparable(row):
     """A row (a dict by column name, of `spark_rows` or as Spark collects
-    it, `ts` in nanoseconds since the epoch) as a hashable tuple."""
+    it, `ts` in microseconds since the epoch) as a hashable tuple."""
     out = []
     for name, value in row.items():
         if value is None:
             pass
         elif name == "ts" and isinstance(value, datetime.datetime):
-            value = (value - EPOCH) // datetime.timedelta(microseconds=1) * 1000
+            value = (value - EPOCH) // datetime.timedelta(microseconds=1)
         elif name == "f32":
             value = f32(value)
         elif name == "bin":
@@ -331,17 +342,19 @@ def expected_rows(rows, columns):
 def test_spark_written_parquet_keeps_every_type(spark, spark_written, tmp_path):
     """Spark's INT96 dataset re-partitioned by `kind` into Parquet, the
     hive key typed by --schema: every file has the types PyArrow reads in
-    Spark's files (INT96 as timestamp[ns], written back as INT64
-    TIMESTAMP(NANOS)), `day` a date after them. Spark refuses NANOS by
-    default; with nanosAsLong it reads every column, `ts` as nanoseconds
-    since the epoch, and gets exactly the rows it wrote."""
+    Spark's files but for INT96, which is read as microseconds in UTC
+    (INT64 TIMESTAMP(MICROS, UTC)), and `day` a date after them. Spark
+    reads every column back as the type it wrote, with no setting, and
+    gets exactly the rows it wrote (years 1 to 9999)."""
     folder, rows, df = spark_written
     out = tmp_path / "out"
     spool_cli("--by", "kind", "--format", "parquet", "--schema", "day:date", "--out", out, folder / "int96")
     source = arrow_schema_of(folder / "int96")
     assert source.field("ts").type == pa.timestamp("ns")
     assert source.field("ntz").type == pa.timestamp("us")
-    want = [(f.name, f.type) for f in source if f.name != "kind"] + [("day", pa.date32())]
+    utc_micros = pa.timestamp("us", tz="UTC")
+    want = [(f.name, utc_micros if f.name == "ts" else f.type) for f in source if f.name != "kind"]
+    want.append(("day", pa.date32()))
     files = spool_files(out)
     assert sorted({f.parent.name for f in files}) == sorted(
         ["kind=__HIVE_DEFAULT_PARTITION__", "kind=a b", "kind=green", "kind=red", "kind=ü"]
@@ -351,19 +364,15 @@ def test_spark_written_parquet_keeps_every_type(spark, spark_written, tmp_path):
         ts = pq.read_metadata(f).schema.column(10)
         logical = json.loads(ts.logical_type.to_json())
         assert (ts.name, ts.physical_type, logical["Type"], logical["timeUnit"], logical["isAdjustedToUTC"]) == (
-            "ts", "INT64", "Timestamp", "nanoseconds", False
+            "ts", "INT64", "Timestamp", "microseconds", True
         )
 
-    with pytest.raises(Exception, match=r"Illegal Parquet type: INT64 \(TIMESTAMP\(NANOS,false\)\)"):
-        spark.read.option("basePath", str(out)).parquet(str(out))
-    spark.conf.set("spark.sql.legacy.parquet.nanosAsLong", "true")
-    try:
-        got = spark.read.option("basePath", str(out)).parquet(str(out))
-        assert dict(got.dtypes) == {**dict(df.dtypes), "ts": "bigint"}
-        columns = [f.name for f in SPARK_SCHEMA]
-        got = collections.Counter(comparable(r.asDict()) for r in got.select(columns).collect())
-    finally:
-        spark.conf.unset("spark.sql.legacy.parquet.nanosAsLong")
+    got = spark.read.option("basePath", str(out)).parquet(str(out))
+    assert dict(got.dtypes) == dict(df.dtypes)
+    columns = [f.name for f in SPARK_SCHEMA]
+    # The instant in microseconds: collect() would give local wall times.
+    got = got.select([F.unix_micros("ts").alias("ts") if c == "ts" else c for c in columns])
+    got = collections.Counter(comparable(r.asDict()) for r in got.collect())
     assert got == expected_rows(rows, columns)
 
 
@@ -383,17 +392,16 @@ def test_spark_timestamp_micros_reads_back_as_timestamps(spark, spark_written, t
         ], f
     got = spark.read.option("basePath", str(out)).parquet(str(out))
     assert dict(got.dtypes) == {"id": "bigint", "ts": "timestamp", "day": "string", "kind": "string"}
-    # The instant as nanoseconds: collect() would give local wall times.
-    got = got.select("id", "kind", (F.unix_micros("ts") * 1000).alias("ts"), F.to_date("day").alias("day"))
+    # The instant in microseconds: collect() would give local wall times.
+    got = got.select("id", "kind", F.unix_micros("ts").alias("ts"), F.to_date("day").alias("day"))
     got = collections.Counter(comparable(r.asDict()) for r in got.collect())
     assert got == expected_rows(rows, ["id", "kind", "ts", "day"])
 
 
 def test_spark_written_parquet_to_csv(spark_written, tmp_path):
     """Spark's INT96 dataset into CSV: each key's rows are Spark's rows of
-    that key, each value as Arrow displays it (INT96 as the UTC wall time,
-    without a zone; binary as hex; a list as `[1, 2]`), the hive key
-    last."""
+    that key, each value as Arrow displays it (INT96 as the UTC time with
+    `Z`; binary as hex; a list as `[1, 2]`), the hive key last."""
     folder, rows, _ = spark_written
     out = tmp_path / "out"
     spool_cli("--by", "kind", "--delimiter", "comma", "--out", out, folder / "int96")
@@ -409,7 +417,7 @@ def test_spark_written_parquet_to_csv(spark_written, tmp_path):
         return (
             str(r["id"]), text(r["i8"]), text(r["i64"]), text(r["f32"], f32), text(r["f64"]),
             text(r["dec"], exact), text(r["dec38"], exact), text(r["dt"], datetime.date.isoformat),
-            text(r["ts"], lambda t: t.replace(tzinfo=None)), text(r["ntz"]), text(r["s"]),
+            text(r["ts"]), text(r["ntz"]), text(r["s"]),
             text(r["bin"], bytes.hex), text(r["flag"], lambda b: str(b).lower()),
             text(r["tags"], lambda xs: "[" + ", ".join(map(str, xs)) + "]"), text(r["day"], datetime.date.isoformat),
         )

@@ -115,10 +115,10 @@ pub(crate) fn partition<'py>(
         _ => return Err(value_error(format!("layout '{layout}': use hive or flat"))),
     };
     if let Some(threads) = threads {
-        options.workers = at_least_one(threads, "threads")?;
+        options.workers = threads;
     }
     if let Some(max_open) = max_open {
-        options.max_open = at_least_one(max_open, "max_open")?;
+        options.max_open = max_open;
     }
     options.skip_invalid = skip_invalid;
     options.force = force;
@@ -239,13 +239,6 @@ fn bytes(size: &Bound<'_, PyAny>, name: &str) -> PyResult<usize> {
             "{name}: {size} is not a size like 268435456 or '256M'"
         ))
     })
-}
-
-fn at_least_one(n: usize, name: &str) -> PyResult<usize> {
-    if n == 0 {
-        return Err(value_error(format!("{name} must be at least 1")));
-    }
-    Ok(n)
 }
 
 fn value_error(message: impl Into<String>) -> PyErr {

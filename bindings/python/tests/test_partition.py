@@ -138,6 +138,7 @@ def test_runs_append_into_one_dataset(cities, tmp_path):
         (dict(memory="lots"), "memory:"),
         (dict(where=["nope"]), "COLUMN~REGEX"),
         (dict(max_open=0), "max_open must be at least 1"),
+        (dict(threads=0), "threads must be at least 1"),
         (dict(by=[]), "by is empty"),
         (dict(by=0), "column number from 1"),
         (dict(append=True), "needs --run-id"),

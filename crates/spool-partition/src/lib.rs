@@ -71,6 +71,7 @@
 //! | `outputs` | one output file per group: its name, its path, its worker |
 //! | `workers` | the writer threads: encode each block, append it, keep at most `max_open` files open |
 //! | `file_layout` | file names: Hive or flat layout, escaped keys within name limits, extensions, no two alike |
+//! | [`destination`] | where the finished files go, chosen once: a local dataset or an S3 prefix, new, replacing or one append run |
 //! | `staging` | where the files are written until published: a whole new dataset, or one run's files appended |
 //! | [`append_run`] | one run's files added to a dataset other runs add to at the same time: its own lock and staging, moved in without replacing, its manifest last, dead runs undone |
 //! | `commit` | the end: manifest, `--fsync`, one publish ([`StagedDir`]) or one rename per file ([`AppendRun`]) |

@@ -80,6 +80,9 @@ pub fn run(options: &Options) -> Result<Summary, PartitionError> {
 /// options.memory = 256 << 20;
 /// let run = Run::new(&options)?;
 /// assert_eq!(run.memory().total(), 256 << 20);
+/// options.workers = 0;
+/// assert!(Run::new(&options).is_err_and(|e| e.to_string().contains("threads must be at least 1")));
+/// options.workers = 2;
 /// options.by.clear();
 /// assert!(Run::new(&options).is_err());
 /// # Ok::<(), spool_partition::PartitionError>(())
@@ -126,6 +129,14 @@ impl<'a> Run<'a> {
                 "--max-rows-per-file and --max-bytes-per-file need the hive layout (a group may have several part files)"
                     .into(),
             );
+        }
+        let counts = [
+            (options.workers, "threads"),
+            (options.max_open, "max_open"),
+            (options.parallel_inputs, "parallel_inputs"),
+        ];
+        if let Some((_, name)) = counts.iter().find(|(n, _)| *n == 0) {
+            return usage(format!("{name} must be at least 1"));
         }
         if options.max_rows_per_file == Some(0) || options.max_bytes_per_file == Some(0) {
             return usage("a file limit (--max-rows-per-file, --max-bytes-per-file) of 0".into());
