@@ -104,6 +104,7 @@ impl Destination {
     }
 
     /// A new local dataset in `dir` (where an S3 run stages its files).
+    #[cfg(feature = "s3")]
     pub(crate) fn staging(dir: &Path) -> Self {
         Destination::Local {
             dir: dir.to_owned(),
