@@ -16,7 +16,7 @@
 //! The memory plan and the open-file reserve ask it whether parts are
 //! sent while the run reads ([`Destination::is_s3`]).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::append_run::check_run_id;
 use crate::s3::S3Url;
@@ -105,7 +105,7 @@ impl Destination {
 
     /// A new local dataset in `dir` (where an S3 run stages its files).
     #[cfg(feature = "s3")]
-    pub(crate) fn staging(dir: &Path) -> Self {
+    pub(crate) fn staging(dir: &std::path::Path) -> Self {
         Destination::Local {
             dir: dir.to_owned(),
             mode: Mode::New,
