@@ -5,7 +5,9 @@
 //! Every field is an input. Nothing here is derived from another field:
 //! how `memory` is divided is worked out from the whole of the options,
 //! when the run is planned ([`MemoryPlan`](crate::MemoryPlan)), so the
-//! fields may be set in any order.
+//! fields may be set in any order. What cannot work together is refused
+//! in one place, [`Options::check`], which the run calls first, so the
+//! command line and the Python keywords get the same texts.
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -18,6 +20,7 @@ use spool_io::write::Compression;
 
 use crate::columns::{ColumnRef, Filter};
 use crate::parquet::ParquetOptions;
+use crate::router::MAX_GROUPINGS;
 use crate::source::SourceFormat;
 use crate::PartitionError;
 
@@ -243,6 +246,64 @@ impl Options {
         Dialect::new(self.delimiter, Some(quote))
             .map(RecordFormat::Csv)
             .map_err(|e| PartitionError::Usage(e.to_string()))
+    }
+
+    /// Refuses options that cannot work together or are out of range, each
+    /// with its one text (what needs no file: the inputs and the output
+    /// are [`Sources`](crate::Sources)' and
+    /// [`Destination`](crate::destination::Destination)'s to check).
+    ///
+    /// # Errors
+    ///
+    /// [`PartitionError::Usage`]: no or too many `--by` columns, no input,
+    /// a layout the output format or file limits cannot use, a count or
+    /// file limit of 0, a delimiter and quote that make no dialect.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use spool_partition::{ColumnRef, Options};
+    /// let mut options = Options::new(vec!["in.tsv".into()], "out".into(), vec![ColumnRef("1".into())]);
+    /// assert!(options.check().is_ok());
+    /// options.max_open = 0;
+    /// let e = options.check().unwrap_err();
+    /// assert_eq!(e.to_string(), "max_open must be at least 1");
+    /// ```
+    pub fn check(&self) -> Result<(), PartitionError> {
+        let usage = |message: String| Err(PartitionError::Usage(message));
+        if self.by.is_empty() || self.by.len() > MAX_GROUPINGS {
+            return usage(format!("give between 1 and {MAX_GROUPINGS} --by columns"));
+        }
+        if self.inputs.is_empty() {
+            return usage("no input files".into());
+        }
+        let parquet = matches!(self.format, OutputFormat::Parquet(_));
+        if parquet && self.layout != DatasetLayout::Hive {
+            return usage(
+                "--format parquet writes the hive layout only (a group may have several part files)"
+                    .into(),
+            );
+        }
+        let capped = self.max_rows_per_file.is_some() || self.max_bytes_per_file.is_some();
+        if capped && self.layout != DatasetLayout::Hive {
+            return usage(
+                "--max-rows-per-file and --max-bytes-per-file need the hive layout (a group may have several part files)"
+                    .into(),
+            );
+        }
+        let counts = [
+            (self.workers, "threads"),
+            (self.max_open, "max_open"),
+            (self.parallel_inputs, "parallel_inputs"),
+        ];
+        if let Some((_, name)) = counts.iter().find(|(n, _)| *n == 0) {
+            return usage(format!("{name} must be at least 1"));
+        }
+        if self.max_rows_per_file == Some(0) || self.max_bytes_per_file == Some(0) {
+            return usage("a file limit (--max-rows-per-file, --max-bytes-per-file) of 0".into());
+        }
+        self.input_format()?;
+        Ok(())
     }
 
     /// Whether the output is an `s3://` URL (its parts in flight and

@@ -33,13 +33,13 @@ use crate::destination::Destination;
 use crate::options::FileLimits;
 use crate::outputs::Outputs;
 use crate::parquet::ParquetRun;
-use crate::router::{Router, MAX_GROUPINGS};
+use crate::router::Router;
 use crate::source::{SourceBlocks, SourceFormat, Sources};
 use crate::staging::Staging;
 use crate::workers::WriterFormat;
 use crate::Summary;
 use crate::{commit, rescan};
-use crate::{DatasetLayout, GroupSummary, MemoryPlan, Options, OutputFormat, PartitionError};
+use crate::{GroupSummary, MemoryPlan, Options, OutputFormat, PartitionError};
 
 /// Partitions `options.inputs` into `options.out`: [`Run::new`], then
 /// [`Run::execute`].
@@ -99,9 +99,9 @@ pub struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    /// Checks `options` (the groupings, the inputs, the format and its
-    /// layout, the delimiter and quote), finds the inputs' files and
-    /// their format ([`Sources::resolve`]) and plans the run's memory.
+    /// Checks `options` ([`Options::check`]), chooses the destination
+    /// ([`Destination::of`]), finds the inputs' files and their format
+    /// ([`Sources::resolve`]) and plans the run's memory.
     ///
     /// # Errors
     ///
@@ -109,39 +109,7 @@ impl<'a> Run<'a> {
     /// inputs that name no file or files of different formats, or a
     /// `--memory` too small ([`MemoryPlan::new`]).
     pub fn new(options: &'a Options) -> Result<Self, PartitionError> {
-        let usage = |message: String| Err(PartitionError::Usage(message));
-        if options.by.is_empty() || options.by.len() > MAX_GROUPINGS {
-            return usage(format!("give between 1 and {MAX_GROUPINGS} --by columns"));
-        }
-        if options.inputs.is_empty() {
-            return usage("no input files".into());
-        }
-        let parquet = matches!(options.format, OutputFormat::Parquet(_));
-        if parquet && options.layout != DatasetLayout::Hive {
-            return usage(
-                "--format parquet writes the hive layout only (a group may have several part files)"
-                    .into(),
-            );
-        }
-        let capped = options.max_rows_per_file.is_some() || options.max_bytes_per_file.is_some();
-        if capped && options.layout != DatasetLayout::Hive {
-            return usage(
-                "--max-rows-per-file and --max-bytes-per-file need the hive layout (a group may have several part files)"
-                    .into(),
-            );
-        }
-        let counts = [
-            (options.workers, "threads"),
-            (options.max_open, "max_open"),
-            (options.parallel_inputs, "parallel_inputs"),
-        ];
-        if let Some((_, name)) = counts.iter().find(|(n, _)| *n == 0) {
-            return usage(format!("{name} must be at least 1"));
-        }
-        if options.max_rows_per_file == Some(0) || options.max_bytes_per_file == Some(0) {
-            return usage("a file limit (--max-rows-per-file, --max-bytes-per-file) of 0".into());
-        }
-        options.input_format()?;
+        options.check()?;
         let destination = Destination::of(options)?;
         let sources = Sources::resolve(options)?;
         let options = match sources.format() {
