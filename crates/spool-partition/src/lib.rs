@@ -62,7 +62,8 @@
 //! | `source` | the inputs as an ordered list of files, their format, each read as text records ([`Sources`]) |
 //! | [`memory_plan`] | where each byte of `--memory` goes ([`MemoryPlan`]) |
 //! | [`open_files`] | how many output files fit the process's open-file limit |
-//! | `run` | the whole run, in order: plan, stage, read, finish or abort ([`Run`]) |
+//! | `run` | the whole run, in order: check, plan, choose the path (text, typed, S3), publish or abort ([`Run`]) |
+//! | `text_run` | the text path under way: writer threads, buffers and router started together, the inputs read through them, finish or abort |
 //! | `router` | a record's keys to its groups: columns, filters, the header, new groups |
 //! | `invalid_records` | records that cannot be routed: an error naming the line, or a count |
 //! | `rescan` | a Parquet record error found by a writer thread, located by reading again |
@@ -116,6 +117,7 @@ pub mod s3;
 mod source;
 mod staging;
 mod summary;
+mod text_run;
 mod typed;
 mod workers;
 mod writer_memory;
