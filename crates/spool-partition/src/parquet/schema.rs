@@ -189,9 +189,7 @@ impl Table {
     ) -> Result<Self, PartitionError> {
         let types = spec.types_of(&names)?;
         if names.len() < 2 {
-            return Err(PartitionError::Usage(
-                "--format parquet needs a column besides the --by column".into(),
-            ));
+            return Err(only_the_key());
         }
         let files = keys
             .iter()
@@ -265,6 +263,12 @@ pub enum Misfit<'a> {
     },
     /// The record has this many fields, not the table's number.
     Fields(usize),
+}
+
+/// The refusal of Parquet output from inputs whose only column is the
+/// `--by` column (a Parquet file needs a column; the key is in the path).
+pub(crate) fn only_the_key() -> PartitionError {
+    PartitionError::Usage("--format parquet needs a column besides the --by column".into())
 }
 
 #[cfg(test)]

@@ -126,6 +126,9 @@ pub(crate) fn execute(
             })
         })
         .collect::<Result<Vec<_>, PartitionError>>()?;
+    if names.len() < 2 {
+        return Err(crate::parquet::schema::only_the_key());
+    }
     let keep: Vec<Vec<usize>> = (columns.iter())
         .map(|c| (0..names.len()).filter(|&i| i != c.index).collect())
         .collect();
