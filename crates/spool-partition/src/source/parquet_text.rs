@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
-use arrow_schema::{DataType, Schema, SchemaRef, TimeUnit};
+use arrow_schema::{DataType, FieldRef, Schema, SchemaRef, TimeUnit};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
     ParquetRecordBatchReaderBuilder,
@@ -63,10 +63,11 @@ pub(crate) fn open_reader<T: ChunkReader + 'static>(
         .map_err(|e| not_parquet(path, e))
 }
 
-/// The schema to read a file with whose top-level INT96 columns arrow-rs
-/// would read as nanoseconds: those columns as microseconds in UTC;
-/// `None` when there are none, or when the file says its Arrow types
-/// itself (its writer chose the unit).
+/// The schema to read a file with whose INT96 columns arrow-rs would
+/// read as nanoseconds: those columns (at the top level, or inside a
+/// struct, list or map) as microseconds in UTC; `None` when there are
+/// none, or when the file says its Arrow types itself (its writer chose
+/// the unit).
 ///
 /// INT96 is the timestamp of Spark (its default), Hive and Impala: days
 /// and nanoseconds of the day, for instants of years 1 to 9999. Without
@@ -80,30 +81,50 @@ fn int96_as_micros(arrow: &ArrowReaderMetadata) -> Option<SchemaRef> {
     let file = arrow.metadata().file_metadata();
     let has_arrow_schema =
         (file.key_value_metadata()).is_some_and(|kv| kv.iter().any(|kv| kv.key == "ARROW:schema"));
-    let descriptor = file.schema_descr();
-    let int96: Vec<&str> = (descriptor.columns().iter())
-        .filter(|c| c.physical_type() == PhysicalType::INT96 && c.path().parts().len() == 1)
-        .map(|c| c.name())
+    let int96: Vec<bool> = (file.schema_descr().columns().iter())
+        .map(|c| c.physical_type() == PhysicalType::INT96)
         .collect();
-    if has_arrow_schema || int96.is_empty() {
+    if has_arrow_schema || !int96.contains(&true) {
         return None;
     }
     let schema = arrow.schema();
-    let fields = (schema.fields().iter()).map(|field| match field.data_type() {
-        DataType::Timestamp(TimeUnit::Nanosecond, zone)
-            if int96.contains(&field.name().as_str()) =>
-        {
+    let mut leaves = int96.into_iter();
+    let fields: Vec<_> = (schema.fields().iter())
+        .map(|field| with_int96_as_micros(field, &mut leaves))
+        .collect();
+    Some(Arc::new(Schema::new_with_metadata(
+        fields,
+        schema.metadata().clone(),
+    )))
+}
+
+/// `field` with its INT96 leaves as microseconds in UTC. `int96` says, for
+/// each Parquet leaf column in order, whether it is INT96: Arrow's leaves,
+/// depth first, are the Parquet leaf columns in the same order.
+fn with_int96_as_micros(field: &FieldRef, int96: &mut impl Iterator<Item = bool>) -> FieldRef {
+    let mut nested = |child: &FieldRef| with_int96_as_micros(child, int96);
+    let data_type = match field.data_type() {
+        DataType::Struct(children) => DataType::Struct(children.iter().map(nested).collect()),
+        DataType::List(child) => DataType::List(nested(child)),
+        DataType::LargeList(child) => DataType::LargeList(nested(child)),
+        DataType::FixedSizeList(child, n) => DataType::FixedSizeList(nested(child), *n),
+        DataType::Map(entries, sorted) => DataType::Map(nested(entries), *sorted),
+        leaf => return int96_leaf(field, leaf, int96.next()),
+    };
+    Arc::new(field.as_ref().clone().with_data_type(data_type))
+}
+
+/// `field` (of type `leaf`) as microseconds in UTC if it is a nanosecond
+/// timestamp read from INT96.
+fn int96_leaf(field: &FieldRef, leaf: &DataType, is_int96: Option<bool>) -> FieldRef {
+    match (leaf, is_int96) {
+        (DataType::Timestamp(TimeUnit::Nanosecond, zone), Some(true)) => {
             let zone = zone.clone().unwrap_or_else(|| "UTC".into());
             let micros = DataType::Timestamp(TimeUnit::Microsecond, Some(zone));
             Arc::new(field.as_ref().clone().with_data_type(micros))
         }
         _ => field.clone(),
-    });
-    let fields: Vec<_> = fields.collect();
-    Some(Arc::new(Schema::new_with_metadata(
-        fields,
-        schema.metadata().clone(),
-    )))
+    }
 }
 
 /// An error reading `path` as Parquet.

@@ -406,6 +406,13 @@ fn a_file_that_differs_or_is_not_parquet_is_named() {
     assert!(!out.exists());
 }
 
+/// An INT96 timestamp: a Julian day and nanoseconds of the day.
+fn int96(day: u32, nanos: u64) -> parquet::data_type::Int96 {
+    let mut value = parquet::data_type::Int96::new();
+    value.set_data(nanos as u32, (nanos >> 32) as u32, day);
+    value
+}
+
 /// A file as Spark writes one (INT96 timestamps, no Arrow schema): `k`,
 /// and `ts` as (Julian day, nanoseconds of the day) or null.
 fn write_int96(path: &Path, rows: &[(&str, Option<(u32, u64)>)]) {
@@ -426,11 +433,7 @@ fn write_int96(path: &Path, rows: &[(&str, Option<(u32, u64)>)]) {
     column.close().unwrap();
     let mut column = group.next_column().unwrap().unwrap();
     let values: Vec<Int96> = (rows.iter().filter_map(|(_, ts)| *ts))
-        .map(|(day, nanos)| {
-            let mut value = Int96::new();
-            value.set_data(nanos as u32, (nanos >> 32) as u32, day);
-            value
-        })
+        .map(|(day, nanos)| int96(day, nanos))
         .collect();
     let present: Vec<i16> = rows.iter().map(|(_, ts)| i16::from(ts.is_some())).collect();
     (column
@@ -499,4 +502,74 @@ fn int96_timestamps_are_microseconds_from_year_1_to_9999() {
         let written = fs::read_to_string(csv_out.join(format!("k={key}/part-00000.csv"))).unwrap();
         assert_eq!(written, format!("k,ts\n{key},{text}\n"), "{key}");
     }
+}
+
+#[test]
+fn int96_inside_structs_and_lists_is_microseconds_too() {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::TimestampMicrosecondType;
+    use arrow_schema::TimeUnit;
+    use parquet::data_type::{ByteArray, ByteArrayType, Int96Type};
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+    let dir = TempDir::new();
+    let input = dir.0.join("nested.parquet");
+    let message = "message spark_schema {
+        required binary k (UTF8);
+        optional group s { optional int96 t; }
+        optional group l (LIST) { repeated group list { optional int96 element; } }
+    }";
+    let schema = Arc::new(parse_message_type(message).unwrap());
+    let mut writer = SerializedFileWriter::new(
+        fs::File::create(&input).unwrap(),
+        schema,
+        Default::default(),
+    )
+    .unwrap();
+    let mut group = writer.next_row_group().unwrap();
+    let keys = [ByteArray::from("a"), ByteArray::from("b")];
+    let mut column = group.next_column().unwrap().unwrap();
+    (column
+        .typed::<ByteArrayType>()
+        .write_batch(&keys, None, None))
+    .unwrap();
+    column.close().unwrap();
+    // s.t: year 1 in row a, no struct in row b.
+    let mut column = group.next_column().unwrap().unwrap();
+    let year_1 = [int96(1_721_426, 0)];
+    (column
+        .typed::<Int96Type>()
+        .write_batch(&year_1, Some(&[2, 0]), None))
+    .unwrap();
+    column.close().unwrap();
+    // l: [9999-12-31T23:59:59.999999, 1970-01-01T00:00:00.000001] in row a, null in row b.
+    let mut column = group.next_column().unwrap().unwrap();
+    let elements = [
+        int96(5_373_484, 86_400_000_000_000 - 1_000),
+        int96(2_440_588, 1_000),
+    ];
+    (column
+        .typed::<Int96Type>()
+        .write_batch(&elements, Some(&[3, 3, 0]), Some(&[0, 1, 0])))
+    .unwrap();
+    column.close().unwrap();
+    group.close().unwrap();
+    writer.close().unwrap();
+
+    let out = dir.0.join("out");
+    run(&parquet_options(vec![input], out.clone(), "k")).unwrap();
+    let utc = DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()));
+    let (_, a) = &parquet_parts(&out.join("k=a"))[0];
+    let s = a.column_by_name("s").unwrap().as_struct();
+    assert_eq!(s.column(0).data_type(), &utc);
+    let t = s.column(0).as_primitive::<TimestampMicrosecondType>();
+    assert_eq!(t.value(0), -62_135_596_800_000_000);
+    let l = a.column_by_name("l").unwrap().as_list::<i32>();
+    assert_eq!(l.values().data_type(), &utc);
+    let elements = l.value(0);
+    let elements = elements.as_primitive::<TimestampMicrosecondType>();
+    assert_eq!(elements.values(), &[253_402_300_799_999_999, 1]);
+    let (_, b) = &parquet_parts(&out.join("k=b"))[0];
+    assert!(b.column_by_name("s").unwrap().is_null(0));
+    assert!(b.column_by_name("l").unwrap().is_null(0));
 }
