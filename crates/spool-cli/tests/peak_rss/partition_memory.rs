@@ -14,15 +14,7 @@ fn partition_within_budget(tag: &str, budget_mib: i64, keys: u32, args: &[&str])
 
 /// [`partition_within_budget`] on an input of `input_mib`.
 fn partition_sized(tag: &str, budget_mib: i64, input_mib: u64, keys: u32, args: &[&str]) -> String {
-    let dir = tempfile::Builder::new()
-        .prefix(&format!("spool-cli-{tag}-"))
-        .tempdir()
-        .unwrap();
-    let input = dir.path().join("in.tsv");
-    let file = std::io::BufWriter::new(std::fs::File::create(&input).unwrap());
-    // Written streaming, so this process stays small (see
-    // `run_measuring_peak_rss`).
-    spool_bench::tsv_sample::write_sample(file, input_mib << 20, keys, 3).unwrap();
+    let (dir, input) = tsv_sample(tag, input_mib, keys);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_spool"));
     cmd.args(["partition", "--by", "1", "--threads", "2"])
         .args(args)
@@ -34,6 +26,21 @@ fn partition_sized(tag: &str, budget_mib: i64, input_mib: u64, keys: u32, args: 
     assert!(success, "{stderr}");
     assert_within_budget(peak_kib, budget_mib);
     stderr
+}
+
+/// A scratch folder named for `tag`, holding `in.tsv`: a sample of
+/// `input_mib` with `keys` keys in column 1.
+fn tsv_sample(tag: &str, input_mib: u64, keys: u32) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("spool-cli-{tag}-"))
+        .tempdir()
+        .unwrap();
+    let input = dir.path().join("in.tsv");
+    let file = std::io::BufWriter::new(std::fs::File::create(&input).unwrap());
+    // Written streaming, so this process stays small (see
+    // `run_measuring_peak_rss`).
+    spool_bench::tsv_sample::write_sample(file, input_mib << 20, keys, 3).unwrap();
+    (dir, input)
 }
 
 #[test]
@@ -96,4 +103,32 @@ fn parquet_peak_rss_stays_within_the_budget_at_10000_keys() {
 #[test]
 fn parquet_peak_rss_stays_within_the_budget_at_100000_keys() {
     parquet_within_budget(100_000, 128);
+}
+
+/// A Parquet dataset re-partitioned into Parquet (the typed path: decoded
+/// batches read ahead, gathered, sorted, spilled as Arrow IPC, written)
+/// under `--memory 128M`: eight large input files, by a 1,000-value key.
+#[test]
+fn parquet_input_peak_rss_stays_within_the_budget() {
+    let (dir, input) = tsv_sample("partition-memory-parquet-input", 256, 1000);
+    let words = dir.path().join("words");
+    let made = Command::new(env!("CARGO_BIN_EXE_spool"))
+        .args(["partition", "-q", "--by", "4", "--format", "parquet"])
+        .args(["--schema", "col2:int64,col3:timestamp", "--memory", "512M"])
+        .arg("--out")
+        .arg(&words)
+        .arg(&input)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    std::fs::remove_file(&input).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_spool"));
+    cmd.args(["partition", "--by", "col1", "--format", "parquet"])
+        .args(["--threads", "2", "--memory=128M", "--out"])
+        .arg(dir.path().join("out"))
+        .arg(&words);
+    let (success, stderr, peak_kib) = run_measuring_peak_rss(cmd, dir.path());
+    assert!(success, "{stderr}");
+    assert!(stderr.contains("1000 group(s)"), "{stderr}");
+    assert_within_budget(peak_kib, 128);
 }

@@ -4,10 +4,22 @@
 //! one nullable), then the hive keys (strings, or the types `--schema`
 //! gives them).
 //!
+//! The file the router reads decodes until its batches waiting to be
+//! taken hold the read-ahead bytes, not a number of batches: the router
+//! takes batches only between its sorts, and while it sorts the decoder
+//! must keep going for both cores to work (a thread that stopped two
+//! batches ahead left one core idle for each sort). The files opened
+//! after it decode a small part of that ahead, so that each starts at once
+//! when its turn comes; the one that comes next is given the whole share.
+//!
 //! # Bounds
 //!
-//! At most `parallel` files are open, each with [`AHEAD`] decoded batches
-//! waiting (of `BATCH_ROWS` rows).
+//! At most `parallel` files are open. The batches decoded and not yet
+//! taken hold at most `ahead_bytes` for the file being read and
+//! `ahead_bytes / OTHERS_SHARE` for each other (one batch more than that
+//! when it alone is larger), charged to an [`InFlight`] gate of each
+//! file's own, so a file further on cannot use the share of the file the
+//! router waits for.
 
 use std::collections::VecDeque;
 use std::io;
@@ -19,14 +31,12 @@ use arrow_array::{ArrayRef, RecordBatch, UInt32Array};
 use arrow_schema::{Field, Schema, SchemaRef};
 use crossbeam_channel::Receiver;
 
+use super::in_flight::{Charge, InFlight};
 use crate::parquet::batch::ColumnBuilder;
 use crate::parquet::ColumnType;
 use crate::source::parquet_text::not_parquet;
 use crate::source::{NdjsonBatches, SourceBatches, SourceFormat};
 use crate::{PartitionError, Sources};
-
-/// Decoded batches waiting per open file.
-const AHEAD: usize = 2;
 
 /// The run's schema: the sources' own columns (every one nullable), then
 /// the hive keys they do not hold themselves, each of the type `--schema`
@@ -68,15 +78,30 @@ pub(crate) fn run_schema(sources: &Sources) -> Result<SchemaRef, PartitionError>
     Ok(Arc::new(Schema::new(fields)))
 }
 
-type Decoded = Result<RecordBatch, PartitionError>;
+/// The part of the read-ahead share a file has before its turn comes.
+const OTHERS_SHARE: usize = 8;
+
+/// A decoded batch, holding its share of the read-ahead until taken.
+type Decoded = Result<(RecordBatch, Arc<Charge>), PartitionError>;
+
+/// A file being decoded: its index, its batches, its thread and the gate
+/// of its read-ahead.
+struct Open {
+    index: usize,
+    batches: Receiver<Decoded>,
+    thread: JoinHandle<()>,
+    ahead: Arc<InFlight>,
+}
 
 /// Batches of every source in order; see the module docs.
 pub(crate) struct Batches<'s> {
     sources: &'s Sources,
     schema: SchemaRef,
     parallel: usize,
+    /// The read-ahead bytes of the file being read.
+    ahead_bytes: usize,
     next_to_open: usize,
-    open: VecDeque<(usize, Receiver<Decoded>, JoinHandle<()>)>,
+    open: VecDeque<Open>,
     counter: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
     cancel: Option<Arc<AtomicBool>>,
@@ -88,19 +113,22 @@ pub(crate) struct Batches<'s> {
 
 impl<'s> Batches<'s> {
     /// Reads `sources` as batches of `schema` ([`run_schema`]), up to
-    /// `parallel` files at once, adding each file's size to `counter` as
-    /// it is opened.
+    /// `parallel` files at once, the one being read decoded up to
+    /// `ahead_bytes` ahead, adding each file's size to `counter` as it is opened.
     pub fn new(
         sources: &'s Sources,
         schema: SchemaRef,
         parallel: usize,
+        ahead_bytes: usize,
         counter: Arc<AtomicU64>,
         cancel: Option<Arc<AtomicBool>>,
     ) -> Self {
+        let parallel = parallel.max(1);
         Batches {
             sources,
             schema,
-            parallel: parallel.max(1),
+            parallel,
+            ahead_bytes,
             next_to_open: 0,
             open: VecDeque::new(),
             counter,
@@ -129,15 +157,18 @@ impl<'s> Batches<'s> {
                 self.start(self.next_to_open)?;
                 self.next_to_open += 1;
             }
-            let Some((index, batches, _)) = self.open.front() else {
+            let Some(front) = self.open.front() else {
                 return Ok(None);
             };
-            let index = *index;
-            match batches.recv() {
-                Ok(batch) => return batch.map(|b| Some((index, b))),
+            match front.batches.recv() {
+                // The batch is the router's now: its charge is given back.
+                Ok(batch) => return batch.map(|(b, _charge)| Some((front.index, b))),
                 Err(_) => {
-                    let (_, _, thread) = self.open.pop_front().expect("front");
-                    let _ = thread.join();
+                    let done = self.open.pop_front().expect("front");
+                    let _ = done.thread.join();
+                    if let Some(next) = self.open.front() {
+                        next.ahead.set_limit(self.ahead_bytes);
+                    }
                 }
             }
         }
@@ -169,17 +200,34 @@ impl<'s> Batches<'s> {
         let hive = hive_arrays(self.sources, index, &self.schema, own)?;
         let schema = self.schema.clone();
         let stop = self.stop.clone();
-        let (tx, rx) = crossbeam_channel::bounded(AHEAD);
+        let share = match self.open.is_empty() {
+            true => self.ahead_bytes,
+            false => self.ahead_bytes / OTHERS_SHARE,
+        };
+        let ahead = InFlight::new(share);
+        // Unbounded: the gate bounds the bytes waiting, and every batch
+        // holds at least one row.
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let stopped = move || match stop.load(Ordering::Relaxed) {
+            true => Err(PartitionError::Interrupted),
+            false => Ok(()),
+        };
+        let gate = ahead.clone();
         let thread = std::thread::Builder::new()
             .name("spool-partition-parquet-reader".into())
             .spawn(move || {
                 for batch in batches {
-                    if stop.load(Ordering::Relaxed) {
+                    let batch = batch
+                        .and_then(|batch| {
+                            with_hive(batch, &hive, &schema).map_err(|e| not_parquet(&path, e))
+                        })
+                        .and_then(|batch| {
+                            let charge = gate.charge(batch.get_array_memory_size(), &stopped)?;
+                            Ok((batch, charge))
+                        });
+                    if stopped().is_err() {
                         return;
                     }
-                    let batch = batch.and_then(|batch| {
-                        with_hive(batch, &hive, &schema).map_err(|e| not_parquet(&path, e))
-                    });
                     let failed = batch.is_err();
                     if tx.send(batch).is_err() || failed {
                         return;
@@ -187,7 +235,12 @@ impl<'s> Batches<'s> {
                 }
             })
             .map_err(PartitionError::Io)?;
-        self.open.push_back((index, rx, thread));
+        self.open.push_back(Open {
+            index,
+            batches: rx,
+            thread,
+            ahead,
+        });
         Ok(())
     }
 }
@@ -195,9 +248,11 @@ impl<'s> Batches<'s> {
 impl Drop for Batches<'_> {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        for (_, batches, thread) in self.open.drain(..) {
-            drop(batches); // a blocked send returns
-            let _ = thread.join();
+        for open in self.open.drain(..) {
+            // Its batches' charges are given back; a thread waiting for
+            // room sees `stop` within the gate's check interval.
+            drop(open.batches);
+            let _ = open.thread.join();
         }
     }
 }

@@ -1,9 +1,12 @@
-//! The bytes of sorted batches on their way to the writer threads, kept
-//! within a limit: the router takes a [`Charge`] for each batch before it
-//! sends the batch's slices, every job holds the charge, and the last job
-//! to drop it (its slice written) gives the bytes back. So the writers'
-//! queues hold at most the limit, however many jobs they hold — the typed
-//! run's share of `--memory` for rows between the router and the writers.
+//! The bytes of batches on their way from one thread to another, kept
+//! within a limit. The router takes a [`Charge`] for each sorted batch
+//! before it sends the batch's slices, every job holds the charge, and the
+//! last job to drop it (its slice written) gives the bytes back: so the
+//! writers' queues hold at most the limit, however many jobs they hold —
+//! the typed run's share of `--memory` for rows between the router and the
+//! writers. A file's decoding thread takes one for each batch it decodes
+//! ahead of the router, given back when the router takes the batch; its
+//! limit is raised when the file becomes the one the router reads.
 //!
 //! # Invariants
 //!
@@ -11,6 +14,7 @@
 //! * A charge is granted when it fits under the limit, or when nothing is
 //!   held (one batch larger than the limit still goes, alone).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -23,7 +27,7 @@ const CHECK: Duration = Duration::from_millis(20);
 
 /// Bytes in flight and their limit; see the module docs.
 pub(crate) struct InFlight {
-    limit: usize,
+    limit: AtomicUsize,
     held: Mutex<usize>,
     freed: Condvar,
 }
@@ -45,10 +49,17 @@ impl InFlight {
     /// A gate letting `limit` bytes through at once.
     pub fn new(limit: usize) -> Arc<Self> {
         Arc::new(InFlight {
-            limit,
+            limit: AtomicUsize::new(limit),
             held: Mutex::new(0),
             freed: Condvar::new(),
         })
+    }
+
+    /// Lets `limit` bytes through from now on, waking the waiting.
+    pub fn set_limit(&self, limit: usize) {
+        let _held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        self.limit.store(limit, Ordering::Relaxed);
+        self.freed.notify_all();
     }
 
     /// Bytes held now.
@@ -70,7 +81,7 @@ impl InFlight {
         check: impl Fn() -> Result<(), PartitionError>,
     ) -> Result<Arc<Charge>, PartitionError> {
         let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
-        while *held > 0 && *held + bytes > self.limit {
+        while *held > 0 && *held + bytes > self.limit.load(Ordering::Relaxed) {
             check()?;
             held = (self.freed.wait_timeout(held, CHECK))
                 .unwrap_or_else(PoisonError::into_inner)
@@ -114,6 +125,21 @@ mod tests {
         drop(copy);
         waiter.join().unwrap().unwrap();
         assert_eq!(gate.held(), 0);
+    }
+
+    #[test]
+    fn a_raised_limit_lets_the_waiting_through() {
+        let gate = InFlight::new(100);
+        let _first = gate.charge(60, || Ok(())).unwrap();
+        let waiter = {
+            let gate = gate.clone();
+            std::thread::spawn(move || gate.charge(60, || Ok(())).map(|_| ()))
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!waiter.is_finished(), "60 + 60 > 100");
+        gate.set_limit(120);
+        waiter.join().unwrap().unwrap();
+        assert_eq!(gate.held(), 60, "the waiter's charge was dropped");
     }
 
     #[test]

@@ -30,7 +30,7 @@
 //! | `batches` | the sources' batches, in order, with the hive columns |
 //! | `keys` | a key column's values as key bytes |
 //! | `router` | rows to groups, gathered and sent within the budget |
-//! | `in_flight` | the sorted rows on their way to the writers, within a limit |
+//! | `in_flight` | batches between two threads (decoded ahead of the router; sorted, to the writers), within a limit |
 //! | `ipc_runs` | a group's rows in the spill log, as Arrow IPC |
 //! | `sink` | a writer thread's groups: spilled, then written as parts |
 
@@ -68,9 +68,15 @@ use router::{TypedFilter, TypedRouter};
 
 /// The share of the group-buffer budget the router gathers batches in
 /// (1/`GATHER`); their sorted copy on its way to the writers may hold as
-/// much (it is made once the writers have spilled the last one), and the
-/// rest is for the writers' runs being encoded and the allocator's slack.
+/// much (it is made once the writers have spilled the last one), the
+/// batches decoded ahead of the router 1/[`AHEAD`], and the rest is for
+/// the writers' runs being encoded and the allocator's slack.
 const GATHER: usize = 4;
+
+/// The share of the group-buffer budget the file being read is decoded
+/// ahead of the router in (1/`AHEAD`; the files after it an eighth of
+/// that each).
+const AHEAD: usize = 8;
 
 /// An Arrow error as the run's.
 pub(crate) fn arrow_error(e: arrow_schema::ArrowError) -> PartitionError {
@@ -158,7 +164,16 @@ pub(crate) fn execute(
     let result = outputs
         .layout
         .set_columns(columns.iter().map(|c| c.name.as_str()))
-        .and_then(|()| read(options, sources, &schema, &mut router, &mut outputs));
+        .and_then(|()| {
+            read(
+                options,
+                sources,
+                &schema,
+                budget / AHEAD,
+                &mut router,
+                &mut outputs,
+            )
+        });
     let result = result.and_then(|bytes_in| {
         if let Some(progress) = &options.progress {
             progress.set_phase(Phase::Finishing);
@@ -224,11 +239,13 @@ pub(crate) fn execute(
     })
 }
 
-/// Reads every batch and routes it; the bytes of the files read.
+/// Reads every batch (decoded up to `ahead_bytes` ahead) and routes it;
+/// the bytes of the files read.
 fn read(
     options: &Options,
     sources: &Sources,
     schema: &Arc<Schema>,
+    ahead_bytes: usize,
     router: &mut TypedRouter,
     outputs: &mut Outputs,
 ) -> Result<u64, PartitionError> {
@@ -237,6 +254,7 @@ fn read(
         sources,
         schema.clone(),
         options.parallel_inputs,
+        ahead_bytes,
         raw.clone(),
         options.cancel.clone(),
     );
