@@ -32,8 +32,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Write every record of many delimited-text files to the file of its
-    /// key, in bounded memory, on all cores.
+    /// Write every record of many inputs (CSV, TSV, Parquet or JSON lines;
+    /// local, S3 or HTTP) to the file of its key, in bounded memory, on all
+    /// cores.
     Partition(partition::Args),
     /// Build and query an index of Have I Been Pwned password hashes.
     Pwned(pwned::Args),
