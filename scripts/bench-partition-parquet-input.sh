@@ -31,7 +31,8 @@
 # binary, e.g. an earlier commit's, run as the tool spool-base in the same
 # rounds), TOOLS (the tools to run, default "spool duckdb polars pyarrow",
 # without pyarrow for INPUT=ndjson,
-# plus spool-base if SPOOL_BASE is set), PY (a python with duckdb, polars
+# plus spool-base if SPOOL_BASE is set; duckdb-copy is DuckDB writing the
+# same rows whole into one file, the floor its partitioned run stands on), PY (a python with duckdb, polars
 # and pyarrow; default: a venv in WORK), and the driver's ONLY, LOCK,
 # TIMEOUT, BUDGET.
 set -euo pipefail

@@ -112,7 +112,9 @@ def check(path):
     print(" ".join(str(v) for v in row))
 
 
-def duckdb_peer(src, out, threads):
+def duckdb_peer(src, out, threads, partitioned=True):
+    """DuckDB's COPY, partitioned by the key; or, as a floor for the
+    partitioned runs, the same rows written whole into one file."""
     import duckdb
 
     con = duckdb.connect()
@@ -121,10 +123,14 @@ def duckdb_peer(src, out, threads):
     source = f"read_parquet('{src}/*.parquet')"
     if ndjson(src):
         source = f"read_ndjson('{src}/*.ndjson', columns = {NDJSON_DUCKDB_COLUMNS})"
-    con.execute(
-        f"COPY (SELECT * FROM {source}) TO '{out}' "
-        "(FORMAT PARQUET, COMPRESSION ZSTD, PARTITION_BY (key))"
-    )
+    if partitioned:
+        con.execute(
+            f"COPY (SELECT * FROM {source}) TO '{out}' "
+            "(FORMAT PARQUET, COMPRESSION ZSTD, PARTITION_BY (key))"
+        )
+    else:
+        os.makedirs(out)
+        con.execute(f"COPY (SELECT * FROM {source}) TO '{out}/all.parquet' (FORMAT PARQUET, COMPRESSION ZSTD)")
 
 
 def polars_peer(src, out):
@@ -163,6 +169,8 @@ def main():
         src, out, threads = sys.argv[2], sys.argv[3], int(sys.argv[4])
         if tool == "duckdb":
             duckdb_peer(src, out, threads)
+        elif tool == "duckdb-copy":
+            duckdb_peer(src, out, threads, partitioned=False)
         elif tool == "polars":
             os.environ.setdefault("POLARS_MAX_THREADS", str(threads))
             polars_peer(src, out)
