@@ -114,7 +114,8 @@ pub(crate) struct Batches<'s> {
 impl<'s> Batches<'s> {
     /// Reads `sources` as batches of `schema` ([`run_schema`]), up to
     /// `parallel` files at once, the one being read decoded up to
-    /// `ahead_bytes` ahead, adding each file's size to `counter` as it is opened.
+    /// `ahead_bytes` ahead, adding each file's size to `counter` as it is
+    /// opened.
     pub fn new(
         sources: &'s Sources,
         schema: SchemaRef,
@@ -123,11 +124,10 @@ impl<'s> Batches<'s> {
         counter: Arc<AtomicU64>,
         cancel: Option<Arc<AtomicBool>>,
     ) -> Self {
-        let parallel = parallel.max(1);
         Batches {
             sources,
             schema,
-            parallel,
+            parallel: parallel.max(1),
             ahead_bytes,
             next_to_open: 0,
             open: VecDeque::new(),
