@@ -19,8 +19,8 @@ into Parquet must keep each column's type and give Spark back exactly the
 rows it wrote, and into CSV each value as text. Spark's default timestamp,
 INT96, is read as microseconds in UTC and written as INT64
 TIMESTAMP(MICROS, UTC), which Spark reads back as its timestamp, the
-instants of years 1 and 9999 included; a TIMESTAMP_MICROS column stays a
-timestamp.
+instants of years 1 and 9999 included, at the top level and inside structs
+and arrays; a TIMESTAMP_MICROS column stays a timestamp.
 """
 import collections
 import csv
@@ -445,3 +445,57 @@ def test_spark_written_parquet_to_csv(spark_written, tmp_path):
     assert got.keys() == want.keys()
     for key in want:
         assert sorted(got[key]) == sorted(want[key]), key
+
+
+def test_spark_nested_int96_reads_back_exactly(spark, tmp_path):
+    """Spark's default timestamp inside a struct and an array (INT96 leaves,
+    years 1 to 9999) re-partitioned into Parquet: each nested timestamp is
+    written as microseconds in UTC, and Spark reads back exactly the
+    instants it wrote, NULL structs and arrays included."""
+    utc = datetime.timezone.utc
+    instants = [
+        datetime.datetime(1, 1, 1, tzinfo=utc),
+        datetime.datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=utc),
+        datetime.datetime(2500, 1, 1, tzinfo=utc),
+        datetime.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=utc),
+    ]
+    schema = T.StructType([
+        T.StructField("id", T.LongType()),
+        T.StructField("kind", T.StringType()),
+        T.StructField("ev", T.StructType([T.StructField("at", T.TimestampType())])),
+        T.StructField("evs", T.ArrayType(T.TimestampType())),
+    ])
+    rows = [
+        (i, "ab"[i % 2], None if i == 5 else (instants[i % 4],), None if i == 6 else instants[i % 4:])
+        for i in range(8)
+    ]
+    src = tmp_path / "src"
+    spark.createDataFrame(rows, schema).coalesce(1).write.parquet(str(src))
+    (written,) = sorted(src.glob("*.parquet"))
+    leaves = pq.read_metadata(written).schema
+    assert [leaves.column(i).physical_type for i in range(len(leaves))] == ["INT64", "BYTE_ARRAY", "INT96", "INT96"]
+
+    out = tmp_path / "out"
+    spool_cli("--by", "kind", "--format", "parquet", "--out", out, src)
+    utc_micros = pa.timestamp("us", tz="UTC")
+    files = spool_files(out)
+    assert len(files) == 2
+    for f in files:
+        read = pq.read_schema(f)
+        assert read.field("ev").type == pa.struct([("at", utc_micros)]), f
+        assert read.field("evs").type.value_type == utc_micros, f
+
+    def micros(t):
+        return (t - EPOCH) // datetime.timedelta(microseconds=1)
+
+    got = spark.read.parquet(str(out)).select(
+        "id",
+        F.unix_micros("ev.at").alias("at"),
+        F.transform("evs", F.unix_micros).alias("evs"),
+        F.col("ev").isNull().alias("no_ev"),
+    )
+    want = {
+        i: (None if ev is None else micros(ev[0]), None if evs is None else [micros(t) for t in evs], ev is None)
+        for i, _, ev, evs in rows
+    }
+    assert {r.id: (r.at, r.evs, r.no_ev) for r in got.collect()} == want
