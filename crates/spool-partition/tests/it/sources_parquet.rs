@@ -413,6 +413,21 @@ fn int96(day: u32, nanos: u64) -> parquet::data_type::Int96 {
     value
 }
 
+/// Writes `values` as the row group's next column (with its definition
+/// and repetition levels).
+fn write_column<T: parquet::data_type::DataType>(
+    group: &mut parquet::file::writer::SerializedRowGroupWriter<'_, fs::File>,
+    values: &[T::T],
+    definitions: Option<&[i16]>,
+    repetitions: Option<&[i16]>,
+) {
+    let mut column = group.next_column().unwrap().unwrap();
+    (column.typed::<T>())
+        .write_batch(values, definitions, repetitions)
+        .unwrap();
+    column.close().unwrap();
+}
+
 /// A file as Spark writes one (INT96 timestamps, no Arrow schema): `k`,
 /// and `ts` as (Julian day, nanoseconds of the day) or null.
 fn write_int96(path: &Path, rows: &[(&str, Option<(u32, u64)>)]) {
@@ -424,23 +439,13 @@ fn write_int96(path: &Path, rows: &[(&str, Option<(u32, u64)>)]) {
     let file = fs::File::create(path).unwrap();
     let mut writer = SerializedFileWriter::new(file, schema, Default::default()).unwrap();
     let mut group = writer.next_row_group().unwrap();
-    let mut column = group.next_column().unwrap().unwrap();
     let keys: Vec<ByteArray> = rows.iter().map(|(k, _)| ByteArray::from(*k)).collect();
-    (column
-        .typed::<ByteArrayType>()
-        .write_batch(&keys, None, None))
-    .unwrap();
-    column.close().unwrap();
-    let mut column = group.next_column().unwrap().unwrap();
+    write_column::<ByteArrayType>(&mut group, &keys, None, None);
     let values: Vec<Int96> = (rows.iter().filter_map(|(_, ts)| *ts))
         .map(|(day, nanos)| int96(day, nanos))
         .collect();
     let present: Vec<i16> = rows.iter().map(|(_, ts)| i16::from(ts.is_some())).collect();
-    (column
-        .typed::<Int96Type>()
-        .write_batch(&values, Some(&present), None))
-    .unwrap();
-    column.close().unwrap();
+    write_column::<Int96Type>(&mut group, &values, Some(&present), None);
     group.close().unwrap();
     writer.close().unwrap();
 }
@@ -528,31 +533,15 @@ fn int96_inside_structs_and_lists_is_microseconds_too() {
     .unwrap();
     let mut group = writer.next_row_group().unwrap();
     let keys = [ByteArray::from("a"), ByteArray::from("b")];
-    let mut column = group.next_column().unwrap().unwrap();
-    (column
-        .typed::<ByteArrayType>()
-        .write_batch(&keys, None, None))
-    .unwrap();
-    column.close().unwrap();
+    write_column::<ByteArrayType>(&mut group, &keys, None, None);
     // s.t: year 1 in row a, no struct in row b.
-    let mut column = group.next_column().unwrap().unwrap();
-    let year_1 = [int96(1_721_426, 0)];
-    (column
-        .typed::<Int96Type>()
-        .write_batch(&year_1, Some(&[2, 0]), None))
-    .unwrap();
-    column.close().unwrap();
+    write_column::<Int96Type>(&mut group, &[int96(1_721_426, 0)], Some(&[2, 0]), None);
     // l: [9999-12-31T23:59:59.999999, 1970-01-01T00:00:00.000001] in row a, null in row b.
-    let mut column = group.next_column().unwrap().unwrap();
     let elements = [
         int96(5_373_484, 86_400_000_000_000 - 1_000),
         int96(2_440_588, 1_000),
     ];
-    (column
-        .typed::<Int96Type>()
-        .write_batch(&elements, Some(&[3, 3, 0]), Some(&[0, 1, 0])))
-    .unwrap();
-    column.close().unwrap();
+    write_column::<Int96Type>(&mut group, &elements, Some(&[3, 3, 0]), Some(&[0, 1, 0]));
     group.close().unwrap();
     writer.close().unwrap();
 
